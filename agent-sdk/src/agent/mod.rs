@@ -1,0 +1,1 @@
+//! The agent runtime: the model → tools → model loop.

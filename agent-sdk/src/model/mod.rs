@@ -1,0 +1,51 @@
+//! Chat models: the [`ChatModel`] trait and the values that cross it.
+//!
+//! A model takes a [`ChatRequest`] (messages, tool definitions, settings) and answers with a
+//! [`ChatResponse`], or with a stream of [`StreamEvent`]s that ends in the same response.
+//! Every provider lowers the request into its own wire format and refuses, with a typed
+//! [`ModelError`], settings its [`ModelProfile`] says it cannot honour.
+
+mod error;
+mod event;
+mod profile;
+mod request;
+mod response;
+
+pub use error::ModelError;
+pub use event::StreamEvent;
+pub use profile::ModelProfile;
+pub use request::{ChatRequest, ResponseFormat, ToolChoice};
+pub use response::{ChatResponse, FinishReason};
+
+use std::sync::Arc;
+
+use futures::future::BoxFuture;
+use futures::stream::BoxStream;
+
+/// A stream of events from one model request. Errors arrive in the stream; a stream that ends
+/// without [`StreamEvent::Completed`] was cut off.
+pub type EventStream = BoxStream<'static, Result<StreamEvent, ModelError>>;
+
+/// A chat model: one provider, one model name, its settings and its HTTP client.
+///
+/// The trait is object safe; models are usually held as [`SharedModel`].
+pub trait ChatModel: Send + Sync + 'static {
+    /// The model name sent to the provider, e.g. `gpt-4o-mini`.
+    fn model_name(&self) -> &str;
+
+    /// The provider's name, e.g. `openai`.
+    fn provider(&self) -> &str;
+
+    /// What the model supports.
+    fn profile(&self) -> &ModelProfile;
+
+    /// Sends a request and waits for the whole answer.
+    fn invoke(&self, request: ChatRequest) -> BoxFuture<'_, Result<ChatResponse, ModelError>>;
+
+    /// Sends a request and streams the answer as it is produced. The last event is
+    /// [`StreamEvent::Completed`] with the whole answer.
+    fn stream(&self, request: ChatRequest) -> EventStream;
+}
+
+/// A model shared between agents, tasks and clones.
+pub type SharedModel = Arc<dyn ChatModel>;

@@ -1,0 +1,76 @@
+//! What is sent to a model.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::message::Message;
+use crate::tool::DefinitionRef;
+
+/// One request to a chat model.
+#[derive(Clone, Debug, Default)]
+pub struct ChatRequest {
+    /// The conversation so far, system messages included.
+    pub messages: Vec<Message>,
+    /// The tools the model may call.
+    pub tools: Vec<DefinitionRef>,
+    /// Whether and which tool the model must call.
+    pub tool_choice: Option<ToolChoice>,
+    /// Whether the model may call several tools in one turn (`None`: provider default).
+    pub parallel_tool_calls: Option<bool>,
+    /// Sampling temperature.
+    pub temperature: Option<f32>,
+    /// Maximum tokens to generate.
+    pub max_tokens: Option<u32>,
+    /// Sequences that stop generation.
+    pub stop: Vec<String>,
+    /// Seed for reproducible sampling, where supported.
+    pub seed: Option<u64>,
+    /// The shape of the answer.
+    pub response_format: Option<ResponseFormat>,
+}
+
+impl ChatRequest {
+    /// A request with these messages and default settings.
+    pub fn new(messages: Vec<Message>) -> Self {
+        ChatRequest {
+            messages,
+            ..ChatRequest::default()
+        }
+    }
+}
+
+/// Whether and which tool the model must call.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolChoice {
+    /// The model decides.
+    Auto,
+    /// The model must not call tools.
+    None,
+    /// The model must call at least one tool.
+    Required,
+    /// The model must call this tool.
+    Tool(String),
+}
+
+/// The shape of the model's answer.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ResponseFormat {
+    /// Free text.
+    Text,
+    /// Any JSON object.
+    JsonObject,
+    /// JSON matching a schema (the canonical schema; providers lower it).
+    JsonSchema {
+        /// A name for the schema, e.g. the output type's name.
+        name: String,
+        /// A description of the expected output.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        description: Option<String>,
+        /// The canonical JSON schema.
+        schema: Value,
+        /// Whether the provider must enforce the schema exactly.
+        strict: bool,
+    },
+}

@@ -1,0 +1,73 @@
+//! Final answers: how the runtime asks a model for one and turns it into a typed value.
+//!
+//! [`OutputSpec`] is the seam between the agent loop (and the model-level structured-output
+//! API) and the output strategies. [`TextOutput`] takes the answer's text as it is.
+
+use crate::message::{AssistantMessage, Message};
+use crate::model::{ChatRequest, ModelProfile};
+
+/// How a final answer is requested and parsed.
+///
+/// The agent loop calls [`OutputSpec::prepare`] on every request, then hands each answer to
+/// [`OutputSpec::parse`], which says whether the run is finished, must go on (the model called
+/// ordinary tools), or must ask the model again because its answer was invalid.
+pub trait OutputSpec: Send + Sync + 'static {
+    /// The typed final answer.
+    type Output: Send + 'static;
+
+    /// Adjusts a request so the model can give a final answer: adds a response format,
+    /// a final-answer tool or instructions. `tools_pending` is true when the model may still
+    /// need to call the agent's ordinary tools on this turn.
+    fn prepare(&self, request: &mut ChatRequest, profile: &ModelProfile, tools_pending: bool);
+
+    /// Whether `name` is a synthetic final-answer tool of this spec (such calls are not
+    /// dispatched to the agent's tools).
+    fn is_output_tool(&self, name: &str) -> bool;
+
+    /// Interprets an answer.
+    fn parse(&self, message: &AssistantMessage) -> OutputParse<Self::Output>;
+}
+
+/// What an answer means for the run.
+#[derive(Debug)]
+pub enum OutputParse<T> {
+    /// The answer calls ordinary tools: run them and continue.
+    Continue,
+    /// The final, valid output.
+    Done(T),
+    /// The answer was meant to be final but is invalid. Append `feedback` (a correction
+    /// request that keeps the history valid for every provider) and ask again.
+    Retry {
+        /// Messages to append after the model's answer.
+        feedback: Vec<Message>,
+        /// What was wrong, for the run's record and the final error.
+        error: String,
+    },
+    /// The model refused to answer.
+    Refused(String),
+}
+
+/// Plain text output: the answer's text, once the model stops calling tools.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TextOutput;
+
+impl OutputSpec for TextOutput {
+    type Output = String;
+
+    fn prepare(&self, _request: &mut ChatRequest, _profile: &ModelProfile, _tools_pending: bool) {}
+
+    fn is_output_tool(&self, _name: &str) -> bool {
+        false
+    }
+
+    fn parse(&self, message: &AssistantMessage) -> OutputParse<String> {
+        if let Some(refusal) = &message.refusal {
+            return OutputParse::Refused(refusal.clone());
+        }
+        if message.tool_calls.is_empty() {
+            OutputParse::Done(message.text())
+        } else {
+            OutputParse::Continue
+        }
+    }
+}

@@ -1,0 +1,1 @@
+//! Provider implementations of [`ChatModel`](crate::model::ChatModel).

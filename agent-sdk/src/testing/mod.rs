@@ -1,0 +1,3 @@
+//! Test doubles — models and servers that stand in for real providers in tests.
+//!
+//! Nothing here talks to a real provider. Every type is a test double and is named as one.

@@ -1,0 +1,168 @@
+//! From a model's tool call to a tool result.
+
+use serde::de::DeserializeOwned;
+
+use super::runtime::InjectError;
+use super::{CallTool, ToolError, ToolOutput, ToolRuntime};
+use crate::message::ToolCall;
+
+/// Why a tool call produced no output. Every variant renders as a message written for the
+/// model ([`ToolCallError::model_message`]), so the model can correct itself.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ToolCallError {
+    /// The model asked for a tool that does not exist.
+    #[error("unknown tool `{name}`; available tools: {}", available.join(", "))]
+    UnknownTool {
+        /// The name the model used.
+        name: String,
+        /// The tools it can call.
+        available: Vec<String>,
+    },
+    /// The arguments are not valid JSON or do not match the tool's schema.
+    #[error("invalid arguments for tool `{tool}`{}: {message}", path_suffix(path))]
+    InvalidArguments {
+        /// The tool.
+        tool: String,
+        /// The path of the offending field (`city`, `stops[2].name`), or `.` for the root.
+        path: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// A parameter the runtime should have provided was not available.
+    #[error("tool `{tool}` could not run: {source}")]
+    Inject {
+        /// The tool.
+        tool: String,
+        /// What was missing.
+        source: InjectError,
+    },
+    /// The tool ran and returned an error.
+    #[error("tool `{tool}` failed: {source}")]
+    Failed {
+        /// The tool.
+        tool: String,
+        /// The tool's error.
+        source: ToolError,
+    },
+    /// The tool panicked; the panic was caught.
+    #[error("tool `{tool}` panicked: {message}")]
+    Panicked {
+        /// The tool.
+        tool: String,
+        /// The panic payload, if it was a string.
+        message: String,
+    },
+}
+
+fn path_suffix(path: &str) -> String {
+    if path.is_empty() || path == "." {
+        String::new()
+    } else {
+        format!(" at `{path}`")
+    }
+}
+
+impl ToolCallError {
+    /// The text sent back to the model as the tool result.
+    pub fn model_message(&self) -> String {
+        match self {
+            ToolCallError::InvalidArguments { .. } | ToolCallError::UnknownTool { .. } => {
+                format!("Error: {self}. Fix the call and try again.")
+            }
+            _ => format!("Error: {self}"),
+        }
+    }
+
+    /// The tool name involved.
+    pub fn tool(&self) -> &str {
+        match self {
+            ToolCallError::UnknownTool { name, .. } => name,
+            ToolCallError::InvalidArguments { tool, .. }
+            | ToolCallError::Inject { tool, .. }
+            | ToolCallError::Failed { tool, .. }
+            | ToolCallError::Panicked { tool, .. } => tool,
+        }
+    }
+}
+
+/// Parses a model's JSON arguments into typed `A`.
+///
+/// A `null` or empty (blank) argument string means `{}`. When `strict` is set (the provider
+/// enforced an OpenAI strict schema, where optional fields arrive as `null`), object members
+/// whose value is `null` are treated as absent, so serde defaults apply. Errors carry the JSON
+/// path of the bad field.
+///
+/// ```
+/// #[derive(serde::Deserialize, Debug)]
+/// struct Args { city: String, days: Option<u32> }
+///
+/// let args: Args = agent_sdk::tool::parse_arguments("get_weather", r#"{"city":"Paris"}"#, false).unwrap();
+/// assert_eq!(args.city, "Paris");
+///
+/// let err = agent_sdk::tool::parse_arguments::<Args>("get_weather", r#"{"city":"Paris","days":"two"}"#, false)
+///     .unwrap_err();
+/// assert!(err.to_string().contains("at `days`"), "{err}");
+/// ```
+pub fn parse_arguments<A: DeserializeOwned>(
+    tool: &str,
+    arguments: &str,
+    strict: bool,
+) -> Result<A, ToolCallError> {
+    let text = arguments.trim();
+    let text = if text.is_empty() || text == "null" {
+        "{}"
+    } else {
+        text
+    };
+    let invalid = |path: String, message: String| ToolCallError::InvalidArguments {
+        tool: tool.to_string(),
+        path,
+        message,
+    };
+    if strict && text.contains("null") {
+        let mut value: serde_json::Value = serde_json::from_str(text)
+            .map_err(|e| invalid(".".to_string(), format!("not valid JSON: {e}")))?;
+        strip_nulls(&mut value);
+        return serde_path_to_error::deserialize(value)
+            .map_err(|e| invalid(e.path().to_string(), e.inner().to_string()));
+    }
+    let mut de = serde_json::Deserializer::from_str(text);
+    let parsed: A = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+        let inner = e.inner();
+        if inner.is_syntax() || inner.is_eof() {
+            invalid(".".to_string(), format!("not valid JSON: {inner}"))
+        } else {
+            invalid(e.path().to_string(), inner.to_string())
+        }
+    })?;
+    de.end()
+        .map_err(|e| invalid(".".to_string(), format!("not valid JSON: {e}")))?;
+    Ok(parsed)
+}
+
+fn strip_nulls(value: &mut serde_json::Value) {
+    match value {
+        serde_json::Value::Object(map) => {
+            map.retain(|_, v| !v.is_null());
+            map.values_mut().for_each(strip_nulls);
+        }
+        serde_json::Value::Array(items) => items.iter_mut().for_each(strip_nulls),
+        _ => {}
+    }
+}
+
+/// Runs one model tool call against tool `T`: parse, inject, call.
+///
+/// The call must name `T` (the agent runtime dispatches by name before calling this).
+pub async fn invoke<T, C, S>(
+    tool: &T,
+    call: &ToolCall,
+    runtime: &ToolRuntime<C, S>,
+) -> Result<ToolOutput, ToolCallError>
+where
+    T: CallTool<C, S>,
+{
+    let args = parse_arguments::<T::Args>(T::NAME, &call.arguments, T::definition().strict)?;
+    tool.call(args, runtime).await
+}

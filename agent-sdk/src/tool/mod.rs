@@ -1,0 +1,72 @@
+//! Tools: functions a model can call.
+//!
+//! A tool is usually written with [`#[tool]`](macro@crate::tool), which implements two traits
+//! for a marker type named after the function:
+//!
+//! * [`Tool`]: what the model sees — the name, the typed arguments, the cached definition;
+//! * [`CallTool<C, S>`]: how to run it with a [`ToolRuntime`] carrying context `C` and state
+//!   `S`. A tool that asks for `Context<User>` implements `CallTool<User, S>` only, so handing
+//!   it to an agent with another context type is a compile error.
+//!
+//! [`invoke`] takes a model's [`ToolCall`](crate::ToolCall) through argument parsing (with the
+//! JSON path of any bad field), injection and the call itself.
+
+mod definition;
+mod extract;
+mod invoke;
+mod output;
+mod runtime;
+
+pub use definition::{DefinitionRef, ToolDefinition};
+pub use extract::{Context, CustomEvent, State, StreamWriter, ToolCallId};
+pub use invoke::{ToolCallError, invoke, parse_arguments};
+pub use output::{Artifact, IntoToolOutput, IntoToolResult, ToolError, ToolOutput, WithArtifact};
+pub use runtime::{Inject, InjectError, ToolRuntime};
+
+pub use crate::store::Store;
+
+use std::future::Future;
+
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+
+/// What the model knows about a tool: its name, its arguments and its definition.
+///
+/// Implemented by [`#[tool]`](macro@crate::tool); implement it by hand only for tools whose
+/// shape the macro cannot express.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a tool",
+    label = "not a tool",
+    note = "put `#[agent_sdk::tool]` on the function `{Self}`, or implement `agent_sdk::Tool` for it"
+)]
+pub trait Tool: Send + Sync + 'static {
+    /// The name the model calls the tool by.
+    const NAME: &'static str;
+    /// Whether the tool's output ends the run and is returned to the caller as it is.
+    const RETURN_DIRECT: bool = false;
+    /// Whether the tool must run alone rather than concurrently with other calls of a turn.
+    const SEQUENTIAL: bool = false;
+    /// The arguments the model fills in.
+    type Args: DeserializeOwned + JsonSchema + Send + 'static;
+
+    /// The tool's definition, built on first use and cached for the life of the process.
+    fn definition() -> &'static ToolDefinition;
+}
+
+/// Running a tool with a runtime that carries context `C` and state `S`.
+#[diagnostic::on_unimplemented(
+    message = "tool `{Self}` cannot run in an agent with context `{C}` and state `{S}`",
+    label = "this tool asks the runtime for something this agent does not provide",
+    note = "a tool taking `Context<T>` needs `context = T` on the agent, and one taking `State<T>` needs `state = T`"
+)]
+pub trait CallTool<C = (), S = ()>: Tool {
+    /// Calls the tool with parsed arguments.
+    ///
+    /// `Err` carries a model-facing message: the tool's own error, or a parameter the runtime
+    /// could not inject.
+    fn call(
+        &self,
+        args: Self::Args,
+        runtime: &ToolRuntime<C, S>,
+    ) -> impl Future<Output = Result<ToolOutput, ToolCallError>> + Send;
+}
