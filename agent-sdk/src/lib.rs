@@ -52,7 +52,7 @@ pub mod testing;
 pub mod tool;
 pub mod usage;
 
-pub use agent_macros::tool;
+pub use agent_macros::{StructuredOutput, agent, tool};
 pub use error::{Error, Result};
 pub use message::{
     AssistantMessage, ContentBlock, ImageSource, Message, ToolCall, ToolResultMessage,
