@@ -14,8 +14,13 @@ pub fn doc_lines(attrs: &[Attribute]) -> Vec<String> {
                 lit: Lit::Str(s), ..
             }) = &nv.value
         {
-            for line in s.value().lines() {
-                lines.push(line.strip_prefix(' ').unwrap_or(line).trim_end().to_string());
+            for line in s.value().split('\n') {
+                lines.push(
+                    line.strip_prefix(' ')
+                        .unwrap_or(line)
+                        .trim_end()
+                        .to_string(),
+                );
             }
         }
     }

@@ -17,12 +17,15 @@ pub fn tool_definition<A: JsonSchema>(
     description: &str,
     strict: bool,
 ) -> ToolDefinition {
-    ToolDefinition::new(
-        name,
-        description,
-        crate::schema::canonical_schema_for::<A>(),
-        strict,
-    )
+    let mut parameters = crate::schema::canonical_schema_for::<A>();
+    // The args struct's own doc comment would repeat the tool description.
+    if let Some(map) = parameters.as_object_mut() {
+        map.remove("description");
+        // Providers expect `properties` even when a tool takes no arguments.
+        map.entry("properties")
+            .or_insert_with(|| serde_json::Value::Object(Default::default()));
+    }
+    ToolDefinition::new(name, description, parameters, strict)
 }
 
 /// Maps an injection failure to the tool-call error.
@@ -42,8 +45,15 @@ pub fn finish<R: IntoToolResult>(tool: &str, out: R) -> Result<ToolOutput, ToolC
         })
 }
 
-/// Type-checks, at the span of the user's return type, that it can be a tool's result.
-pub const fn assert_tool_result<R: IntoToolResult>() {}
+/// Type-checks, at the span of the user's parameter, that the model can fill it.
+pub fn assert_tool_argument<T: ToolArgument>() {}
 
-/// Type-checks, at the span of the user's parameter, that the runtime can inject it.
-pub fn assert_injectable<T: Inject<C, S>, C, S>() {}
+/// A type the model can fill: it has a JSON schema and can be deserialized.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool argument: it needs `serde::Deserialize` and `schemars::JsonSchema`",
+    label = "the model fills this parameter from JSON",
+    note = "add `#[derive(serde::Deserialize, schemars::JsonSchema)]` to `{Self}`; if the runtime should fill this parameter instead, mark it `#[inject]` and implement `agent_sdk::Inject` for it"
+)]
+pub trait ToolArgument {}
+
+impl<T: serde::de::DeserializeOwned + JsonSchema> ToolArgument for T {}

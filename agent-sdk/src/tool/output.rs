@@ -143,9 +143,9 @@ impl<T: IntoToolOutput, A: Any + Send + Sync> IntoToolOutput for WithArtifact<T,
 /// `#[tool]` wraps a return type that is not written as `Result<..>` in
 /// `Ok::<_, Infallible>`, so this trait only needs the `Result` case.
 #[diagnostic::on_unimplemented(
-    message = "a tool's error type must implement `Display`",
-    label = "`{Self}` is returned here",
-    note = "the error's `Display` text is the message the model sees; implement `std::fmt::Display` for your error type (e.g. with `thiserror`)"
+    message = "`{Self}` cannot be the result of a tool",
+    label = "returned by the tool function",
+    note = "return `T` or `Result<T, E>` where `T: serde::Serialize` (a `String` is sent as text) and `E: std::fmt::Display` (the message the model sees)"
 )]
 pub trait IntoToolResult {
     /// The conversion.

@@ -1,0 +1,384 @@
+//! The parameters of a tool function: which ones the model fills and which ones the runtime
+//! injects.
+
+use darling::{Error, FromMeta};
+use proc_macro2::Span;
+use syn::spanned::Spanned;
+use syn::{Attribute, FnArg, Ident, ItemFn, Pat, ReturnType, Type};
+
+use crate::docs;
+
+/// The SDK's extractor types: parameters of these types are injected without `#[inject]`.
+const EXTRACTORS: &[&str] = &["Context", "State", "Store", "ToolCallId", "StreamWriter"];
+
+/// `#[arg(description = "...", rename = "...")]` on a parameter.
+#[derive(FromMeta, Default)]
+struct ArgAttrs {
+    description: Option<String>,
+    rename: Option<String>,
+}
+
+/// How a parameter gets its value.
+pub enum ParamKind {
+    /// The model fills it; it is a field of the generated `Args` struct.
+    Model {
+        /// The JSON property name.
+        json_name: String,
+        /// Whether `json_name` differs from the Rust name.
+        renamed: bool,
+        description: Option<String>,
+    },
+    /// The runtime fills it through `Inject`.
+    Injected,
+}
+
+pub struct Param {
+    pub ident: Ident,
+    pub ty: Type,
+    pub kind: ParamKind,
+}
+
+/// The checked signature of a tool function.
+pub struct Signature {
+    pub is_async: bool,
+    pub params: Vec<Param>,
+    /// The written return type, if any.
+    pub ret_ty: Option<Type>,
+    /// Whether the return type is written as `...Result<..>`.
+    pub returns_result: bool,
+}
+
+impl Signature {
+    /// Checks the signature and strips the parameter attributes `#[tool]` consumes (`#[arg]`,
+    /// `#[inject]`, doc comments), which the compiler would reject on parameters.
+    pub fn parse(func: &mut ItemFn) -> darling::Result<Self> {
+        let mut errors = Error::accumulator();
+        let sig = &mut func.sig;
+
+        if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
+            errors.push(spanned(
+                &sig.generics,
+                "a tool cannot be generic: its JSON schema must be known at compile time; \
+                 use concrete types",
+            ));
+        }
+        if let Some(unsafety) = &sig.unsafety {
+            errors.push(spanned(
+                unsafety,
+                "a tool cannot be `unsafe`: the model decides when it runs; wrap the unsafe \
+                 code in a safe function",
+            ));
+        }
+        if let Some(abi) = &sig.abi {
+            errors.push(spanned(
+                abi,
+                "a tool cannot have an `extern` ABI; remove it",
+            ));
+        }
+        if let Some(variadic) = &sig.variadic {
+            errors.push(spanned(variadic, "a tool cannot be variadic"));
+        }
+
+        let section = docs::arguments_section(&docs::doc_lines(&func.attrs));
+        let mut params = Vec::new();
+        for input in sig.inputs.iter_mut() {
+            match input {
+                FnArg::Receiver(receiver) => errors.push(spanned(
+                    &*receiver,
+                    "`#[tool]` on a free function cannot take `self`; for tools that use a \
+                     resource, put `#[agent]` on the `impl` block that holds the `#[tool]` methods",
+                )),
+                FnArg::Typed(pat_type) => {
+                    let taken = take_param_attrs(&mut pat_type.attrs, &mut errors);
+                    let Some(ident) = param_ident(&pat_type.pat, &mut errors) else {
+                        continue;
+                    };
+                    if let Some(param) =
+                        classify(ident, (*pat_type.ty).clone(), taken, &section, &mut errors)
+                    {
+                        params.push(param);
+                    }
+                }
+            }
+        }
+
+        check_arguments_section(&section, &params, &func.attrs, &mut errors);
+        check_duplicate_names(&params, &mut errors);
+
+        let ret_ty = match &sig.output {
+            ReturnType::Default => None,
+            ReturnType::Type(_, ty) => Some((**ty).clone()),
+        };
+        let returns_result = ret_ty.as_ref().is_some_and(is_result);
+        errors.finish_with(Signature {
+            is_async: sig.asyncness.is_some(),
+            params,
+            ret_ty,
+            returns_result,
+        })
+    }
+}
+
+fn spanned<T: Spanned>(node: &T, message: &str) -> Error {
+    Error::custom(message).with_span(&node.span())
+}
+
+/// What `take_param_attrs` found on one parameter.
+struct TakenAttrs {
+    arg: Option<(ArgAttrs, Span)>,
+    inject: Option<Span>,
+    doc: String,
+}
+
+fn take_param_attrs(
+    attrs: &mut Vec<Attribute>,
+    errors: &mut darling::error::Accumulator,
+) -> TakenAttrs {
+    let mut taken = TakenAttrs {
+        arg: None,
+        inject: None,
+        doc: docs::doc_lines(attrs).join(" ").trim().to_string(),
+    };
+    attrs.retain(|attr| {
+        let path = attr.path();
+        if path.is_ident("doc") {
+            false
+        } else if path.is_ident("inject") {
+            if let Err(e) = attr.meta.require_path_only() {
+                errors.push(
+                    Error::custom(
+                        "`#[inject]` takes no arguments; the parameter's type says what to inject",
+                    )
+                    .with_span(&e.span()),
+                );
+            }
+            if taken.inject.replace(attr.span()).is_some() {
+                errors.push(spanned(attr, "duplicate `#[inject]`"));
+            }
+            false
+        } else if path.is_ident("arg") {
+            let parsed = match &attr.meta {
+                syn::Meta::Path(_) => Ok(ArgAttrs::default()),
+                meta => ArgAttrs::from_meta(meta),
+            };
+            match parsed {
+                Ok(arg) => {
+                    if taken.arg.replace((arg, attr.span())).is_some() {
+                        errors.push(spanned(
+                            attr,
+                            "duplicate `#[arg]`: put every key in one `#[arg(...)]`",
+                        ));
+                    }
+                }
+                Err(e) => errors.push(e),
+            }
+            false
+        } else {
+            true
+        }
+    });
+    taken
+}
+
+fn param_ident(pat: &Pat, errors: &mut darling::error::Accumulator) -> Option<Ident> {
+    match pat {
+        Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => Some(p.ident.clone()),
+        other => {
+            errors.push(spanned(
+                other,
+                "a tool parameter must be a plain name (`city: String`), because the name is \
+                 the JSON property the model fills; destructure inside the body instead",
+            ));
+            None
+        }
+    }
+}
+
+fn classify(
+    ident: Ident,
+    ty: Type,
+    taken: TakenAttrs,
+    section: &[(String, String)],
+    errors: &mut darling::error::Accumulator,
+) -> Option<Param> {
+    let extractor = extractor_name(&ty);
+    if let Type::Reference(reference) = &ty {
+        let message = if reference.mutability.is_some() {
+            "a tool cannot take `&mut` parameters: tool calls of one turn run in parallel; \
+             take `State<T>` and queue changes with `state.update(|s| ...)`"
+        } else {
+            "a tool parameter must be an owned type (`String`, not `&str`): the model's \
+             arguments are parsed into owned values"
+        };
+        errors.push(spanned(&ty, message));
+        return None;
+    }
+    if contains_impl_trait(&ty) {
+        errors.push(spanned(
+            &ty,
+            "a tool parameter cannot be `impl Trait`: the JSON schema needs a concrete type",
+        ));
+        return None;
+    }
+
+    if let (Some(_), Some(inject_span)) = (&taken.arg, taken.inject) {
+        errors.push(
+            Error::custom(
+                "a parameter is either filled by the model (`#[arg]`) or injected by the \
+                 runtime (`#[inject]`), not both; remove one",
+            )
+            .with_span(&inject_span),
+        );
+        return None;
+    }
+
+    if taken.inject.is_some() {
+        return Some(Param {
+            ident,
+            ty,
+            kind: ParamKind::Injected,
+        });
+    }
+
+    match (taken.arg, extractor) {
+        (Some((_, span)), Some(name)) => {
+            errors.push(
+                Error::custom(format!(
+                    "`{name}` is injected by the runtime and never shown to the model, so it \
+                     cannot be an `#[arg]`; remove `#[arg]` (or use your own type for a \
+                     model-filled argument)"
+                ))
+                .with_span(&span),
+            );
+            None
+        }
+        (None, Some(_)) => Some(Param {
+            ident,
+            ty,
+            kind: ParamKind::Injected,
+        }),
+        (arg, None) => {
+            let rust_name = ident.to_string();
+            let rust_name = rust_name
+                .strip_prefix("r#")
+                .unwrap_or(&rust_name)
+                .to_string();
+            let arg = arg.map(|(arg, _)| arg).unwrap_or_default();
+            let from_section = section
+                .iter()
+                .find(|(name, _)| *name == rust_name)
+                .map(|(_, d)| d.clone());
+            let description = arg
+                .description
+                .or_else(|| (!taken.doc.is_empty()).then_some(taken.doc))
+                .or(from_section)
+                .filter(|d| !d.is_empty());
+            let json_name = arg.rename.unwrap_or_else(|| rust_name.clone());
+            Some(Param {
+                ident,
+                ty,
+                kind: ParamKind::Model {
+                    renamed: json_name != rust_name,
+                    json_name,
+                    description,
+                },
+            })
+        }
+    }
+}
+
+/// The extractor name if `ty` is one of the SDK's extractor types, by its last path segment.
+fn extractor_name(ty: &Type) -> Option<&'static str> {
+    let Type::Path(path) = ty else { return None };
+    let last = path.path.segments.last()?;
+    EXTRACTORS.iter().copied().find(|name| last.ident == name)
+}
+
+fn contains_impl_trait(ty: &Type) -> bool {
+    match ty {
+        Type::ImplTrait(_) => true,
+        Type::Array(a) => contains_impl_trait(&a.elem),
+        Type::Slice(s) => contains_impl_trait(&s.elem),
+        Type::Paren(p) => contains_impl_trait(&p.elem),
+        Type::Group(g) => contains_impl_trait(&g.elem),
+        Type::Ptr(p) => contains_impl_trait(&p.elem),
+        Type::Reference(r) => contains_impl_trait(&r.elem),
+        Type::Tuple(t) => t.elems.iter().any(contains_impl_trait),
+        Type::Path(p) => p.path.segments.iter().any(|seg| match &seg.arguments {
+            syn::PathArguments::AngleBracketed(args) => args
+                .args
+                .iter()
+                .any(|arg| matches!(arg, syn::GenericArgument::Type(t) if contains_impl_trait(t))),
+            _ => false,
+        }),
+        _ => false,
+    }
+}
+
+fn is_result(ty: &Type) -> bool {
+    match ty {
+        Type::Path(p) => p.path.segments.last().is_some_and(|s| s.ident == "Result"),
+        Type::Paren(p) => is_result(&p.elem),
+        Type::Group(g) => is_result(&g.elem),
+        _ => false,
+    }
+}
+
+/// A `# Arguments` entry naming no parameter is almost always a typo or a stale doc.
+fn check_arguments_section(
+    section: &[(String, String)],
+    params: &[Param],
+    attrs: &[Attribute],
+    errors: &mut darling::error::Accumulator,
+) {
+    for (name, _) in section {
+        let known = params.iter().any(|p| {
+            let ident = p.ident.to_string();
+            ident.strip_prefix("r#").unwrap_or(&ident) == name
+        });
+        if !known {
+            let span = attrs
+                .iter()
+                .find(|a| {
+                    a.path().is_ident("doc") && a.to_token_stream_string().contains(name.as_str())
+                })
+                .map(|a| a.span())
+                .unwrap_or_else(Span::call_site);
+            errors.push(
+                Error::custom(format!(
+                    "the `# Arguments` section documents `{name}`, but the function has no \
+                     parameter with that name; fix the name or remove the line"
+                ))
+                .with_span(&span),
+            );
+        }
+    }
+}
+
+trait AttrText {
+    fn to_token_stream_string(&self) -> String;
+}
+
+impl AttrText for Attribute {
+    fn to_token_stream_string(&self) -> String {
+        quote::ToTokens::to_token_stream(self).to_string()
+    }
+}
+
+fn check_duplicate_names(params: &[Param], errors: &mut darling::error::Accumulator) {
+    let mut seen: Vec<&str> = Vec::new();
+    for param in params {
+        if let ParamKind::Model { json_name, .. } = &param.kind {
+            if seen.contains(&json_name.as_str()) {
+                errors.push(
+                    Error::custom(format!(
+                        "two parameters are named `{json_name}` in the tool's JSON arguments; \
+                         give one a different `#[arg(rename = \"...\")]`"
+                    ))
+                    .with_span(&param.ident),
+                );
+            }
+            seen.push(json_name);
+        }
+    }
+}
