@@ -2,8 +2,7 @@
 //! injects.
 
 use darling::{Error, FromMeta};
-use proc_macro2::Span;
-use syn::spanned::Spanned;
+use quote::ToTokens;
 use syn::{Attribute, FnArg, Ident, ItemFn, Pat, ReturnType, Type};
 
 use crate::docs;
@@ -119,14 +118,15 @@ impl Signature {
     }
 }
 
-fn spanned<T: Spanned>(node: &T, message: &str) -> Error {
-    Error::custom(message).with_span(&node.span())
+/// An error covering all of `node`'s tokens (darling's own spans cover only the first token).
+fn spanned<T: quote::ToTokens>(node: &T, message: &str) -> Error {
+    syn::Error::new_spanned(node, message).into()
 }
 
 /// What `take_param_attrs` found on one parameter.
 struct TakenAttrs {
-    arg: Option<(ArgAttrs, Span)>,
-    inject: Option<Span>,
+    arg: Option<(ArgAttrs, Attribute)>,
+    inject: Option<Attribute>,
     doc: String,
 }
 
@@ -144,15 +144,13 @@ fn take_param_attrs(
         if path.is_ident("doc") {
             false
         } else if path.is_ident("inject") {
-            if let Err(e) = attr.meta.require_path_only() {
-                errors.push(
-                    Error::custom(
-                        "`#[inject]` takes no arguments; the parameter's type says what to inject",
-                    )
-                    .with_span(&e.span()),
-                );
+            if attr.meta.require_path_only().is_err() {
+                errors.push(spanned(
+                    attr,
+                    "`#[inject]` takes no arguments; the parameter's type says what to inject",
+                ));
             }
-            if taken.inject.replace(attr.span()).is_some() {
+            if taken.inject.replace(attr.clone()).is_some() {
                 errors.push(spanned(attr, "duplicate `#[inject]`"));
             }
             false
@@ -163,7 +161,7 @@ fn take_param_attrs(
             };
             match parsed {
                 Ok(arg) => {
-                    if taken.arg.replace((arg, attr.span())).is_some() {
+                    if taken.arg.replace((arg, attr.clone())).is_some() {
                         errors.push(spanned(
                             attr,
                             "duplicate `#[arg]`: put every key in one `#[arg(...)]`",
@@ -221,14 +219,12 @@ fn classify(
         return None;
     }
 
-    if let (Some(_), Some(inject_span)) = (&taken.arg, taken.inject) {
-        errors.push(
-            Error::custom(
-                "a parameter is either filled by the model (`#[arg]`) or injected by the \
-                 runtime (`#[inject]`), not both; remove one",
-            )
-            .with_span(&inject_span),
-        );
+    if let (Some(_), Some(inject)) = (&taken.arg, &taken.inject) {
+        errors.push(spanned(
+            inject,
+            "a parameter is either filled by the model (`#[arg]`) or injected by the \
+             runtime (`#[inject]`), not both; remove one",
+        ));
         return None;
     }
 
@@ -241,15 +237,15 @@ fn classify(
     }
 
     match (taken.arg, extractor) {
-        (Some((_, span)), Some(name)) => {
-            errors.push(
-                Error::custom(format!(
+        (Some((_, attr)), Some(name)) => {
+            errors.push(spanned(
+                &attr,
+                &format!(
                     "`{name}` is injected by the runtime and never shown to the model, so it \
                      cannot be an `#[arg]`; remove `#[arg]` (or use your own type for a \
                      model-filled argument)"
-                ))
-                .with_span(&span),
-            );
+                ),
+            ));
             None
         }
         (None, Some(_)) => Some(Param {
@@ -337,31 +333,18 @@ fn check_arguments_section(
             ident.strip_prefix("r#").unwrap_or(&ident) == name
         });
         if !known {
-            let span = attrs
-                .iter()
-                .find(|a| {
-                    a.path().is_ident("doc") && a.to_token_stream_string().contains(name.as_str())
-                })
-                .map(|a| a.span())
-                .unwrap_or_else(Span::call_site);
-            errors.push(
-                Error::custom(format!(
-                    "the `# Arguments` section documents `{name}`, but the function has no \
-                     parameter with that name; fix the name or remove the line"
-                ))
-                .with_span(&span),
+            let message = format!(
+                "the `# Arguments` section documents `{name}`, but the function has no \
+                 parameter with that name; fix the name or remove the line"
             );
+            let needle = format!("`{name}`");
+            match attrs.iter().find(|a| {
+                a.path().is_ident("doc") && a.to_token_stream().to_string().contains(&needle)
+            }) {
+                Some(attr) => errors.push(spanned(attr, &message)),
+                None => errors.push(Error::custom(message)),
+            }
         }
-    }
-}
-
-trait AttrText {
-    fn to_token_stream_string(&self) -> String;
-}
-
-impl AttrText for Attribute {
-    fn to_token_stream_string(&self) -> String {
-        quote::ToTokens::to_token_stream(self).to_string()
     }
 }
 
@@ -370,13 +353,13 @@ fn check_duplicate_names(params: &[Param], errors: &mut darling::error::Accumula
     for param in params {
         if let ParamKind::Model { json_name, .. } = &param.kind {
             if seen.contains(&json_name.as_str()) {
-                errors.push(
-                    Error::custom(format!(
+                errors.push(spanned(
+                    &param.ident,
+                    &format!(
                         "two parameters are named `{json_name}` in the tool's JSON arguments; \
                          give one a different `#[arg(rename = \"...\")]`"
-                    ))
-                    .with_span(&param.ident),
-                );
+                    ),
+                ));
             }
             seen.push(json_name);
         }

@@ -1,0 +1,13 @@
+use agent_sdk::{ToolCallId, tool};
+
+/// Echo the call id.
+#[tool]
+fn echo_id(
+    #[arg]
+    #[inject]
+    id: ToolCallId,
+) -> String {
+    id.to_string()
+}
+
+fn main() {}

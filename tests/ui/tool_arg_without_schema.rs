@@ -1,0 +1,13 @@
+use agent_sdk::tool;
+
+struct Address {
+    street: String,
+}
+
+/// Ship a parcel.
+#[tool]
+fn ship(to: Address) -> String {
+    to.street
+}
+
+fn main() {}

@@ -1,0 +1,12 @@
+use agent_sdk::tool;
+
+/// Look up the weather.
+///
+/// # Arguments
+/// * `ctiy` - The city.
+#[tool]
+fn get_weather(city: String) -> String {
+    city
+}
+
+fn main() {}

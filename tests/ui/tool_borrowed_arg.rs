@@ -1,0 +1,9 @@
+use agent_sdk::tool;
+
+/// Shout a word.
+#[tool]
+fn shout(word: &str) -> String {
+    word.to_uppercase()
+}
+
+fn main() {}

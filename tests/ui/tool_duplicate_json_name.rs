@@ -1,0 +1,9 @@
+use agent_sdk::tool;
+
+/// Book a flight.
+#[tool]
+fn book(from: String, #[arg(rename = "from")] origin: String) -> String {
+    from + &origin
+}
+
+fn main() {}

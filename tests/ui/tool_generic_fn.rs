@@ -1,0 +1,9 @@
+use agent_sdk::tool;
+
+/// Echo a value.
+#[tool]
+fn echo<T: ToString>(value: T) -> String {
+    value.to_string()
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use agent_sdk::tool;
+
+/// Greet someone.
+#[tool]
+fn greet(name: impl Into<String>) -> String {
+    name.into()
+}
+
+fn main() {}

@@ -1,0 +1,8 @@
+use agent_sdk::tool;
+
+#[tool]
+fn undocumented(x: i32) -> i32 {
+    x
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use agent_sdk::tool;
+
+/// Look up the weather.
+#[tool]
+fn get_weather(#[arg(desc = "The city.")] city: String) -> String {
+    city
+}
+
+fn main() {}

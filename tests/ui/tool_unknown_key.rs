@@ -1,0 +1,9 @@
+use agent_sdk::tool;
+
+/// Look up the weather.
+#[tool(nmae = "weather")]
+fn get_weather(city: String) -> String {
+    city
+}
+
+fn main() {}
