@@ -1,3 +1,9 @@
 //! Test doubles — models and servers that stand in for real providers in tests.
 //!
 //! Nothing here talks to a real provider. Every type is a test double and is named as one.
+
+mod function;
+mod scripted;
+
+pub use function::{Answer, FunctionModel};
+pub use scripted::{ScriptedModel, Turn};
