@@ -127,18 +127,19 @@ pub fn parse_arguments<A: DeserializeOwned>(
         return serde_path_to_error::deserialize(value)
             .map_err(|e| invalid(e.path().to_string(), e.inner().to_string()));
     }
-    let mut de = serde_json::Deserializer::from_str(text);
-    let parsed: A = serde_path_to_error::deserialize(&mut de).map_err(|e| {
-        let inner = e.inner();
-        if inner.is_syntax() || inner.is_eof() {
-            invalid(".".to_string(), format!("not valid JSON: {inner}"))
-        } else {
-            invalid(e.path().to_string(), inner.to_string())
+    // Fast path: plain serde. Only when it fails, parse again tracking the path, so valid
+    // calls do not pay for path bookkeeping.
+    serde_json::from_str(text).map_err(|first| {
+        if first.is_syntax() || first.is_eof() {
+            return invalid(".".to_string(), format!("not valid JSON: {first}"));
         }
-    })?;
-    de.end()
-        .map_err(|e| invalid(".".to_string(), format!("not valid JSON: {e}")))?;
-    Ok(parsed)
+        let mut de = serde_json::Deserializer::from_str(text);
+        match serde_path_to_error::deserialize::<_, A>(&mut de) {
+            Err(e) => invalid(e.path().to_string(), e.inner().to_string()),
+            // Unreachable in practice (the same input failed above); report the first error.
+            Ok(_) => invalid(".".to_string(), first.to_string()),
+        }
+    })
 }
 
 fn strip_nulls(value: &mut serde_json::Value) {
