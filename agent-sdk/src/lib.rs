@@ -41,6 +41,7 @@ extern crate self as agent_sdk;
 
 pub mod agent;
 pub mod error;
+pub mod http;
 pub mod message;
 pub mod model;
 pub mod output;

@@ -7,15 +7,19 @@
 
 mod error;
 mod event;
+mod init;
 mod profile;
 mod request;
 mod response;
+mod usage_tracker;
 
 pub use error::ModelError;
 pub use event::StreamEvent;
+pub use init::{chat_model_builder, init_chat_model};
 pub use profile::ModelProfile;
 pub use request::{ChatRequest, ResponseFormat, ToolChoice};
 pub use response::{ChatResponse, FinishReason};
+pub use usage_tracker::UsageTracker;
 
 use std::sync::Arc;
 

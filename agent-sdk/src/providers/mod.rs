@@ -1,1 +1,3 @@
 //! Provider implementations of [`ChatModel`](crate::model::ChatModel).
+
+pub mod openai;

@@ -1,0 +1,263 @@
+//! Lowering a [`ChatRequest`] into a Chat Completions request body.
+//!
+//! What the model's [`ModelProfile`] says it cannot do is handled before anything is sent,
+//! per setting:
+//!
+//! | setting | when unsupported |
+//! |---|---|
+//! | `response_format: json_schema` | refused: [`ModelError::Unsupported`] (use a tool or prompted output strategy instead) |
+//! | `tool_choice: required` / named tool / `none` | refused: [`ModelError::Unsupported`] (changing it would change what the model may answer) |
+//! | strict tools | dropped with a warning: the tool is sent in the plain `openai` dialect |
+//! | `parallel_tool_calls` | dropped with a warning |
+//! | `seed` | dropped with a warning |
+//! | `temperature` on a reasoning model | dropped with a warning |
+//! | usage in streams | `stream_options` is not sent |
+//!
+//! User mistakes are refused too: a `tool_choice` naming a tool that is not in the request,
+//! or `required`/named with no tools, is [`ModelError::InvalidRequest`]. Content the Chat
+//! Completions API has no place for (reasoning blocks, provider-specific blocks, images in
+//! assistant or tool messages) is not sent; reasoning is dropped silently (the API never
+//! accepts it back), the rest with a warning.
+
+use std::borrow::Cow;
+
+use serde_json::{Value, json};
+
+use super::MaxTokensField;
+use super::wire::{
+    ImageUrl, StreamOptions, UserContent, UserPart, WireFunctionCall, WireFunctionDef, WireMessage,
+    WireRequest, WireTool, WireToolCall,
+};
+use crate::message::{ContentBlock, ImageSource, Message};
+use crate::model::{ChatRequest, ModelError, ModelProfile, ResponseFormat, ToolChoice};
+use crate::schema::{self, Dialect};
+
+/// What lowering needs to know about the model.
+pub(crate) struct LowerOptions<'a> {
+    pub model: &'a str,
+    pub profile: &'a ModelProfile,
+    pub max_tokens_field: MaxTokensField,
+}
+
+/// Lowers `req`; `stream` asks for a streamed answer.
+pub(crate) fn lower<'a>(
+    req: &'a ChatRequest,
+    opts: &LowerOptions<'a>,
+    stream: bool,
+) -> Result<WireRequest<'a>, ModelError> {
+    let profile = opts.profile;
+    let unsupported = |setting: &str| ModelError::Unsupported {
+        model: opts.model.to_owned(),
+        setting: setting.to_owned(),
+    };
+
+    let mut tools = Vec::with_capacity(req.tools.len());
+    for def in &req.tools {
+        let strict = def.strict && profile.strict_tools;
+        if def.strict && !profile.strict_tools {
+            tracing::warn!(model = opts.model, tool = %def.name, "model does not support strict tools; sending a non-strict definition");
+        }
+        let dialect = if strict { Dialect::OpenAiStrict } else { Dialect::OpenAi };
+        tools.push(WireTool {
+            kind: "function",
+            function: WireFunctionDef {
+                name: &def.name,
+                description: &def.description,
+                parameters: def.parameters_for(dialect)?,
+                strict: strict.then_some(true),
+            },
+        });
+    }
+
+    let tool_choice = match &req.tool_choice {
+        None => None,
+        Some(choice) if tools.is_empty() => match choice {
+            ToolChoice::Auto | ToolChoice::None => None,
+            ToolChoice::Required | ToolChoice::Tool(_) => {
+                return Err(ModelError::InvalidRequest {
+                    message: "tool_choice requires a tool call but the request has no tools".into(),
+                    param: Some("tool_choice".into()),
+                });
+            }
+        },
+        Some(ToolChoice::Auto) => Some(json!("auto")),
+        Some(ToolChoice::None) if !profile.tool_choice_none => {
+            return Err(unsupported("tool_choice: none"));
+        }
+        Some(ToolChoice::None) => Some(json!("none")),
+        Some(ToolChoice::Required) if !profile.tool_choice_required => {
+            return Err(unsupported("tool_choice: required"));
+        }
+        Some(ToolChoice::Required) => Some(json!("required")),
+        Some(ToolChoice::Tool(name)) => {
+            if !profile.tool_choice_named {
+                return Err(unsupported("tool_choice naming a tool"));
+            }
+            if !req.tools.iter().any(|t| &t.name == name) {
+                return Err(ModelError::InvalidRequest {
+                    message: format!("tool_choice names `{name}`, which is not among the request's tools"),
+                    param: Some("tool_choice".into()),
+                });
+            }
+            Some(json!({ "type": "function", "function": { "name": name } }))
+        }
+    };
+
+    let parallel_tool_calls = match req.parallel_tool_calls {
+        Some(_) if tools.is_empty() => None,
+        Some(v) if !profile.parallel_tool_calls => {
+            tracing::warn!(model = opts.model, value = v, "model does not support parallel_tool_calls; not sending it");
+            None
+        }
+        other => other,
+    };
+
+    let seed = match req.seed {
+        Some(_) if !profile.seed => {
+            tracing::warn!(model = opts.model, "model does not support seed; not sending it");
+            None
+        }
+        other => other,
+    };
+
+    let temperature = match req.temperature {
+        Some(_) if profile.reasoning => {
+            tracing::warn!(model = opts.model, "reasoning models do not accept temperature; not sending it");
+            None
+        }
+        other => other,
+    };
+
+    let (max_completion_tokens, max_tokens) = match opts.max_tokens_field {
+        MaxTokensField::MaxCompletionTokens => (req.max_tokens, None),
+        MaxTokensField::MaxTokens => (None, req.max_tokens),
+    };
+
+    let response_format = match &req.response_format {
+        None | Some(ResponseFormat::Text) => None,
+        Some(ResponseFormat::JsonObject) => Some(json!({ "type": "json_object" })),
+        Some(ResponseFormat::JsonSchema { name, description, schema: canonical, strict }) => {
+            if !profile.native_structured_output {
+                return Err(unsupported("response_format: json_schema (native structured output)"));
+            }
+            let dialect = if *strict { Dialect::OpenAiStrict } else { Dialect::OpenAi };
+            let lowered = schema::lower(canonical, dialect)?;
+            let mut spec = json!({ "name": schema_name(name), "schema": lowered, "strict": strict });
+            if let Some(d) = description {
+                spec["description"] = Value::String(d.clone());
+            }
+            Some(json!({ "type": "json_schema", "json_schema": spec }))
+        }
+    };
+
+    let stream_options = (stream && profile.streaming_usage).then_some(StreamOptions { include_usage: true });
+
+    Ok(WireRequest {
+        model: opts.model,
+        messages: lower_messages(&req.messages, opts.model),
+        tools,
+        tool_choice,
+        parallel_tool_calls,
+        temperature,
+        max_completion_tokens,
+        max_tokens,
+        stop: &req.stop,
+        seed,
+        response_format,
+        stream,
+        stream_options,
+    })
+}
+
+/// OpenAI requires `^[a-zA-Z0-9_-]{1,64}$`; a Rust type name such as `Page<Item>` is not.
+fn schema_name(name: &str) -> Cow<'_, str> {
+    let ok = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-';
+    if !name.is_empty() && name.len() <= 64 && name.chars().all(ok) {
+        return Cow::Borrowed(name);
+    }
+    let mut out: String = name.chars().map(|c| if ok(c) { c } else { '_' }).take(64).collect();
+    if out.is_empty() {
+        out.push_str("output");
+    }
+    Cow::Owned(out)
+}
+
+fn lower_messages<'a>(messages: &'a [Message], model: &str) -> Vec<WireMessage<'a>> {
+    let mut out = Vec::with_capacity(messages.len());
+    for message in messages {
+        out.push(match message {
+            Message::System { content } => WireMessage::System { content },
+            Message::User(m) => {
+                let content = match m.content.as_slice() {
+                    [ContentBlock::Text { text }] => UserContent::Text(text),
+                    blocks => UserContent::Parts(
+                        blocks.iter().filter_map(|b| user_part(b, model)).collect(),
+                    ),
+                };
+                WireMessage::User { content }
+            }
+            Message::Assistant(m) => {
+                let text = text_of(&m.content, model, "assistant");
+                WireMessage::Assistant {
+                    content: (!text.is_empty() || m.tool_calls.is_empty() && m.refusal.is_none())
+                        .then_some(text),
+                    tool_calls: m
+                        .tool_calls
+                        .iter()
+                        .map(|c| WireToolCall {
+                            id: &c.id,
+                            kind: "function",
+                            function: WireFunctionCall { name: &c.name, arguments: &c.arguments },
+                        })
+                        .collect(),
+                    refusal: m.refusal.as_deref(),
+                }
+            }
+            Message::Tool(m) => WireMessage::Tool {
+                tool_call_id: &m.call_id,
+                content: text_of(&m.content, model, "tool"),
+            },
+        });
+    }
+    out
+}
+
+fn user_part<'a>(block: &'a ContentBlock, model: &str) -> Option<UserPart<'a>> {
+    match block {
+        ContentBlock::Text { text } => Some(UserPart::Text { text }),
+        ContentBlock::Image { source } => Some(UserPart::ImageUrl {
+            image_url: ImageUrl {
+                url: match source {
+                    ImageSource::Url { url } => Cow::Borrowed(url),
+                    ImageSource::Base64 { media_type, data } => {
+                        Cow::Owned(format!("data:{media_type};base64,{data}"))
+                    }
+                },
+            },
+        }),
+        ContentBlock::Reasoning { .. } => None,
+        ContentBlock::Other { provider, .. } => {
+            tracing::warn!(%model, %provider, "a provider-specific block cannot be sent to chat completions; dropped");
+            None
+        }
+    }
+}
+
+/// The text blocks of an assistant or tool message, joined.
+fn text_of(blocks: &[ContentBlock], model: &str, role: &str) -> String {
+    let mut text = String::new();
+    for block in blocks {
+        match block {
+            ContentBlock::Text { text: t } => text.push_str(t),
+            ContentBlock::Reasoning { .. } => {}
+            other => {
+                let kind = match other {
+                    ContentBlock::Image { .. } => "an image",
+                    _ => "a provider-specific block",
+                };
+                tracing::warn!(%model, %role, "chat completions has no place for {kind} in this message; dropped");
+            }
+        }
+    }
+    text
+}

@@ -1,0 +1,76 @@
+//! A non-streamed Chat Completions answer as a [`ChatResponse`].
+
+use super::wire::WireResponse;
+use crate::message::{AssistantMessage, ContentBlock, ToolCall};
+use crate::model::{ChatResponse, FinishReason, ModelError};
+use crate::usage::Usage;
+
+/// Converts a decoded answer; `model` is used when the server does not name one.
+pub(crate) fn convert(wire: WireResponse, model: &str) -> Result<ChatResponse, ModelError> {
+    let Some(choice) = wire.choices.into_iter().min_by_key(|c| c.index) else {
+        return Err(ModelError::Decode("the answer has no choices".into()));
+    };
+    let m = choice.message;
+    let reasoning = m.reasoning_content.or(m.reasoning);
+    let tool_calls: Vec<ToolCall> = m
+        .tool_calls
+        .into_iter()
+        .map(|c| ToolCall {
+            id: c.id,
+            name: c.function.name,
+            arguments: c.function.arguments.map(|a| a.into_text()).unwrap_or_default(),
+        })
+        .collect();
+    let message = assemble(reasoning, m.content, tool_calls, m.refusal);
+    let finish_reason = finish_reason(choice.finish_reason.as_deref(), &message);
+    Ok(ChatResponse {
+        message,
+        usage: wire.usage.map(|u| u.to_usage()).unwrap_or(Usage {
+            requests: 1,
+            ..Usage::default()
+        }),
+        finish_reason,
+        model: wire.model.unwrap_or_else(|| model.to_owned()),
+        id: wire.id,
+    })
+}
+
+/// An assistant message from its parts; empty parts are left out.
+pub(crate) fn assemble(
+    reasoning: Option<String>,
+    text: Option<String>,
+    tool_calls: Vec<ToolCall>,
+    refusal: Option<String>,
+) -> AssistantMessage {
+    let mut content = Vec::new();
+    if let Some(r) = reasoning.filter(|r| !r.is_empty()) {
+        content.push(ContentBlock::Reasoning {
+            text: r,
+            signature: None,
+        });
+    }
+    if let Some(t) = text.filter(|t| !t.is_empty()) {
+        content.push(ContentBlock::Text { text: t });
+    }
+    AssistantMessage {
+        content,
+        tool_calls,
+        refusal: refusal.filter(|r| !r.is_empty()),
+    }
+}
+
+/// The typed finish reason. OpenAI reports a refusal with `stop`; it becomes
+/// [`FinishReason::Refusal`]. A missing reason (some compatible servers) is read from the
+/// answer: tool calls mean `ToolCalls`, anything else `Stop`.
+pub(crate) fn finish_reason(raw: Option<&str>, message: &AssistantMessage) -> FinishReason {
+    match raw {
+        _ if message.refusal.is_some() && matches!(raw, None | Some("stop")) => FinishReason::Refusal,
+        Some("stop") | Some("eos") | Some("end_turn") => FinishReason::Stop,
+        Some("length") => FinishReason::Length,
+        Some("tool_calls") | Some("function_call") => FinishReason::ToolCalls,
+        Some("content_filter") => FinishReason::ContentFilter,
+        Some(other) => FinishReason::Other(other.to_owned()),
+        None if !message.tool_calls.is_empty() => FinishReason::ToolCalls,
+        None => FinishReason::Stop,
+    }
+}

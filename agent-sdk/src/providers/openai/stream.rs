@@ -1,0 +1,329 @@
+//! A streamed Chat Completions answer: SSE chunks assembled into [`StreamEvent`]s.
+//!
+//! Deltas of several tool calls may interleave; they are kept apart by their `index`. The
+//! stream is complete only once a `finish_reason` has arrived; it then ends at `data: [DONE]`
+//! (or at the end of the body, for servers that do not send `[DONE]`), after the usage chunk
+//! that `stream_options.include_usage` asks for. Anything else is an error, never a short
+//! answer: an `error` object in the stream is [`ModelError::Stream`], a body that ends before a
+//! `finish_reason` is [`ModelError::Incomplete`].
+
+use std::collections::VecDeque;
+
+use futures::{Stream, StreamExt};
+
+use super::errors::stream_error_message;
+use super::response::{assemble, finish_reason};
+use super::wire::{WireChunk, WireToolCallDelta};
+use crate::http::sse::{self, SseEvent};
+use crate::message::ToolCall;
+use crate::model::{ChatResponse, EventStream, ModelError, StreamEvent};
+use crate::usage::Usage;
+
+/// Decodes a Chat Completions SSE body (as byte chunks, split anywhere) into events ending
+/// in [`StreamEvent::Completed`].
+///
+/// ```
+/// use agent_sdk::model::StreamEvent;
+/// use agent_sdk::providers::openai::decode_chat_stream;
+/// use futures::{StreamExt, stream};
+///
+/// let body = concat!(
+///     "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hel\"}}]}\n\n",
+///     "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"lo\"},\"finish_reason\":\"stop\"}]}\n\n",
+///     "data: [DONE]\n\n",
+/// );
+/// // Split the body every 7 bytes, as a network might.
+/// let chunks: Vec<_> = body.as_bytes().chunks(7).map(|c| Ok(bytes::Bytes::copy_from_slice(c))).collect();
+/// let events: Vec<_> = futures::executor::block_on(decode_chat_stream(stream::iter(chunks), "m").collect());
+/// match events.last() {
+///     Some(Ok(StreamEvent::Completed { response })) => assert_eq!(response.message.text(), "Hello"),
+///     other => panic!("{other:?}"),
+/// }
+/// ```
+pub fn decode_chat_stream<S>(body: S, model: &str) -> EventStream
+where
+    S: Stream<Item = Result<bytes::Bytes, ModelError>> + Send + 'static,
+{
+    decode_with_guard(body, model.to_owned(), None)
+}
+
+/// Like [`decode_chat_stream`], holding `guard` (e.g. a rate-limit permit) until the stream
+/// ends or is dropped.
+pub(crate) fn decode_with_guard<S>(
+    body: S,
+    model: String,
+    guard: Option<Box<dyn Send>>,
+) -> EventStream
+where
+    S: Stream<Item = Result<bytes::Bytes, ModelError>> + Send + 'static,
+{
+    let state = State {
+        events: sse::decode(body).boxed(),
+        acc: Accumulator::new(model),
+        pending: VecDeque::new(),
+        finished: false,
+        guard,
+    };
+    futures::stream::unfold(state, |mut st| async move {
+        loop {
+            if let Some(ev) = st.pending.pop_front() {
+                return Some((Ok(ev), st));
+            }
+            if st.finished {
+                return None;
+            }
+            let step = match st.events.next().await {
+                Some(Ok(event)) => st.on_event(event),
+                Some(Err(err)) => Err(err),
+                None => st.on_end(),
+            };
+            if let Err(err) = step {
+                st.finish();
+                return Some((Err(err), st));
+            }
+        }
+    })
+    .boxed()
+}
+
+struct State {
+    events: futures::stream::BoxStream<'static, Result<SseEvent, ModelError>>,
+    acc: Accumulator,
+    pending: VecDeque<StreamEvent>,
+    finished: bool,
+    guard: Option<Box<dyn Send>>,
+}
+
+impl State {
+    fn on_event(&mut self, event: SseEvent) -> Result<(), ModelError> {
+        let data = event.data.trim();
+        if data == "[DONE]" {
+            return self.complete();
+        }
+        if event.event == "error" {
+            return Err(ModelError::Stream {
+                message: stream_error_message(data),
+            });
+        }
+        if event.event != "message" {
+            tracing::trace!(event = %event.event, "ignoring a server-sent event of another type");
+            return Ok(());
+        }
+        let chunk: WireChunk = serde_json::from_str(data).map_err(|e| {
+            ModelError::Decode(format!(
+                "stream chunk is not valid JSON ({e}): {}",
+                crate::http::status::truncate(data, 200)
+            ))
+        })?;
+        self.acc.on_chunk(chunk, &mut self.pending)
+    }
+
+    fn on_end(&mut self) -> Result<(), ModelError> {
+        if self.acc.finish.is_some() {
+            tracing::debug!("stream ended after finish_reason without [DONE]");
+            self.complete()
+        } else {
+            Err(ModelError::Incomplete(self.acc.describe_cut()))
+        }
+    }
+
+    fn complete(&mut self) -> Result<(), ModelError> {
+        let acc = std::mem::replace(&mut self.acc, Accumulator::new(String::new()));
+        let response = acc.into_response()?;
+        self.pending.push_back(StreamEvent::Completed { response });
+        self.finish();
+        Ok(())
+    }
+
+    fn finish(&mut self) {
+        self.finished = true;
+        self.guard = None;
+    }
+}
+
+/// The answer assembled so far.
+pub(crate) struct Accumulator {
+    id: Option<String>,
+    model: String,
+    server_model: Option<String>,
+    text: String,
+    reasoning: String,
+    refusal: String,
+    calls: Vec<CallState>,
+    finish: Option<String>,
+    usage: Option<Usage>,
+    chunks: usize,
+}
+
+struct CallState {
+    index: Option<usize>,
+    id: String,
+    name: String,
+    arguments: String,
+    started: bool,
+}
+
+impl Accumulator {
+    pub(crate) fn new(model: String) -> Self {
+        Accumulator {
+            id: None,
+            model,
+            server_model: None,
+            text: String::new(),
+            reasoning: String::new(),
+            refusal: String::new(),
+            calls: Vec::new(),
+            finish: None,
+            usage: None,
+            chunks: 0,
+        }
+    }
+
+    pub(crate) fn on_chunk(
+        &mut self,
+        chunk: WireChunk,
+        out: &mut VecDeque<StreamEvent>,
+    ) -> Result<(), ModelError> {
+        if let Some(error) = chunk.error {
+            return Err(ModelError::Stream {
+                message: stream_error_message(&error.to_string()),
+            });
+        }
+        self.chunks += 1;
+        if self.id.is_none() {
+            self.id = chunk.id.filter(|s| !s.is_empty());
+        }
+        if self.server_model.is_none() {
+            self.server_model = chunk.model.filter(|s| !s.is_empty());
+        }
+        for choice in chunk.choices {
+            if choice.index != 0 {
+                continue;
+            }
+            let delta = choice.delta;
+            if let Some(r) = delta.reasoning_content.or(delta.reasoning).filter(|s| !s.is_empty()) {
+                self.reasoning.push_str(&r);
+                out.push_back(StreamEvent::ReasoningDelta { text: r });
+            }
+            if let Some(t) = delta.content.filter(|s| !s.is_empty()) {
+                self.text.push_str(&t);
+                out.push_back(StreamEvent::TextDelta { text: t });
+            }
+            if let Some(r) = delta.refusal.filter(|s| !s.is_empty()) {
+                self.refusal.push_str(&r);
+                out.push_back(StreamEvent::RefusalDelta { text: r });
+            }
+            for call in delta.tool_calls {
+                self.on_tool_call(call, out);
+            }
+            if let Some(reason) = choice.finish_reason.filter(|s| !s.is_empty()) {
+                self.finish = Some(reason);
+            }
+        }
+        if let Some(usage) = chunk.usage {
+            let usage = usage.to_usage();
+            self.usage = Some(usage);
+            out.push_back(StreamEvent::Usage { usage });
+        }
+        Ok(())
+    }
+
+    fn on_tool_call(&mut self, delta: WireToolCallDelta, out: &mut VecDeque<StreamEvent>) {
+        let id = delta.id.filter(|s| !s.is_empty());
+        let pos = match delta.index {
+            Some(index) => self.calls.iter().position(|c| c.index == Some(index)),
+            // Servers that omit `index`: a new id starts a new call, otherwise the last one.
+            None => match &id {
+                Some(id) => self.calls.iter().position(|c| &c.id == id),
+                None => self.calls.len().checked_sub(1),
+            },
+        };
+        let pos = pos.unwrap_or_else(|| {
+            self.calls.push(CallState {
+                index: delta.index,
+                id: String::new(),
+                name: String::new(),
+                arguments: String::new(),
+                started: false,
+            });
+            self.calls.len() - 1
+        });
+        let call = &mut self.calls[pos];
+        if let Some(id) = id
+            && call.id.is_empty()
+        {
+            call.id = id;
+        }
+        let (name, args) = match delta.function {
+            Some(f) => (f.name, f.arguments.map(|a| a.into_text())),
+            None => (None, None),
+        };
+        if let Some(name) = name
+            && !call.started
+        {
+            call.name.push_str(&name);
+        }
+        let args = args.filter(|a| !a.is_empty());
+        if let Some(args) = &args {
+            call.arguments.push_str(args);
+        }
+        if call.started {
+            if let Some(arguments) = args {
+                out.push_back(StreamEvent::ToolCallDelta { index: pos, arguments });
+            }
+        } else if !call.name.is_empty() {
+            call.started = true;
+            out.push_back(StreamEvent::ToolCallStart {
+                index: pos,
+                id: call.id.clone(),
+                name: call.name.clone(),
+            });
+            if !call.arguments.is_empty() {
+                out.push_back(StreamEvent::ToolCallDelta {
+                    index: pos,
+                    arguments: call.arguments.clone(),
+                });
+            }
+        }
+    }
+
+    fn describe_cut(&self) -> String {
+        format!(
+            "the body ended without a finish_reason after {} chunk(s) ({} characters of text, {} tool call(s) begun)",
+            self.chunks,
+            self.text.chars().count(),
+            self.calls.len()
+        )
+    }
+
+    pub(crate) fn into_response(self) -> Result<ChatResponse, ModelError> {
+        if self.finish.is_none() {
+            return Err(ModelError::Incomplete(format!(
+                "[DONE] arrived before a finish_reason: {}",
+                self.describe_cut()
+            )));
+        }
+        let tool_calls = self
+            .calls
+            .into_iter()
+            .map(|c| ToolCall {
+                id: c.id,
+                name: c.name,
+                arguments: c.arguments,
+            })
+            .collect();
+        let some = |s: String| (!s.is_empty()).then_some(s);
+        let message = assemble(some(self.reasoning), some(self.text), tool_calls, some(self.refusal));
+        let finish_reason = finish_reason(self.finish.as_deref(), &message);
+        Ok(ChatResponse {
+            message,
+            usage: self.usage.unwrap_or(Usage {
+                requests: 1,
+                ..Usage::default()
+            }),
+            finish_reason,
+            model: self.server_model.unwrap_or(self.model),
+            id: self.id,
+        })
+    }
+}

@@ -1,0 +1,304 @@
+//! The Chat Completions wire format: request and response bodies as serde types.
+//!
+//! Requests borrow from the [`ChatRequest`](crate::model::ChatRequest) they are lowered from,
+//! so a request body is serialized without copying the conversation. Responses accept what
+//! OpenAI documents and what common compatible servers send instead (`null` for absent
+//! fields, numeric error codes, `reasoning_content`, arguments as a JSON object).
+
+use std::borrow::Cow;
+
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::Value;
+
+// ---------------------------------------------------------------- request
+
+/// `POST /chat/completions` body.
+#[derive(Debug, Serialize)]
+pub(crate) struct WireRequest<'a> {
+    pub model: &'a str,
+    pub messages: Vec<WireMessage<'a>>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tools: Vec<WireTool<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool_choice: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parallel_tool_calls: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub temperature: Option<f32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_completion_tokens: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<u32>,
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    pub stop: &'a [String],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub response_format: Option<Value>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub stream: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stream_options: Option<StreamOptions>,
+}
+
+#[derive(Debug, Serialize)]
+pub(crate) struct StreamOptions {
+    pub include_usage: bool,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(tag = "role", rename_all = "lowercase")]
+pub(crate) enum WireMessage<'a> {
+    System {
+        content: &'a str,
+    },
+    User {
+        content: UserContent<'a>,
+    },
+    Assistant {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        content: Option<String>,
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        tool_calls: Vec<WireToolCall<'a>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        refusal: Option<&'a str>,
+    },
+    Tool {
+        tool_call_id: &'a str,
+        content: String,
+    },
+}
+
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+pub(crate) enum UserContent<'a> {
+    Text(&'a str),
+    Parts(Vec<UserPart<'a>>),
+}
+
+#[derive(Debug, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub(crate) enum UserPart<'a> {
+    Text { text: &'a str },
+    ImageUrl { image_url: ImageUrl<'a> },
+}
+
+#[derive(Debug, Serialize)]
+pub(crate) struct ImageUrl<'a> {
+    pub url: Cow<'a, str>,
+}
+
+#[derive(Debug, Serialize)]
+pub(crate) struct WireToolCall<'a> {
+    pub id: &'a str,
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    pub function: WireFunctionCall<'a>,
+}
+
+#[derive(Debug, Serialize)]
+pub(crate) struct WireFunctionCall<'a> {
+    pub name: &'a str,
+    pub arguments: &'a str,
+}
+
+#[derive(Debug, Serialize)]
+pub(crate) struct WireTool<'a> {
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    pub function: WireFunctionDef<'a>,
+}
+
+#[derive(Debug, Serialize)]
+pub(crate) struct WireFunctionDef<'a> {
+    pub name: &'a str,
+    #[serde(skip_serializing_if = "str::is_empty")]
+    pub description: &'a str,
+    pub parameters: &'a Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub strict: Option<bool>,
+}
+
+// ---------------------------------------------------------------- response
+
+/// A non-streamed answer.
+#[derive(Debug, Deserialize)]
+pub(crate) struct WireResponse {
+    #[serde(default)]
+    pub id: Option<String>,
+    #[serde(default)]
+    pub model: Option<String>,
+    #[serde(default, deserialize_with = "null_default")]
+    pub choices: Vec<WireChoice>,
+    #[serde(default)]
+    pub usage: Option<WireUsage>,
+}
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct WireChoice {
+    #[serde(default, deserialize_with = "null_default")]
+    pub index: usize,
+    pub message: WireResponseMessage,
+    #[serde(default)]
+    pub finish_reason: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct WireResponseMessage {
+    #[serde(default)]
+    pub content: Option<String>,
+    #[serde(default)]
+    pub refusal: Option<String>,
+    #[serde(default, deserialize_with = "null_default")]
+    pub tool_calls: Vec<WireResponseToolCall>,
+    /// DeepSeek, vLLM and others.
+    #[serde(default)]
+    pub reasoning_content: Option<String>,
+    /// Ollama, OpenRouter and others.
+    #[serde(default)]
+    pub reasoning: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct WireResponseToolCall {
+    #[serde(default, deserialize_with = "null_default")]
+    pub id: String,
+    pub function: WireResponseFunction,
+}
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct WireResponseFunction {
+    #[serde(default, deserialize_with = "null_default")]
+    pub name: String,
+    #[serde(default)]
+    pub arguments: Option<Arguments>,
+}
+
+/// Arguments as OpenAI sends them (a JSON string) or as some servers do (a JSON value).
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub(crate) enum Arguments {
+    Text(String),
+    Json(Value),
+}
+
+impl Arguments {
+    pub fn into_text(self) -> String {
+        match self {
+            Arguments::Text(s) => s,
+            Arguments::Json(v) => v.to_string(),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default, Deserialize)]
+pub(crate) struct WireUsage {
+    #[serde(default)]
+    pub prompt_tokens: Option<u64>,
+    #[serde(default)]
+    pub completion_tokens: Option<u64>,
+    #[serde(default)]
+    pub prompt_tokens_details: Option<PromptDetails>,
+    #[serde(default)]
+    pub completion_tokens_details: Option<CompletionDetails>,
+}
+
+#[derive(Clone, Copy, Debug, Default, Deserialize)]
+pub(crate) struct PromptDetails {
+    #[serde(default)]
+    pub cached_tokens: Option<u64>,
+}
+
+#[derive(Clone, Copy, Debug, Default, Deserialize)]
+pub(crate) struct CompletionDetails {
+    #[serde(default)]
+    pub reasoning_tokens: Option<u64>,
+}
+
+impl WireUsage {
+    pub fn to_usage(self) -> crate::usage::Usage {
+        crate::usage::Usage {
+            input_tokens: self.prompt_tokens.unwrap_or(0),
+            output_tokens: self.completion_tokens.unwrap_or(0),
+            cached_input_tokens: self
+                .prompt_tokens_details
+                .and_then(|d| d.cached_tokens)
+                .unwrap_or(0),
+            reasoning_tokens: self
+                .completion_tokens_details
+                .and_then(|d| d.reasoning_tokens)
+                .unwrap_or(0),
+            cache_write_tokens: 0,
+            requests: 1,
+        }
+    }
+}
+
+// ---------------------------------------------------------------- stream
+
+/// One `data:` payload of a streamed answer.
+#[derive(Debug, Deserialize)]
+pub(crate) struct WireChunk {
+    #[serde(default)]
+    pub id: Option<String>,
+    #[serde(default)]
+    pub model: Option<String>,
+    #[serde(default, deserialize_with = "null_default")]
+    pub choices: Vec<WireChunkChoice>,
+    #[serde(default)]
+    pub usage: Option<WireUsage>,
+    /// An error reported inside a successful stream.
+    #[serde(default)]
+    pub error: Option<Value>,
+}
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct WireChunkChoice {
+    #[serde(default, deserialize_with = "null_default")]
+    pub index: usize,
+    #[serde(default, deserialize_with = "null_default")]
+    pub delta: WireDelta,
+    #[serde(default)]
+    pub finish_reason: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct WireDelta {
+    #[serde(default)]
+    pub content: Option<String>,
+    #[serde(default)]
+    pub refusal: Option<String>,
+    #[serde(default)]
+    pub reasoning_content: Option<String>,
+    #[serde(default)]
+    pub reasoning: Option<String>,
+    #[serde(default, deserialize_with = "null_default")]
+    pub tool_calls: Vec<WireToolCallDelta>,
+}
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct WireToolCallDelta {
+    #[serde(default)]
+    pub index: Option<usize>,
+    #[serde(default)]
+    pub id: Option<String>,
+    #[serde(default)]
+    pub function: Option<WireFunctionDelta>,
+}
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct WireFunctionDelta {
+    #[serde(default)]
+    pub name: Option<String>,
+    #[serde(default)]
+    pub arguments: Option<Arguments>,
+}
+
+/// `null` (or absence, with `#[serde(default)]`) as the type's default.
+fn null_default<'de, D, T>(d: D) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Default + Deserialize<'de>,
+{
+    Ok(Option::<T>::deserialize(d)?.unwrap_or_default())
+}
