@@ -3,7 +3,10 @@
 //! Nothing here talks to a real provider. Every type is a test double and is named as one.
 
 mod function;
+mod mock_server;
 mod scripted;
 
 pub use function::{Answer, FunctionModel};
 pub use scripted::{ScriptedModel, Turn};
+pub use crate::http::{allow_real_network, deny_real_network};
+pub use mock_server::{MockResponse, MockServer, RecordedRequest};
