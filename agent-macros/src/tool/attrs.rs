@@ -2,7 +2,6 @@
 
 use darling::util::{Flag, SpannedValue};
 use darling::{Error, FromMeta};
-use syn::ItemFn;
 
 use crate::docs;
 
@@ -26,7 +25,11 @@ pub struct ToolAttrs {
 }
 
 impl ToolAttrs {
-    pub fn parse(metas: &[darling::ast::NestedMeta], func: &ItemFn) -> darling::Result<Self> {
+    pub fn parse(
+        metas: &[darling::ast::NestedMeta],
+        fn_ident: &syn::Ident,
+        fn_attrs: &[syn::Attribute],
+    ) -> darling::Result<Self> {
         let raw = RawToolAttrs::from_list(metas)?;
         let mut errors = Error::accumulator();
 
@@ -38,12 +41,12 @@ impl ToolAttrs {
                 name.as_ref().clone()
             }
             None => {
-                let ident = func.sig.ident.to_string();
+                let ident = fn_ident.to_string();
                 ident.strip_prefix("r#").unwrap_or(&ident).to_string()
             }
         };
 
-        let doc_lines = docs::doc_lines(&func.attrs);
+        let doc_lines = docs::doc_lines(fn_attrs);
         let description = match raw.description {
             Some(d) => d,
             None => docs::first_paragraph(&doc_lines),
@@ -54,7 +57,7 @@ impl ToolAttrs {
                     "a tool needs a description the model can read: add a `///` doc comment \
                      to the function, or `#[tool(description = \"...\")]`",
                 )
-                .with_span(&func.sig.ident),
+                .with_span(fn_ident),
             );
         }
 

@@ -28,16 +28,26 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     let mut errors = Error::accumulator();
 
     let attrs = match NestedMeta::parse_meta_list(attr) {
-        Ok(metas) => errors.handle(attrs::ToolAttrs::parse(&metas, &func)),
+        Ok(metas) => errors.handle(attrs::ToolAttrs::parse(
+            &metas,
+            &func.sig.ident,
+            &func.attrs,
+        )),
         Err(e) => {
             errors.push(e.into());
             None
         }
     };
-    let signature = errors.handle(params::Signature::parse(&mut func));
+    let signature = errors.handle(params::Signature::parse(
+        &mut func.sig,
+        &func.attrs,
+        params::ReceiverPolicy::Forbidden,
+    ));
 
     match (attrs, signature, errors.finish()) {
-        (Some(attrs), Some(signature), Ok(())) => codegen::generate(&func, &attrs, &signature),
+        (Some(attrs), Some(signature), Ok(())) => {
+            codegen::generate(&codegen::Target::Free(&func), &attrs, &signature)
+        }
         (_, _, result) => {
             // Emit the function (with its parameter attributes stripped) beside the errors, so
             // its body is still checked and calls to it do not add unrelated errors.
@@ -48,4 +58,87 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
             out
         }
     }
+}
+
+/// A `#[tool]` method of an `#[agent]` impl block, expanded.
+#[allow(dead_code)] // used by `#[agent]` on impl blocks
+pub struct MethodTool {
+    /// The generated marker type (`DbQueryTool`): a tuple struct over `Arc<SelfTy>`.
+    pub marker: syn::Ident,
+    /// Items to emit beside the impl block: the marker, its `Args` struct and trait impls.
+    pub items: TokenStream,
+}
+
+/// Removes the `#[tool]` / `#[tool(...)]` attribute from a method and returns its arguments.
+#[allow(dead_code)] // used by `#[agent]` on impl blocks
+pub fn take_tool_attr(attrs: &mut Vec<syn::Attribute>) -> Option<darling::Result<TokenStream>> {
+    let index = attrs.iter().position(|a| a.path().is_ident("tool"))?;
+    let attr = attrs.remove(index);
+    Some(match attr.meta {
+        syn::Meta::Path(_) => Ok(TokenStream::new()),
+        syn::Meta::List(list) => Ok(list.tokens),
+        syn::Meta::NameValue(nv) => {
+            Err(syn::Error::new_spanned(nv, "write `#[tool]` or `#[tool(name = \"...\")]`").into())
+        }
+    })
+}
+
+/// Expands a `#[tool]` method (its `#[tool]` attribute already taken with [`take_tool_attr`])
+/// of `impl SelfTy`: strips the parameter attributes from `method` (which the caller emits
+/// in the impl block as usual) and returns the tool items, with the marker named
+/// `<SelfTy><Method>Tool`.
+#[allow(dead_code)] // used by `#[agent]` on impl blocks
+pub fn expand_method(
+    attr: TokenStream,
+    self_ty: &syn::Type,
+    method: &mut syn::ImplItemFn,
+) -> darling::Result<MethodTool> {
+    let mut errors = Error::accumulator();
+    let attrs = match NestedMeta::parse_meta_list(attr) {
+        Ok(metas) => errors.handle(attrs::ToolAttrs::parse(
+            &metas,
+            &method.sig.ident,
+            &method.attrs,
+        )),
+        Err(e) => {
+            errors.push(e.into());
+            None
+        }
+    };
+    let signature = errors.handle(params::Signature::parse(
+        &mut method.sig,
+        &method.attrs,
+        params::ReceiverPolicy::SharedRefOnly,
+    ));
+    let self_name = match self_ty {
+        syn::Type::Path(p) if p.qself.is_none() => p.path.segments.last().map(|s| s.ident.clone()),
+        _ => None,
+    };
+    if self_name.is_none() {
+        errors.push(
+            syn::Error::new_spanned(
+                self_ty,
+                "`#[agent]` tool methods need an impl block for a named type: `impl MyAgent { .. }`",
+            )
+            .into(),
+        );
+    }
+    errors.finish()?;
+    let (Some(attrs), Some(signature), Some(self_name)) = (attrs, signature, self_name) else {
+        return Err(Error::custom("invalid tool method"));
+    };
+    let marker = quote::format_ident!(
+        "{}{}Tool",
+        self_name,
+        codegen::camel(&method.sig.ident),
+        span = method.sig.ident.span()
+    );
+    let target = codegen::Target::Method {
+        self_ty,
+        method: &method.sig.ident,
+        vis: &method.vis,
+        marker: marker.clone(),
+    };
+    let items = codegen::generate(&target, &attrs, &signature);
+    Ok(MethodTool { marker, items })
 }

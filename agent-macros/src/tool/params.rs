@@ -3,7 +3,7 @@
 
 use darling::{Error, FromMeta};
 use quote::ToTokens;
-use syn::{Attribute, FnArg, Ident, ItemFn, Pat, ReturnType, Type};
+use syn::{Attribute, FnArg, Ident, Pat, ReturnType, Type};
 
 use crate::docs;
 
@@ -37,8 +37,19 @@ pub struct Param {
     pub kind: ParamKind,
 }
 
+/// Whether a `self` parameter is allowed.
+#[derive(Clone, Copy)]
+pub enum ReceiverPolicy {
+    /// A free function.
+    Forbidden,
+    /// A method of an `#[agent]` impl block: `&self` only.
+    SharedRefOnly,
+}
+
 /// The checked signature of a tool function.
 pub struct Signature {
+    /// Whether the function takes `&self` (a tool method).
+    pub has_receiver: bool,
     pub is_async: bool,
     pub params: Vec<Param>,
     /// The written return type, if any.
@@ -50,9 +61,12 @@ pub struct Signature {
 impl Signature {
     /// Checks the signature and strips the parameter attributes `#[tool]` consumes (`#[arg]`,
     /// `#[inject]`, doc comments), which the compiler would reject on parameters.
-    pub fn parse(func: &mut ItemFn) -> darling::Result<Self> {
+    pub fn parse(
+        sig: &mut syn::Signature,
+        fn_attrs: &[Attribute],
+        receiver: ReceiverPolicy,
+    ) -> darling::Result<Self> {
         let mut errors = Error::accumulator();
-        let sig = &mut func.sig;
 
         if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
             errors.push(spanned(
@@ -78,15 +92,35 @@ impl Signature {
             errors.push(spanned(variadic, "a tool cannot be variadic"));
         }
 
-        let section = docs::arguments_section(&docs::doc_lines(&func.attrs));
+        let section = docs::arguments_section(&docs::doc_lines(fn_attrs));
+        let mut has_receiver = false;
         let mut params = Vec::new();
         for input in sig.inputs.iter_mut() {
             match input {
-                FnArg::Receiver(receiver) => errors.push(spanned(
-                    &*receiver,
-                    "`#[tool]` on a free function cannot take `self`; for tools that use a \
-                     resource, put `#[agent]` on the `impl` block that holds the `#[tool]` methods",
-                )),
+                FnArg::Receiver(r) => match receiver {
+                    ReceiverPolicy::Forbidden => errors.push(spanned(
+                        &*r,
+                        "`#[tool]` on a free function cannot take `self`; for tools that use a \
+                         resource, put `#[agent]` on the `impl` block that holds the `#[tool]` \
+                         methods",
+                    )),
+                    ReceiverPolicy::SharedRefOnly => {
+                        if r.reference.is_none() || r.colon_token.is_some() {
+                            errors.push(spanned(
+                                &*r,
+                                "a tool method takes `&self`: the agent shares one value between \
+                                 concurrent tool calls",
+                            ));
+                        } else if r.mutability.is_some() {
+                            errors.push(spanned(
+                                &*r,
+                                "a tool method cannot take `&mut self`: tool calls of one turn run \
+                                 in parallel; take `&self` and use a `Mutex` inside, or `State<T>`",
+                            ));
+                        }
+                        has_receiver = true;
+                    }
+                },
                 FnArg::Typed(pat_type) => {
                     let taken = take_param_attrs(&mut pat_type.attrs, &mut errors);
                     let Some(ident) = param_ident(&pat_type.pat, &mut errors) else {
@@ -101,7 +135,7 @@ impl Signature {
             }
         }
 
-        check_arguments_section(&section, &params, &func.attrs, &mut errors);
+        check_arguments_section(&section, &params, fn_attrs, &mut errors);
         check_duplicate_names(&params, &mut errors);
 
         let ret_ty = match &sig.output {
@@ -110,6 +144,7 @@ impl Signature {
         };
         let returns_result = ret_ty.as_ref().is_some_and(is_result);
         errors.finish_with(Signature {
+            has_receiver,
             is_async: sig.asyncness.is_some(),
             params,
             ret_ty,

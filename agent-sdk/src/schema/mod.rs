@@ -56,7 +56,7 @@ impl Dialect {
 
 impl std::fmt::Display for Dialect {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
+        f.pad(self.name())
     }
 }
 
@@ -88,3 +88,9 @@ mod anthropic;
 mod gemini;
 mod openai;
 mod openai_strict;
+mod disjoint;
+mod keywords;
+mod limits;
+mod merge;
+mod passthrough;
+mod walk;
