@@ -22,6 +22,10 @@ pub struct ToolDefinition {
     /// Whether to ask the provider to enforce the schema exactly (OpenAI `strict`).
     #[serde(default)]
     pub strict: bool,
+    /// Whether this is a synthetic final-answer tool (the tool output strategy) rather than
+    /// one of the agent's tools. Providers ignore it; test doubles use it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub final_answer: bool,
     #[serde(skip)]
     lowered: [OnceLock<Result<Value, SchemaError>>; 4],
 }
@@ -39,8 +43,15 @@ impl ToolDefinition {
             description: description.into(),
             parameters,
             strict,
+            final_answer: false,
             lowered: Default::default(),
         }
+    }
+
+    /// Marks this definition as a synthetic final-answer tool.
+    pub fn into_final_answer(mut self) -> Self {
+        self.final_answer = true;
+        self
     }
 
     /// The parameters schema lowered into `dialect`, computed once per dialect.
@@ -65,12 +76,14 @@ impl ToolDefinition {
 
 impl Clone for ToolDefinition {
     fn clone(&self) -> Self {
-        ToolDefinition::new(
+        let mut copy = ToolDefinition::new(
             self.name.clone(),
             self.description.clone(),
             self.parameters.clone(),
             self.strict,
-        )
+        );
+        copy.final_answer = self.final_answer;
+        copy
     }
 }
 
@@ -80,6 +93,7 @@ impl PartialEq for ToolDefinition {
             && self.description == other.description
             && self.parameters == other.parameters
             && self.strict == other.strict
+            && self.final_answer == other.final_answer
     }
 }
 
