@@ -1,7 +1,23 @@
-//! `#[derive(StructuredOutput)]` (placeholder: the expansion is being written).
+//! `#[derive(StructuredOutput)]`: a type becomes a validated structured output.
+//!
+//! [`attrs`] reads and checks the `#[output(...)]` attributes, [`serde_attrs`] the serde
+//! attributes that decide JSON names (so constraints land on the property serde reads), and
+//! [`codegen`] writes the impl. Errors are accumulated, so every mistake shows at once.
+
+mod attrs;
+mod codegen;
+mod serde_attrs;
 
 use proc_macro2::TokenStream;
+use syn::DeriveInput;
 
-pub fn expand_derive(_item: TokenStream) -> TokenStream {
-    TokenStream::new()
+pub fn expand_derive(item: TokenStream) -> TokenStream {
+    let input: DeriveInput = match syn::parse2(item) {
+        Ok(input) => input,
+        Err(e) => return e.to_compile_error(),
+    };
+    match codegen::expand(&input) {
+        Ok(tokens) => tokens,
+        Err(e) => e.write_errors(),
+    }
 }

@@ -9,6 +9,9 @@ pub use crate::tool::{
     ToolOutput, ToolRuntime,
 };
 
+/// Support for `#[derive(StructuredOutput)]`.
+pub use crate::output::__derive as output;
+
 use schemars::JsonSchema;
 
 /// Builds a tool definition from the generated argument struct.

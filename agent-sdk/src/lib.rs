@@ -56,8 +56,7 @@ pub mod usage;
 pub use agent_macros::{StructuredOutput, agent, tool};
 pub use error::{Error, Result};
 pub use message::{
-    AssistantMessage, ContentBlock, ImageSource, Message, ToolCall, ToolResultMessage,
-    UserMessage,
+    AssistantMessage, ContentBlock, ImageSource, Message, ToolCall, ToolResultMessage, UserMessage,
 };
 pub use schema::{Dialect, SchemaError};
 pub use tool::{
@@ -76,6 +75,7 @@ pub use serde_json;
 /// The names most programs need, in one `use`.
 pub mod prelude {
     pub use crate::message::{ContentBlock, Message, ToolCall};
+    pub use crate::output::{OutputMode, StructuredExt, StructuredOutput};
     pub use crate::tool::{
         CallTool, Context, State, Store, StreamWriter, Tool, ToolCallId, ToolDefinition,
         ToolOutput, ToolRuntime, WithArtifact,

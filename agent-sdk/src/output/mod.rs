@@ -1,7 +1,41 @@
 //! Final answers: how the runtime asks a model for one and turns it into a typed value.
 //!
 //! [`OutputSpec`] is the seam between the agent loop (and the model-level structured-output
-//! API) and the output strategies. [`TextOutput`] takes the answer's text as it is.
+//! API) and the output strategies. [`TextOutput`] takes the answer's text as it is;
+//! [`StructuredSpec`] asks for a [`StructuredOutput`] type in an [`OutputMode`] (native
+//! response format, final-answer tool, or prompted JSON), validates the answer and asks the
+//! model to correct it. [`StructuredExt::structured`] does the same for a single model call,
+//! with no agent, and streams partial values parsed by the incremental [`PartialJson`].
+
+mod derive_support;
+mod error;
+mod extract;
+mod model_api;
+mod parse;
+mod partial;
+mod reask;
+mod strategy;
+mod structured;
+mod validate;
+
+/// `#[derive(StructuredOutput)]`: see the trait of the same name.
+pub use agent_macros::StructuredOutput;
+pub use error::{AnswerError, FailedAttempt, StructuredError};
+pub use extract::extract_json;
+pub use model_api::{ParseFailure, StructuredEvent, StructuredExt, StructuredModel, WithRaw};
+pub use parse::{WRAPPER_KEY, parse_output};
+pub use partial::{PartialError, PartialJson};
+pub use reask::{DEFAULT_MAX_RETRIES, correction_messages};
+pub use strategy::{Interpretation, OutputMode, StructuredSpec};
+pub use structured::{SchemaPatch, StructuredOutput, output_schema};
+pub use validate::{
+    LengthKind, LengthValue, PatternValue, RangeValue, Validation, ValidationError, Violation,
+};
+
+#[doc(hidden)]
+pub mod __derive {
+    pub use super::derive_support::*;
+}
 
 use crate::message::{AssistantMessage, Message};
 use crate::model::{ChatRequest, ModelProfile};

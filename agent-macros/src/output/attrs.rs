@@ -1,0 +1,261 @@
+//! The `#[output(...)]` attributes: read, checked, and resolved against serde's names.
+
+use darling::util::SpannedValue;
+use darling::{Error, FromMeta};
+use proc_macro2::Span;
+use syn::spanned::Spanned;
+use syn::{Attribute, Expr, ExprLit, ExprUnary, Lit, UnOp};
+
+/// All `#[output(...)]` attributes of one item, merged into one list.
+fn output_metas(attrs: &[Attribute]) -> darling::Result<Vec<darling::ast::NestedMeta>> {
+    let mut metas = Vec::new();
+    let mut errors = Error::accumulator();
+    for attr in attrs.iter().filter(|a| a.path().is_ident("output")) {
+        match &attr.meta {
+            syn::Meta::List(list) => {
+                if let Some(parsed) = errors.handle(
+                    darling::ast::NestedMeta::parse_meta_list(list.tokens.clone())
+                        .map_err(Error::from),
+                ) {
+                    metas.extend(parsed);
+                }
+            }
+            other => errors.push(
+                Error::custom(
+                    "expected `#[output(...)]`, e.g. `#[output(range(min = 0, max = 10))]`",
+                )
+                .with_span(other),
+            ),
+        }
+    }
+    errors.finish_with(metas)
+}
+
+/// The first `#[output]` attribute, for errors about where it was put.
+pub fn first_output_attr(attrs: &[Attribute]) -> Option<&Attribute> {
+    attrs.iter().find(|a| a.path().is_ident("output"))
+}
+
+/// `#[output(name = "...", description = "...", validate = path)]` on the type.
+#[derive(FromMeta, Default)]
+struct RawContainer {
+    name: Option<SpannedValue<String>>,
+    description: Option<String>,
+    validate: Option<syn::Path>,
+}
+
+/// The checked type-level attributes.
+pub struct ContainerAttrs {
+    pub name: Option<String>,
+    pub description: Option<String>,
+    pub validate: Option<syn::Path>,
+}
+
+impl ContainerAttrs {
+    pub fn parse(attrs: &[Attribute]) -> darling::Result<Self> {
+        let metas = output_metas(attrs)?;
+        let raw = RawContainer::from_list(&metas)?;
+        if let Some(name) = &raw.name
+            && let Err(reason) = check_name(name)
+        {
+            return Err(Error::custom(reason).with_span(&name.span()));
+        }
+        Ok(ContainerAttrs {
+            name: raw.name.map(|n| n.as_ref().clone()),
+            description: raw.description,
+            validate: raw.validate,
+        })
+    }
+}
+
+#[derive(FromMeta)]
+struct RawRange {
+    min: Option<Expr>,
+    max: Option<Expr>,
+}
+
+#[derive(FromMeta)]
+struct RawLength {
+    min: Option<SpannedValue<usize>>,
+    max: Option<SpannedValue<usize>>,
+}
+
+/// `#[output(range(..), length(..), pattern = "..", validate = path)]` on a field.
+#[derive(FromMeta, Default)]
+struct RawField {
+    range: Option<SpannedValue<RawRange>>,
+    length: Option<SpannedValue<RawLength>>,
+    pattern: Option<syn::LitStr>,
+    validate: Option<syn::Path>,
+}
+
+/// The checked field-level attributes.
+#[derive(Default)]
+pub struct FieldAttrs {
+    pub range: Option<(Option<f64>, Option<f64>)>,
+    pub length: Option<(Option<usize>, Option<usize>)>,
+    pub pattern: Option<String>,
+    pub validate: Option<syn::Path>,
+    /// The span of the first `#[output]` attribute, when there is one.
+    pub span: Option<Span>,
+}
+
+impl FieldAttrs {
+    pub fn is_empty(&self) -> bool {
+        self.range.is_none()
+            && self.length.is_none()
+            && self.pattern.is_none()
+            && self.validate.is_none()
+    }
+
+    pub fn parse(attrs: &[Attribute]) -> darling::Result<Self> {
+        let span = first_output_attr(attrs).map(Spanned::span);
+        let metas = output_metas(attrs)?;
+        let raw = RawField::from_list(&metas)?;
+        let mut errors = Error::accumulator();
+
+        let range = raw.range.map(|range| {
+            let span = range.span();
+            let min = range.min.as_ref().and_then(|e| errors.handle(number(e)));
+            let max = range.max.as_ref().and_then(|e| errors.handle(number(e)));
+            if range.min.is_none() && range.max.is_none() {
+                errors.push(
+                    Error::custom(
+                        "`range` needs a bound: `range(min = 0)`, `range(max = 10)` or both",
+                    )
+                    .with_span(&span),
+                );
+            }
+            if let (Some(lo), Some(hi)) = (min, max)
+                && lo > hi
+            {
+                errors.push(
+                    Error::custom(format!(
+                        "empty range: `min` ({lo}) is greater than `max` ({hi})"
+                    ))
+                    .with_span(&span),
+                );
+            }
+            (min, max)
+        });
+
+        let length = raw.length.map(|length| {
+            let span = length.span();
+            let min = length.min.map(|m| *m);
+            let max = length.max.map(|m| *m);
+            if min.is_none() && max.is_none() {
+                errors.push(
+                    Error::custom(
+                        "`length` needs a bound: `length(min = 1)`, `length(max = 100)` or both",
+                    )
+                    .with_span(&span),
+                );
+            }
+            if let (Some(lo), Some(hi)) = (min, max)
+                && lo > hi
+            {
+                errors.push(
+                    Error::custom(format!(
+                        "empty length range: `min` ({lo}) is greater than `max` ({hi})"
+                    ))
+                    .with_span(&span),
+                );
+            }
+            (min, max)
+        });
+
+        let pattern = raw.pattern.map(|lit| {
+            let pattern = lit.value();
+            if let Err(e) = regex_syntax::Parser::new().parse(&pattern) {
+                errors.push(
+                    Error::custom(format!(
+                        "invalid regular expression: {}",
+                        first_line(&e.to_string())
+                    ))
+                    .with_span(&lit),
+                );
+            }
+            pattern
+        });
+
+        errors.finish_with(FieldAttrs {
+            range,
+            length,
+            pattern,
+            validate: raw.validate,
+            span,
+        })
+    }
+}
+
+/// regex-syntax errors draw the pattern over several lines; the last one says what is wrong.
+fn first_line(message: &str) -> String {
+    message
+        .lines()
+        .rev()
+        .find(|l| l.starts_with("error:"))
+        .map(|l| l.trim_start_matches("error:").trim().to_string())
+        .unwrap_or_else(|| message.lines().next().unwrap_or_default().to_string())
+}
+
+/// A number literal, possibly negative.
+fn number(expr: &Expr) -> darling::Result<f64> {
+    let (negative, lit) = match expr {
+        Expr::Unary(ExprUnary {
+            op: UnOp::Neg(_),
+            expr,
+            ..
+        }) => (true, &**expr),
+        other => (false, other),
+    };
+    let value = match lit {
+        Expr::Lit(ExprLit {
+            lit: Lit::Int(i), ..
+        }) => i.base10_digits().parse::<f64>().ok(),
+        Expr::Lit(ExprLit {
+            lit: Lit::Float(f), ..
+        }) => f.base10_digits().parse::<f64>().ok(),
+        _ => None,
+    };
+    match value {
+        Some(v) if v.is_finite() => Ok(if negative { -v } else { v }),
+        _ => Err(Error::custom(
+            "a range bound must be a number literal, e.g. `min = 0` or `max = 2.5`",
+        )
+        .with_span(expr)),
+    }
+}
+
+/// Provider names must match `^[A-Za-z_][A-Za-z0-9_-]{0,63}$`.
+fn check_name(name: &str) -> Result<(), String> {
+    let mut chars = name.chars();
+    let first_ok = chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_');
+    let rest_ok = chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    if first_ok && rest_ok && name.len() <= 64 {
+        Ok(())
+    } else {
+        Err(format!(
+            "invalid output name {name:?}: providers accept 1 to 64 characters, letters, digits, \
+             `_` and `-`, not starting with a digit or `-` (e.g. \"trip_plan\")"
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_and_names() {
+        let e: Expr = syn::parse_quote!(-2.5);
+        assert_eq!(number(&e).unwrap(), -2.5);
+        let e: Expr = syn::parse_quote!(10);
+        assert_eq!(number(&e).unwrap(), 10.0);
+        let e: Expr = syn::parse_quote!("10");
+        assert!(number(&e).is_err());
+        assert!(check_name("trip_plan").is_ok());
+        assert!(check_name("trip plan").is_err());
+    }
+}

@@ -1,0 +1,391 @@
+//! How a typed answer is asked for: the provider's JSON-schema response format, a synthetic
+//! final-answer tool, or instructions in the prompt — chosen by hand or from the model's
+//! profile.
+
+use std::marker::PhantomData;
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+
+use super::error::{AnswerError, FailedAttempt};
+use super::extract::extract_json;
+use super::parse::{WRAPPER_KEY, parse_output};
+use super::reask::correction_messages;
+use super::structured::{StructuredOutput, output_schema};
+use super::{OutputParse, OutputSpec};
+use crate::message::{AssistantMessage, Message};
+use crate::model::{ChatRequest, ModelProfile, ResponseFormat, ToolChoice};
+use crate::schema::{Dialect, lower};
+use crate::tool::{DefinitionRef, ToolDefinition};
+
+/// How the final answer is requested.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum OutputMode {
+    /// Chosen per request from the model's [`ModelProfile`]: [`Native`](Self::Native) when the
+    /// model supports it and no ordinary tool call is pending; else [`Tool`](Self::Tool) when
+    /// the model can be made to call a tool or already has tools; else
+    /// [`Prompted`](Self::Prompted). A native response format is never combined with pending
+    /// tool calls, which several servers (Ollama, vLLM) cannot do.
+    #[default]
+    Auto,
+    /// The provider's JSON-schema response format, strict where the model and the schema
+    /// allow it.
+    Native,
+    /// A synthetic final-answer tool named after the output type, beside the agent's tools.
+    Tool,
+    /// The schema in a system message; the JSON is taken from the answer's text (code fences
+    /// and leading prose are tolerated).
+    Prompted,
+}
+
+/// What an answer means, with the details a [`OutputParse`] leaves out.
+#[derive(Debug)]
+pub enum Interpretation<T> {
+    /// The answer calls ordinary tools only.
+    Continue,
+    /// A valid output.
+    Done(T),
+    /// The answer was meant to be final but is invalid.
+    Invalid {
+        /// What the model wrote and what is wrong with it.
+        attempt: FailedAttempt,
+        /// The correction request to append after the answer.
+        feedback: Vec<Message>,
+    },
+    /// The model refused.
+    Refused(String),
+}
+
+/// The [`OutputSpec`] of a [`StructuredOutput`] type: prepares requests in the chosen
+/// [`OutputMode`], parses, validates and asks for corrections.
+///
+/// Cheap to clone: the schema, tool definitions and instructions are built once in
+/// [`StructuredSpec::new`].
+pub struct StructuredSpec<T> {
+    mode: OutputMode,
+    shared: Arc<Shared>,
+    _output: PhantomData<fn() -> T>,
+}
+
+struct Shared {
+    name: String,
+    description: Option<String>,
+    /// The schema of `T` (constraints included), root as it is.
+    schema: Value,
+    /// Whether `schema`'s root is not an object, so native and tool strategies wrap it.
+    wrapped: bool,
+    /// The schema sent as response format or tool parameters: always an object.
+    object_schema: Value,
+    /// Whether `object_schema` survives lowering to OpenAI's strict dialect.
+    strict_ok: bool,
+    tool: DefinitionRef,
+    strict_tool: DefinitionRef,
+    instructions: String,
+}
+
+impl<T> Clone for StructuredSpec<T> {
+    fn clone(&self) -> Self {
+        StructuredSpec {
+            mode: self.mode,
+            shared: Arc::clone(&self.shared),
+            _output: PhantomData,
+        }
+    }
+}
+
+impl<T> std::fmt::Debug for StructuredSpec<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StructuredSpec")
+            .field("name", &self.shared.name)
+            .field("mode", &self.mode)
+            .field("wrapped", &self.shared.wrapped)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<T: StructuredOutput> Default for StructuredSpec<T> {
+    fn default() -> Self {
+        StructuredSpec::new(OutputMode::Auto)
+    }
+}
+
+impl<T: StructuredOutput> StructuredSpec<T> {
+    /// A spec in `mode`; builds the schema, the final-answer tool and the instructions.
+    pub fn new(mode: OutputMode) -> Self {
+        let name = T::output_name().into_owned();
+        let schema = output_schema::<T>();
+        let description = T::output_description().map(|d| d.into_owned()).or_else(|| {
+            schema
+                .get("description")
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        });
+        let wrapped = !is_object_root(&schema);
+        let object_schema = if wrapped {
+            wrap(&schema)
+        } else {
+            schema.clone()
+        };
+        let strict_ok = lower(&object_schema, Dialect::OpenAiStrict).is_ok();
+        let tool_description = match &description {
+            Some(d) => format!("Give the final answer: {d} Call this tool once, with the answer."),
+            None => "Give the final answer. Call this tool once, with the answer.".to_string(),
+        };
+        let tool = DefinitionRef::from(ToolDefinition::new(
+            &name,
+            &tool_description,
+            object_schema.clone(),
+            false,
+        ));
+        let strict_tool = DefinitionRef::from(ToolDefinition::new(
+            &name,
+            &tool_description,
+            object_schema.clone(),
+            true,
+        ));
+        let instructions = instructions(&schema, description.as_deref());
+        tracing::debug!(output = %name, wrapped, strict_ok, "structured output spec built");
+        StructuredSpec {
+            mode,
+            shared: Arc::new(Shared {
+                name,
+                description,
+                schema,
+                wrapped,
+                object_schema,
+                strict_ok,
+                tool,
+                strict_tool,
+                instructions,
+            }),
+            _output: PhantomData,
+        }
+    }
+
+    /// The same spec in another mode.
+    pub fn with_mode(mut self, mode: OutputMode) -> Self {
+        self.mode = mode;
+        self
+    }
+
+    /// The mode asked for (possibly [`OutputMode::Auto`]).
+    pub fn mode(&self) -> OutputMode {
+        self.mode
+    }
+
+    /// The name used for the response format and the final-answer tool.
+    pub fn name(&self) -> &str {
+        &self.shared.name
+    }
+
+    /// The output's schema (constraints included), its root as it is.
+    pub fn schema(&self) -> &Value {
+        &self.shared.schema
+    }
+
+    /// The schema sent to providers that need an object root: [`schema`](Self::schema), or
+    /// `{"value": ...}` around it for enums, lists and other non-object outputs.
+    pub fn object_schema(&self) -> &Value {
+        &self.shared.object_schema
+    }
+
+    /// Whether the output is wrapped as `{"value": ...}` in native and tool modes.
+    pub fn is_wrapped(&self) -> bool {
+        self.shared.wrapped
+    }
+
+    /// The mode used for a request to a model with `profile`, given the request's tools.
+    pub fn resolve(
+        &self,
+        profile: &ModelProfile,
+        tools_pending: bool,
+        has_tools: bool,
+    ) -> OutputMode {
+        match self.mode {
+            OutputMode::Auto => {
+                if profile.native_structured_output && !tools_pending {
+                    OutputMode::Native
+                } else if profile.tool_choice_named
+                    || profile.tool_choice_required
+                    || (tools_pending && has_tools)
+                {
+                    OutputMode::Tool
+                } else {
+                    OutputMode::Prompted
+                }
+            }
+            explicit => explicit,
+        }
+    }
+
+    /// Interprets an answer; [`OutputSpec::parse`] is this without the details.
+    pub fn interpret(&self, message: &AssistantMessage) -> Interpretation<T> {
+        if let Some(refusal) = &message.refusal {
+            return Interpretation::Refused(refusal.clone());
+        }
+        let shared = &*self.shared;
+        if !message.tool_calls.is_empty() {
+            let mut first_error: Option<FailedAttempt> = None;
+            for call in message.tool_calls.iter().filter(|c| c.name == shared.name) {
+                match parse_output::<T>(&call.arguments, shared.wrapped) {
+                    Ok(value) => return Interpretation::Done(value),
+                    Err(error) => {
+                        first_error.get_or_insert(FailedAttempt {
+                            raw: call.arguments.clone(),
+                            error,
+                        });
+                    }
+                }
+            }
+            return match first_error {
+                Some(attempt) => {
+                    let feedback = correction_messages(message, Some(&shared.name), &attempt.error);
+                    Interpretation::Invalid { attempt, feedback }
+                }
+                None => Interpretation::Continue,
+            };
+        }
+        let text = message.text();
+        let result = if text.trim().is_empty() {
+            Err(AnswerError::Empty)
+        } else {
+            match extract_json(&text) {
+                Some(json) => parse_output::<T>(json, shared.wrapped),
+                None => Err(AnswerError::NoJson),
+            }
+        };
+        match result {
+            Ok(value) => Interpretation::Done(value),
+            Err(error) => {
+                let feedback = correction_messages(message, None, &error);
+                Interpretation::Invalid {
+                    attempt: FailedAttempt { raw: text, error },
+                    feedback,
+                }
+            }
+        }
+    }
+
+    fn prepare_native(&self, request: &mut ChatRequest, profile: &ModelProfile) {
+        let shared = &*self.shared;
+        request.response_format = Some(ResponseFormat::JsonSchema {
+            name: shared.name.clone(),
+            description: shared.description.clone(),
+            schema: shared.object_schema.clone(),
+            strict: profile.native_structured_output && shared.strict_ok,
+        });
+    }
+
+    fn prepare_tool(&self, request: &mut ChatRequest, profile: &ModelProfile, tools_pending: bool) {
+        let shared = &*self.shared;
+        if !request.tools.iter().any(|t| t.name == shared.name) {
+            let def = if profile.strict_tools && shared.strict_ok {
+                &shared.strict_tool
+            } else {
+                &shared.tool
+            };
+            request.tools.push(def.clone());
+        }
+        let free_choice = matches!(request.tool_choice, None | Some(ToolChoice::Auto));
+        if !tools_pending && free_choice {
+            if profile.tool_choice_named {
+                request.tool_choice = Some(ToolChoice::Tool(shared.name.clone()));
+            } else if profile.tool_choice_required {
+                request.tool_choice = Some(ToolChoice::Required);
+            }
+        }
+    }
+
+    fn prepare_prompted(&self, request: &mut ChatRequest) {
+        let instructions = &self.shared.instructions;
+        let present = request
+            .messages
+            .iter()
+            .any(|m| matches!(m, Message::System { content } if content == instructions));
+        if !present {
+            let at = request
+                .messages
+                .iter()
+                .take_while(|m| matches!(m, Message::System { .. }))
+                .count();
+            request
+                .messages
+                .insert(at, Message::system(instructions.clone()));
+        }
+    }
+}
+
+impl<T: StructuredOutput> OutputSpec for StructuredSpec<T> {
+    type Output = T;
+
+    fn prepare(&self, request: &mut ChatRequest, profile: &ModelProfile, tools_pending: bool) {
+        let mode = self.resolve(profile, tools_pending, !request.tools.is_empty());
+        tracing::trace!(output = %self.shared.name, ?mode, tools_pending, "preparing request");
+        match mode {
+            OutputMode::Native => {
+                if tools_pending && !request.tools.is_empty() {
+                    tracing::warn!(
+                        output = %self.shared.name,
+                        "native structured output requested while tool calls are pending; \
+                         some servers cannot combine the two (use OutputMode::Auto)"
+                    );
+                }
+                self.prepare_native(request, profile)
+            }
+            OutputMode::Tool => self.prepare_tool(request, profile, tools_pending),
+            OutputMode::Prompted | OutputMode::Auto => self.prepare_prompted(request),
+        }
+    }
+
+    fn is_output_tool(&self, name: &str) -> bool {
+        name == self.shared.name
+    }
+
+    fn parse(&self, message: &AssistantMessage) -> OutputParse<T> {
+        match self.interpret(message) {
+            Interpretation::Continue => OutputParse::Continue,
+            Interpretation::Done(value) => OutputParse::Done(value),
+            Interpretation::Refused(refusal) => OutputParse::Refused(refusal),
+            Interpretation::Invalid { attempt, feedback } => OutputParse::Retry {
+                feedback,
+                error: attempt.error.to_string(),
+            },
+        }
+    }
+}
+
+/// Whether a schema's root accepts only objects (what providers require at the root).
+fn is_object_root(schema: &Value) -> bool {
+    schema.get("type") == Some(&Value::from("object"))
+        && ["oneOf", "anyOf", "allOf", "$ref", "enum", "const"]
+            .iter()
+            .all(|k| schema.get(k).is_none())
+}
+
+/// `{"value": schema}` as an object schema, definitions kept at the root.
+fn wrap(schema: &Value) -> Value {
+    let mut inner = schema.clone();
+    let defs = inner.as_object_mut().and_then(|m| m.remove("$defs"));
+    let mut wrapper = json!({
+        "type": "object",
+        "properties": { WRAPPER_KEY: inner },
+        "required": [WRAPPER_KEY],
+        "additionalProperties": false,
+    });
+    if let (Some(defs), Some(map)) = (defs, wrapper.as_object_mut()) {
+        map.insert("$defs".into(), defs);
+    }
+    wrapper
+}
+
+fn instructions(schema: &Value, description: Option<&str>) -> String {
+    let schema_text = serde_json::to_string_pretty(schema).unwrap_or_else(|_| schema.to_string());
+    let what = description
+        .map(|d| format!(" The answer is: {d}"))
+        .unwrap_or_default();
+    format!(
+        "When you give your final answer, answer with one JSON value that matches the JSON \
+         schema below, and nothing else: no prose, no code fences.{what}\n\n{schema_text}"
+    )
+}
