@@ -18,6 +18,7 @@ use crate::providers::openai::{MaxTokensField, OpenAiModel, OpenAiModelBuilder};
 /// | `groq` | `GROQ_BASE_URL`, `https://api.groq.com/openai/v1` | `GROQ_API_KEY` |
 /// | `openrouter` | `OPENROUTER_BASE_URL`, `https://openrouter.ai/api/v1` | `OPENROUTER_API_KEY` |
 /// | `together` | `TOGETHER_BASE_URL`, `https://api.together.xyz/v1` | `TOGETHER_API_KEY` |
+/// | `anthropic` | `ANTHROPIC_BASE_URL`, `https://api.anthropic.com` | `ANTHROPIC_API_KEY` |
 ///
 /// So a program written for `openai:gpt-4o-mini` runs against any compatible server by
 /// setting `OPENAI_BASE_URL` alone. A missing key is a [`ModelError::Configuration`] that
@@ -32,7 +33,27 @@ use crate::providers::openai::{MaxTokensField, OpenAiModel, OpenAiModelBuilder};
 /// assert!(matches!(init_chat_model("gpt-4o-mini"), Err(ModelError::Configuration(_))));
 /// ```
 pub fn init_chat_model(spec: &str) -> Result<SharedModel, ModelError> {
+    if let Some(model) = other_provider(spec)? {
+        return Ok(model);
+    }
     Ok(Arc::new(chat_model_builder(spec)?.build()?))
+}
+
+/// The providers with their own wire format (Models II): `anthropic:` (key `ANTHROPIC_API_KEY`).
+fn other_provider(spec: &str) -> Result<Option<SharedModel>, ModelError> {
+    let Some((provider, model)) = spec.split_once(':') else {
+        return Ok(None);
+    };
+    let model = model.trim();
+    let provider = provider.trim().to_ascii_lowercase();
+    if model.is_empty() {
+        return Ok(None);
+    }
+    let built: SharedModel = match provider.as_str() {
+        "anthropic" => Arc::new(crate::providers::anthropic::AnthropicModel::builder(model).build()?),
+        _ => return Ok(None),
+    };
+    Ok(Some(built))
 }
 
 /// The builder [`init_chat_model`] would use, to adjust before building.
