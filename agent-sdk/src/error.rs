@@ -1,5 +1,7 @@
 //! The crate-wide error type.
 
+use crate::agent::RunError;
+use crate::model::ModelError;
 use crate::schema::SchemaError;
 use crate::tool::ToolCallError;
 
@@ -13,6 +15,12 @@ pub enum Error {
     /// A tool call could not be completed.
     #[error(transparent)]
     ToolCall(#[from] ToolCallError),
+    /// An agent run failed (the error carries the partial transcript).
+    #[error(transparent)]
+    Agent(#[from] RunError),
+    /// A model could not be configured or a request failed.
+    #[error(transparent)]
+    Model(#[from] ModelError),
     /// A value could not be serialized or deserialized.
     #[error("JSON error: {0}")]
     Json(#[from] serde_json::Error),

@@ -74,6 +74,9 @@ pub use serde_json;
 
 /// The names most programs need, in one `use`.
 pub mod prelude {
+    pub use crate::agent::{
+        Agent, AgentBuilder, AgentEvent, Input, LimitPolicy, RunError, RunResult, StopReason,
+    };
     pub use crate::message::{ContentBlock, Message, ToolCall};
     pub use crate::output::{OutputMode, StructuredExt, StructuredOutput};
     pub use crate::tool::{
@@ -81,7 +84,7 @@ pub mod prelude {
         ToolOutput, ToolRuntime, WithArtifact,
     };
     pub use crate::usage::Usage;
-    pub use crate::{Dialect, Error, Result, tool};
+    pub use crate::{Dialect, Error, Result, agent, tool};
     pub use schemars::JsonSchema;
     pub use serde::{Deserialize, Serialize};
 }

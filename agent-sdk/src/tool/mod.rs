@@ -21,7 +21,7 @@ pub use definition::{DefinitionRef, ToolDefinition};
 pub use extract::{Context, CustomEvent, State, StreamWriter, ToolCallId};
 pub use invoke::{ToolCallError, invoke, parse_arguments};
 pub use output::{Artifact, IntoToolOutput, IntoToolResult, ToolError, ToolOutput, WithArtifact};
-pub use runtime::{Inject, InjectError, ToolRuntime};
+pub use runtime::{Inject, InjectError, StateUpdates, ToolRuntime};
 
 pub use crate::store::Store;
 

@@ -164,6 +164,12 @@ impl<C, S> ToolRuntime<C, S> {
         n
     }
 
+    /// Takes the state updates this call queued out of the runtime, so they can be applied
+    /// after the runtime (and its shared state snapshot) is dropped.
+    pub fn take_state_updates(&self) -> StateUpdates<S> {
+        StateUpdates(std::mem::take(&mut *lock(&self.updates)))
+    }
+
     pub(crate) fn shared_context(&self) -> &Arc<C> {
         &self.context
     }
@@ -189,6 +195,37 @@ impl<C, S> std::fmt::Debug for ToolRuntime<C, S> {
             .field("state", &std::any::type_name::<S>())
             .field("store", &self.store.is_some())
             .finish()
+    }
+}
+
+/// State updates queued by one tool call, taken out of its runtime with
+/// [`ToolRuntime::take_state_updates`].
+pub struct StateUpdates<S>(Vec<StateUpdate<S>>);
+
+impl<S> StateUpdates<S> {
+    /// Applies the updates in the order they were queued; returns how many there were.
+    pub fn apply(self, state: &mut S) -> usize {
+        let n = self.0.len();
+        for update in self.0 {
+            update(state);
+        }
+        n
+    }
+
+    /// The number of queued updates.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether no update was queued.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl<S> std::fmt::Debug for StateUpdates<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "StateUpdates({})", self.0.len())
     }
 }
 

@@ -1,0 +1,310 @@
+//! [`AgentBuilder`] and the built [`Agent`].
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::dyn_tool::{DynTool, SharedDynTool};
+use super::instructions::Instructions;
+use super::limits::{LimitPolicy, RunPolicy, ToolErrorPolicy};
+use super::toolset::Toolset;
+use crate::model::{ChatModel, SharedModel};
+use crate::output::{OutputSpec, TextOutput};
+use crate::store::Store;
+use crate::tool::DefinitionRef;
+
+/// Anything that can be an agent's model: a [`SharedModel`], an `Arc<M>`, a `Box<dyn
+/// ChatModel>` or a model by value.
+pub trait IntoSharedModel {
+    /// The conversion.
+    fn into_shared_model(self) -> SharedModel;
+}
+
+impl IntoSharedModel for SharedModel {
+    fn into_shared_model(self) -> SharedModel {
+        self
+    }
+}
+
+impl IntoSharedModel for Box<dyn ChatModel> {
+    fn into_shared_model(self) -> SharedModel {
+        Arc::from(self)
+    }
+}
+
+impl<M: ChatModel> IntoSharedModel for Arc<M> {
+    fn into_shared_model(self) -> SharedModel {
+        self
+    }
+}
+
+impl<M: ChatModel> IntoSharedModel for M {
+    fn into_shared_model(self) -> SharedModel {
+        Arc::new(self)
+    }
+}
+
+/// Request settings passed to the model on every request of a run.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ModelSettings {
+    /// Sampling temperature.
+    pub temperature: Option<f32>,
+    /// Maximum tokens per answer.
+    pub max_tokens: Option<u32>,
+    /// Whether the model may call several tools per answer (`None`: provider default).
+    pub parallel_tool_calls: Option<bool>,
+    /// Seed, where supported.
+    pub seed: Option<u64>,
+}
+
+/// Configures an [`Agent`]. Made by `#[agent]`'s `builder`, or by [`AgentBuilder::new`].
+///
+/// ```
+/// use agent_sdk::agent::{AgentBuilder, LimitPolicy, NoTools};
+/// use agent_sdk::testing::{ScriptedModel, Turn};
+/// use std::time::Duration;
+///
+/// let agent = AgentBuilder::<_, _, (), ()>::new(ScriptedModel::new([Turn::text("hi")]), NoTools)
+///     .instructions("Be brief.")
+///     .max_turns(4)
+///     .max_execution_time(Duration::from_secs(30))
+///     .on_limit(LimitPolicy::FinalAnswer)
+///     .build();
+/// assert_eq!(agent.policy().limits.max_turns, 4);
+/// ```
+pub struct AgentBuilder<T, O = TextOutput, C = (), S = ()> {
+    pub(crate) parts: Parts<T, O, C, S>,
+}
+
+/// The pieces of an agent, shared by the builder and the agent.
+pub(crate) struct Parts<T, O, C, S> {
+    pub(crate) model: SharedModel,
+    pub(crate) toolset: T,
+    pub(crate) output: O,
+    pub(crate) instructions: Instructions<C, S>,
+    pub(crate) dyn_tools: Vec<SharedDynTool<C, S>>,
+    pub(crate) policy: RunPolicy,
+    pub(crate) settings: ModelSettings,
+    pub(crate) max_parallel_tools: usize,
+    pub(crate) store: Option<Store>,
+}
+
+/// The default cap on tool calls of one answer running at once.
+pub const DEFAULT_MAX_PARALLEL_TOOLS: usize = 8;
+
+impl<T, C, S> AgentBuilder<T, TextOutput, C, S>
+where
+    T: Toolset<C, S>,
+{
+    /// A builder for an agent with these tools, answering in text.
+    pub fn new(model: impl IntoSharedModel, toolset: T) -> Self {
+        AgentBuilder {
+            parts: Parts {
+                model: model.into_shared_model(),
+                toolset,
+                output: TextOutput,
+                instructions: Instructions::None,
+                dyn_tools: Vec::new(),
+                policy: RunPolicy::default(),
+                settings: ModelSettings::default(),
+                max_parallel_tools: DEFAULT_MAX_PARALLEL_TOOLS,
+                store: None,
+            },
+        }
+    }
+}
+
+impl<T, O, C, S> AgentBuilder<T, O, C, S>
+where
+    T: Toolset<C, S>,
+    O: OutputSpec,
+    C: 'static,
+    S: 'static,
+{
+    /// Sets how the final answer is requested and parsed (e.g. a
+    /// structured output in a chosen mode).
+    pub fn output<O2: OutputSpec>(self, output: O2) -> AgentBuilder<T, O2, C, S> {
+        let p = self.parts;
+        AgentBuilder {
+            parts: Parts {
+                model: p.model,
+                toolset: p.toolset,
+                output,
+                instructions: p.instructions,
+                dyn_tools: p.dyn_tools,
+                policy: p.policy,
+                settings: p.settings,
+                max_parallel_tools: p.max_parallel_tools,
+                store: p.store,
+            },
+        }
+    }
+
+    /// Sets fixed instructions (the system message).
+    pub fn instructions(mut self, text: impl Into<Arc<str>>) -> Self {
+        self.parts.instructions = Instructions::text(text);
+        self
+    }
+
+    /// Sets instructions computed from the context and current state before each request.
+    pub fn dynamic_instructions(
+        mut self,
+        f: impl Fn(&C, &S) -> String + Send + Sync + 'static,
+    ) -> Self {
+        self.parts.instructions = Instructions::dynamic(f);
+        self
+    }
+
+    /// Adds a tool known only at run time.
+    pub fn dyn_tool(mut self, tool: impl DynTool<C, S>) -> Self {
+        self.parts.dyn_tools.push(Arc::new(tool));
+        self
+    }
+
+    /// Adds a shared tool known only at run time.
+    pub fn shared_dyn_tool(mut self, tool: SharedDynTool<C, S>) -> Self {
+        self.parts.dyn_tools.push(tool);
+        self
+    }
+
+    /// Model requests per run (default 10).
+    pub fn max_turns(mut self, max: u32) -> Self {
+        self.parts.policy.limits.max_turns = max;
+        self
+    }
+
+    /// Wall-clock time per run.
+    pub fn max_execution_time(mut self, max: Duration) -> Self {
+        self.parts.policy.limits.max_execution_time = Some(max);
+        self
+    }
+
+    /// Input plus output tokens per run.
+    pub fn max_total_tokens(mut self, max: u64) -> Self {
+        self.parts.policy.limits.max_total_tokens = Some(max);
+        self
+    }
+
+    /// What a run does at a limit (default: a typed error).
+    pub fn on_limit(mut self, policy: LimitPolicy) -> Self {
+        self.parts.policy.on_limit = policy;
+        self
+    }
+
+    /// What a run does when a tool fails (default: tell the model).
+    pub fn tool_errors(mut self, policy: ToolErrorPolicy) -> Self {
+        self.parts.policy.tool_errors = policy;
+        self
+    }
+
+    /// Consecutive failures of one tool sent back to the model before the run stops
+    /// (default 3).
+    pub fn max_tool_retries(mut self, max: u32) -> Self {
+        self.parts.policy.max_tool_retries = max;
+        self
+    }
+
+    /// Invalid final answers sent back for correction before the run stops (default 3).
+    pub fn max_output_retries(mut self, max: u32) -> Self {
+        self.parts.policy.max_output_retries = max;
+        self
+    }
+
+    /// Tool calls of one answer that run at once (default 8; at least 1).
+    pub fn max_parallel_tools(mut self, max: usize) -> Self {
+        self.parts.max_parallel_tools = max.max(1);
+        self
+    }
+
+    /// Sampling temperature.
+    pub fn temperature(mut self, temperature: f32) -> Self {
+        self.parts.settings.temperature = Some(temperature);
+        self
+    }
+
+    /// Maximum tokens per answer.
+    pub fn max_tokens(mut self, max: u32) -> Self {
+        self.parts.settings.max_tokens = Some(max);
+        self
+    }
+
+    /// Whether the model may call several tools per answer.
+    pub fn parallel_tool_calls(mut self, allowed: bool) -> Self {
+        self.parts.settings.parallel_tool_calls = Some(allowed);
+        self
+    }
+
+    /// Gives tools a store.
+    pub fn store(mut self, store: Store) -> Self {
+        self.parts.store = Some(store);
+        self
+    }
+
+    /// The agent.
+    pub fn build(self) -> Agent<T, O, C, S> {
+        let mut definitions = self.parts.toolset.definitions();
+        for tool in &self.parts.dyn_tools {
+            let def = tool.definition();
+            if definitions.iter().any(|d| d.name == def.name) {
+                tracing::warn!(tool = %def.name, "dynamic tool shadowed by a tool of the same name; it will not be offered");
+                continue;
+            }
+            definitions.push(def);
+        }
+        Agent {
+            parts: self.parts,
+            definitions,
+        }
+    }
+}
+
+/// A configured agent: a model, tools, an output type, context `C` and state `S`.
+///
+/// Run it with [`Agent::run`], [`Agent::stream`] or [`Agent::batch`]. An agent is immutable
+/// and can run many times, concurrently.
+pub struct Agent<T, O = TextOutput, C = (), S = ()> {
+    pub(crate) parts: Parts<T, O, C, S>,
+    pub(crate) definitions: Vec<DefinitionRef>,
+}
+
+impl<T, O, C, S> Agent<T, O, C, S> {
+    /// The decisions' configuration: limits and policies.
+    pub fn policy(&self) -> &RunPolicy {
+        &self.parts.policy
+    }
+
+    /// The model.
+    pub fn model(&self) -> &SharedModel {
+        &self.parts.model
+    }
+
+    /// The definitions of every tool offered to the model (static, then dynamic).
+    pub fn tool_definitions(&self) -> &[DefinitionRef] {
+        &self.definitions
+    }
+
+    /// The instructions.
+    pub fn instructions(&self) -> &Instructions<C, S> {
+        &self.parts.instructions
+    }
+}
+
+impl<T, O, C, S> fmt::Debug for Agent<T, O, C, S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Agent")
+            .field("model", &self.parts.model.model_name())
+            .field(
+                "tools",
+                &self
+                    .definitions
+                    .iter()
+                    .map(|d| d.name.as_str())
+                    .collect::<Vec<_>>(),
+            )
+            .field("instructions", &self.parts.instructions)
+            .field("policy", &self.parts.policy)
+            .field("context", &std::any::type_name::<C>())
+            .field("state", &std::any::type_name::<S>())
+            .finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,559 @@
+//! The async driver: does the I/O the [`Machine`](super::machine::Machine) decides on.
+//!
+//! Nothing is spawned: model calls and tool calls are futures polled by the run's own future
+//! (tool calls of one batch through `buffered`), so dropping the run cancels all of them.
+
+use std::any::Any;
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::{FutureExt, StreamExt};
+use serde_json::Value;
+use tokio::sync::mpsc::UnboundedSender;
+use tokio::time::Instant;
+
+use super::builder::Agent;
+use super::dyn_tool::{SharedDynTool, json_arguments};
+use super::error::{PartialRun, RunError, RunErrorKind};
+use super::input::Input;
+use super::limits::Limit;
+use super::machine::{AfterResponse, AfterTools, CallOutcome, Machine, Next, Stop};
+use super::result::{RequestUsage, RunResult, Step, StopReason};
+use super::stream::AgentEvent;
+use super::toolset::Toolset;
+use crate::message::{AssistantMessage, ContentBlock, Message, ToolCall, ToolResultMessage};
+use crate::model::{ChatModel, ChatRequest, ChatResponse, ModelError, StreamEvent};
+use crate::output::{OutputParse, OutputSpec};
+use crate::tool::{CustomEvent, StateUpdates, ToolCallError, ToolError, ToolOutput, ToolRuntime};
+use crate::usage::Usage;
+
+/// Where a streamed run sends its events.
+pub(crate) struct Sinks<T, S> {
+    pub(crate) events: UnboundedSender<AgentEvent<T, S>>,
+    pub(crate) custom: UnboundedSender<CustomEvent>,
+}
+
+/// The transcript being built.
+struct Record {
+    messages: Vec<Message>,
+    usage: Usage,
+    request_usage: Vec<RequestUsage>,
+    steps: Vec<Step>,
+}
+
+impl Record {
+    fn fail(self, kind: RunErrorKind) -> RunError {
+        tracing::debug!(error = %kind, "run failed");
+        RunError::new(
+            kind,
+            PartialRun {
+                messages: self.messages,
+                usage: self.usage,
+                request_usage: self.request_usage,
+                steps: self.steps,
+            },
+        )
+    }
+
+    /// Answers calls that will not run, so the history stays valid for every provider.
+    fn skip(&mut self, calls: &[ToolCall], why: &str) {
+        for call in calls {
+            self.messages.push(Message::Tool(ToolResultMessage {
+                call_id: call.id.clone(),
+                name: call.name.clone(),
+                content: vec![ContentBlock::text(format!("Not run: {why}."))],
+                is_error: true,
+            }));
+        }
+    }
+}
+
+/// How one call will be run.
+enum Dispatch<'a, K, C, S> {
+    Static(K),
+    Dyn(&'a SharedDynTool<C, S>, Value),
+    Invalid(ToolCallError),
+}
+
+struct Planned<'a, K, C, S> {
+    dispatch: Dispatch<'a, K, C, S>,
+    sequential: bool,
+    return_direct: bool,
+}
+
+/// Runs the loop to its end.
+pub(crate) async fn drive<T, O, C, S>(
+    agent: &Agent<T, O, C, S>,
+    input: Input,
+    context: Arc<C>,
+    state: S,
+    sinks: Option<Sinks<O::Output, S>>,
+) -> Result<RunResult<O::Output, S>, RunError>
+where
+    T: Toolset<C, S>,
+    O: OutputSpec,
+    C: Send + Sync + 'static,
+    S: Send + Sync + 'static,
+{
+    let parts = &agent.parts;
+    let started = Instant::now();
+    let deadline = parts.policy.limits.max_execution_time.map(|d| started + d);
+    let mut machine = Machine::new(parts.policy);
+    let mut state = Arc::new(state);
+    let mut record = Record {
+        messages: input.into_messages(),
+        usage: Usage::default(),
+        request_usage: Vec::new(),
+        steps: Vec::new(),
+    };
+    let has_system = match parts.instructions.render(&context, &state) {
+        Some(text) => {
+            match record.messages.first_mut() {
+                Some(Message::System { content }) => *content = text,
+                _ => record.messages.insert(0, Message::system(text)),
+            }
+            true
+        }
+        None => false,
+    };
+    let emit = |event: AgentEvent<O::Output, S>| {
+        if let Some(sinks) = &sinks {
+            // A dropped receiver means the stream was dropped, which also drops this future.
+            let _ = sinks.events.send(event);
+        }
+    };
+
+    loop {
+        let (turn, with_tools) = match machine.before_request(started.elapsed()) {
+            Next::Request { turn } => (turn, true),
+            Next::FinalRequest { turn, prompt, .. } => {
+                record.messages.push(Message::user(prompt));
+                (turn, false)
+            }
+            Next::Stop(Stop::Limit(limit)) => {
+                return Err(record.fail(RunErrorKind::LimitExceeded(limit)));
+            }
+        };
+        if has_system
+            && turn > 1
+            && parts.instructions.is_dynamic()
+            && let (Some(text), Some(Message::System { content })) = (
+                parts.instructions.render(&context, &state),
+                record.messages.first_mut(),
+            )
+        {
+            *content = text;
+        }
+        let request = build_request(agent, &record.messages, with_tools);
+        tracing::debug!(turn, messages = request.messages.len(), "model request");
+        emit(AgentEvent::TurnStart { turn });
+
+        let answer = within(
+            deadline,
+            call_model(&*parts.model, request, sinks.as_ref().map(|s| &s.events)),
+        )
+        .await;
+        let response = match answer {
+            Some(Ok(response)) => response,
+            Some(Err(error)) => return Err(record.fail(RunErrorKind::Model(error))),
+            None => return Err(record.fail(time_limit(agent))),
+        };
+        let ChatResponse {
+            message,
+            usage,
+            model,
+            ..
+        } = response;
+        record.usage += usage;
+        record.request_usage.push(RequestUsage { model, usage });
+        emit(AgentEvent::Usage { turn, usage });
+        if sinks.is_some() {
+            emit(AgentEvent::Response {
+                turn,
+                message: message.clone(),
+            });
+        }
+        let parse = parts.output.parse(&message);
+        let calls = message.tool_calls.clone();
+        record.messages.push(Message::Assistant(message));
+
+        match machine.after_response(usage, parse) {
+            AfterResponse::Finish {
+                output,
+                stop_reason,
+            } => {
+                // A final answer that also called tools (e.g. an output tool beside ordinary
+                // ones) leaves calls unanswered; answer them so the history stays valid.
+                let unanswered: Vec<ToolCall> = calls
+                    .into_iter()
+                    .filter(|c| !parts.output.is_output_tool(&c.name))
+                    .collect();
+                record.skip(&unanswered, "the run ended with the final answer");
+                return finish(record, state, output, stop_reason);
+            }
+            AfterResponse::Fail(kind) => return Err(record.fail(kind)),
+            AfterResponse::Correct(feedback) => {
+                record.messages.extend(feedback);
+                continue;
+            }
+            AfterResponse::RunTools => {}
+        }
+
+        // Plan every call, then run them in groups: consecutive concurrent calls together,
+        // each sequential call alone.
+        let planned: Vec<Planned<'_, T::Call, C, S>> =
+            calls.iter().map(|call| plan(agent, call)).collect();
+        let ranges = group_ranges(planned.iter().map(|p| p.sequential));
+        let mut planned = planned.into_iter();
+        for range in ranges {
+            let group: Vec<_> = planned.by_ref().take(range.len()).collect();
+            let group_calls = &calls[range.clone()];
+            let flags: Vec<bool> = group.iter().map(|p| p.return_direct).collect();
+
+            let base = {
+                let rt = ToolRuntime::from_parts(Arc::clone(&context), Arc::clone(&state));
+                let rt = match &parts.store {
+                    Some(store) => rt.with_store(store.clone()),
+                    None => rt,
+                };
+                match &sinks {
+                    Some(sinks) => rt.with_event_sender(sinks.custom.clone()),
+                    None => rt,
+                }
+            };
+            // A loop, not `map`: a closure here trips the `Send` check of the boxed run.
+            let mut runs = Vec::with_capacity(group.len());
+            for (p, call) in group.into_iter().zip(group_calls) {
+                runs.push(run_call(&parts.toolset, &base, call, p.dispatch));
+            }
+            let results = within(
+                deadline,
+                futures::stream::iter(runs)
+                    .buffered(parts.max_parallel_tools)
+                    .collect::<Vec<_>>(),
+            )
+            .await;
+            drop(base);
+            let Some(results) = results else {
+                record.skip(&calls[range.start..], "the run's time limit was reached");
+                return Err(record.fail(time_limit(agent)));
+            };
+
+            // State updates of successful calls, applied in the order the model emitted the
+            // calls, now that no tool holds the snapshot.
+            let mut group_results = Vec::with_capacity(results.len());
+            for (result, updates) in results {
+                if result.is_ok() && !updates.is_empty() {
+                    let Some(target) = Arc::get_mut(&mut state) else {
+                        record.skip(&calls[range.start..], "the run stopped");
+                        return Err(record.fail(RunErrorKind::StateInUse));
+                    };
+                    updates.apply(target);
+                }
+                group_results.push(result);
+            }
+
+            for (call, result) in group_calls.iter().zip(&group_results) {
+                record.messages.push(tool_message(call, result));
+            }
+            let outcomes: Vec<CallOutcome<'_>> = group_calls
+                .iter()
+                .zip(&group_results)
+                .zip(&flags)
+                .map(|((call, result), &return_direct)| CallOutcome {
+                    tool: &call.name,
+                    return_direct,
+                    result,
+                })
+                .collect();
+            let verdict = machine.after_tools(&outcomes);
+            drop(outcomes);
+            let first_step = record.steps.len();
+            for (call, result) in group_calls.iter().zip(group_results) {
+                let step = Step {
+                    turn,
+                    call: call.clone(),
+                    result,
+                };
+                if sinks.is_some() {
+                    emit(AgentEvent::ToolResult(step.clone()));
+                }
+                record.steps.push(step);
+            }
+            match verdict {
+                AfterTools::Continue => {}
+                AfterTools::Fail(kind) => {
+                    record.skip(&calls[range.end..], "the run stopped");
+                    return Err(record.fail(kind));
+                }
+                AfterTools::ReturnDirect(index) => {
+                    record.skip(&calls[range.end..], "a tool ended the run");
+                    let step = &record.steps[first_step + index];
+                    let tool = step.call.name.clone();
+                    let content = match &step.result {
+                        Ok(output) => output.content.clone(),
+                        Err(_) => Vec::new(),
+                    };
+                    return match parts.output.parse(&AssistantMessage {
+                        content,
+                        ..AssistantMessage::default()
+                    }) {
+                        OutputParse::Done(output) => {
+                            finish(record, state, output, StopReason::ReturnDirect { tool })
+                        }
+                        OutputParse::Retry { error, .. } | OutputParse::Refused(error) => {
+                            Err(record.fail(RunErrorKind::ReturnDirectOutput { tool, error }))
+                        }
+                        OutputParse::Continue => {
+                            let error = "it was not accepted as a final answer".to_string();
+                            Err(record.fail(RunErrorKind::ReturnDirectOutput { tool, error }))
+                        }
+                    };
+                }
+            }
+        }
+    }
+}
+
+/// Splits calls into runs: consecutive non-sequential calls together, each sequential alone.
+fn group_ranges(sequential: impl Iterator<Item = bool>) -> Vec<std::ops::Range<usize>> {
+    let mut ranges: Vec<std::ops::Range<usize>> = Vec::new();
+    let mut open = false;
+    for (i, seq) in sequential.enumerate() {
+        if seq {
+            ranges.push(i..i + 1);
+            open = false;
+        } else if open {
+            if let Some(last) = ranges.last_mut() {
+                last.end = i + 1;
+            }
+        } else {
+            ranges.push(i..i + 1);
+            open = true;
+        }
+    }
+    ranges
+}
+
+/// Resolves a call to a static tool, a dynamic tool, or an error for the model.
+fn plan<'a, T, O, C, S>(agent: &'a Agent<T, O, C, S>, call: &ToolCall) -> Planned<'a, T::Call, C, S>
+where
+    T: Toolset<C, S>,
+    O: OutputSpec,
+    C: 'static,
+    S: 'static,
+{
+    let parts = &agent.parts;
+    let invalid = |error| Planned {
+        dispatch: Dispatch::Invalid(error),
+        sequential: false,
+        return_direct: false,
+    };
+    match parts.toolset.parse(call) {
+        Some(Ok(parsed)) => {
+            return Planned {
+                sequential: parts.toolset.is_sequential(&parsed),
+                return_direct: parts.toolset.is_return_direct(&parsed),
+                dispatch: Dispatch::Static(parsed),
+            };
+        }
+        Some(Err(error)) => return invalid(error),
+        None => {}
+    }
+    if parts.output.is_output_tool(&call.name) {
+        return invalid(ToolCallError::Failed {
+            tool: call.name.clone(),
+            source: ToolError::new(
+                "this is the final-answer tool: call it alone, once the other tools have answered",
+            ),
+        });
+    }
+    let dynamic = parts
+        .dyn_tools
+        .iter()
+        .find(|t| t.definition().name == call.name);
+    if let Some(tool) = dynamic {
+        return match json_arguments(&tool.definition(), &call.arguments) {
+            Ok(args) => Planned {
+                sequential: tool.is_sequential(),
+                return_direct: tool.is_return_direct(),
+                dispatch: Dispatch::Dyn(tool, args),
+            },
+            Err(error) => invalid(error),
+        };
+    }
+    invalid(ToolCallError::UnknownTool {
+        name: call.name.clone(),
+        available: agent.definitions.iter().map(|d| d.name.clone()).collect(),
+    })
+}
+
+/// Runs one call with its own runtime, catching a panic; returns the result and the state
+/// updates the call queued.
+async fn run_call<T, C, S>(
+    toolset: &T,
+    base: &ToolRuntime<C, S>,
+    call: &ToolCall,
+    dispatch: Dispatch<'_, T::Call, C, S>,
+) -> (Result<ToolOutput, ToolCallError>, StateUpdates<S>)
+where
+    T: Toolset<C, S>,
+    C: 'static,
+    S: 'static,
+{
+    let runtime = base.for_call(call.id.as_str());
+    let work = async {
+        match dispatch {
+            Dispatch::Static(parsed) => toolset.call(parsed, &runtime).await,
+            Dispatch::Dyn(tool, args) => tool.call(args, &runtime).await,
+            Dispatch::Invalid(error) => Err(error),
+        }
+    };
+    let result = match AssertUnwindSafe(work).catch_unwind().await {
+        Ok(result) => result,
+        Err(payload) => {
+            let message = panic_message(&*payload);
+            tracing::warn!(tool = %call.name, %message, "tool panicked; reported to the model");
+            Err(ToolCallError::Panicked {
+                tool: call.name.clone(),
+                message,
+            })
+        }
+    };
+    if let Err(error) = &result {
+        tracing::debug!(tool = %call.name, %error, "tool call failed");
+    }
+    (result, runtime.take_state_updates())
+}
+
+fn panic_message(payload: &(dyn Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "a panic with a non-string payload".to_string()
+    }
+}
+
+fn tool_message(call: &ToolCall, result: &Result<ToolOutput, ToolCallError>) -> Message {
+    let (content, is_error) = match result {
+        Ok(output) => (output.content.clone(), false),
+        Err(error) => (vec![ContentBlock::text(error.model_message())], true),
+    };
+    Message::Tool(ToolResultMessage {
+        call_id: call.id.clone(),
+        name: call.name.clone(),
+        content,
+        is_error,
+    })
+}
+
+fn build_request<T, O, C, S>(
+    agent: &Agent<T, O, C, S>,
+    messages: &[Message],
+    with_tools: bool,
+) -> ChatRequest
+where
+    O: OutputSpec,
+{
+    let parts = &agent.parts;
+    let offer_tools = with_tools && !agent.definitions.is_empty();
+    let mut request = ChatRequest {
+        messages: messages.to_vec(),
+        tools: if offer_tools {
+            agent.definitions.clone()
+        } else {
+            Vec::new()
+        },
+        parallel_tool_calls: parts.settings.parallel_tool_calls.filter(|_| offer_tools),
+        temperature: parts.settings.temperature,
+        max_tokens: parts.settings.max_tokens,
+        seed: parts.settings.seed,
+        ..ChatRequest::default()
+    };
+    parts
+        .output
+        .prepare(&mut request, parts.model.profile(), offer_tools);
+    request
+}
+
+/// One model request: `invoke`, or `stream` with deltas forwarded as events.
+async fn call_model<T, S>(
+    model: &dyn ChatModel,
+    request: ChatRequest,
+    events: Option<&UnboundedSender<AgentEvent<T, S>>>,
+) -> Result<ChatResponse, ModelError> {
+    let Some(events) = events else {
+        return model.invoke(request).await;
+    };
+    let mut stream = model.stream(request);
+    while let Some(event) = stream.next().await {
+        let forward = match event? {
+            StreamEvent::Completed { response } => return Ok(response),
+            StreamEvent::TextDelta { text } => AgentEvent::TextDelta { text },
+            StreamEvent::ReasoningDelta { text } => AgentEvent::ReasoningDelta { text },
+            StreamEvent::RefusalDelta { text } => AgentEvent::RefusalDelta { text },
+            StreamEvent::ToolCallStart { index, id, name } => {
+                AgentEvent::ToolCallStart { index, id, name }
+            }
+            StreamEvent::ToolCallDelta { index, arguments } => {
+                AgentEvent::ToolCallDelta { index, arguments }
+            }
+            // Reported once per request from the final answer.
+            StreamEvent::Usage { .. } => continue,
+        };
+        let _ = events.send(forward);
+    }
+    Err(ModelError::Incomplete(
+        "the model's stream ended before its final answer".to_string(),
+    ))
+}
+
+/// `fut`, or `None` when the deadline passes first.
+async fn within<F: Future>(deadline: Option<Instant>, fut: F) -> Option<F::Output> {
+    match deadline {
+        None => Some(fut.await),
+        Some(deadline) => tokio::time::timeout_at(deadline, fut).await.ok(),
+    }
+}
+
+fn time_limit<T, O, C, S>(agent: &Agent<T, O, C, S>) -> RunErrorKind {
+    let max = agent
+        .parts
+        .policy
+        .limits
+        .max_execution_time
+        .unwrap_or(Duration::ZERO);
+    RunErrorKind::LimitExceeded(Limit::Time { max })
+}
+
+fn finish<T, S>(
+    record: Record,
+    state: Arc<S>,
+    output: T,
+    stop_reason: StopReason,
+) -> Result<RunResult<T, S>, RunError> {
+    match Arc::try_unwrap(state) {
+        Ok(state) => {
+            tracing::debug!(
+                ?stop_reason,
+                requests = record.usage.requests,
+                steps = record.steps.len(),
+                "run finished"
+            );
+            Ok(RunResult {
+                output,
+                state,
+                messages: record.messages,
+                usage: record.usage,
+                request_usage: record.request_usage,
+                steps: record.steps,
+                stop_reason,
+            })
+        }
+        Err(_) => Err(record.fail(RunErrorKind::StateInUse)),
+    }
+}

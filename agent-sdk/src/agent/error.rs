@@ -1,0 +1,143 @@
+//! Why a run failed, with the transcript up to the failure.
+
+use std::fmt;
+
+use super::limits::Limit;
+use super::result::{RequestUsage, Step};
+use crate::message::Message;
+use crate::model::ModelError;
+use crate::tool::ToolCallError;
+use crate::usage::Usage;
+
+/// A failed run: why, and everything that happened before.
+///
+/// ```
+/// # use agent_sdk::agent::{RunError, RunErrorKind};
+/// fn report(err: &RunError) -> String {
+///     format!("{err} after {} messages", err.partial().messages.len())
+/// }
+/// ```
+pub struct RunError {
+    kind: RunErrorKind,
+    partial: Box<PartialRun>,
+}
+
+impl RunError {
+    pub(crate) fn new(kind: RunErrorKind, partial: PartialRun) -> Self {
+        RunError {
+            kind,
+            partial: Box::new(partial),
+        }
+    }
+
+    /// Why the run failed.
+    pub fn kind(&self) -> &RunErrorKind {
+        &self.kind
+    }
+
+    /// The transcript, usage and steps up to the failure.
+    pub fn partial(&self) -> &PartialRun {
+        &self.partial
+    }
+
+    /// The transcript up to the failure.
+    pub fn messages(&self) -> &[Message] {
+        &self.partial.messages
+    }
+
+    /// Splits the error into its cause and the partial run.
+    pub fn into_parts(self) -> (RunErrorKind, PartialRun) {
+        (self.kind, *self.partial)
+    }
+}
+
+impl fmt::Debug for RunError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RunError")
+            .field("kind", &self.kind)
+            .field("messages", &self.partial.messages.len())
+            .field("steps", &self.partial.steps.len())
+            .field("usage", &self.partial.usage)
+            .finish()
+    }
+}
+
+impl fmt::Display for RunError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.kind, f)
+    }
+}
+
+impl std::error::Error for RunError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        std::error::Error::source(&self.kind)
+    }
+}
+
+/// What a failed run leaves behind.
+#[derive(Clone, Debug, Default)]
+pub struct PartialRun {
+    /// The conversation up to the failure; every tool call in it has a result.
+    pub messages: Vec<Message>,
+    /// Tokens and requests spent in total.
+    pub usage: Usage,
+    /// Usage of each request, in order.
+    pub request_usage: Vec<RequestUsage>,
+    /// Each tool call with its result, in order.
+    pub steps: Vec<Step>,
+}
+
+/// Why a run failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RunErrorKind {
+    /// A model request failed.
+    #[error("model request failed: {0}")]
+    Model(#[source] ModelError),
+    /// A limit was reached (with [`LimitPolicy::Error`](super::LimitPolicy::Error), or the
+    /// model still called tools in the final request of
+    /// [`LimitPolicy::FinalAnswer`](super::LimitPolicy::FinalAnswer)).
+    #[error("the run reached its {0}")]
+    LimitExceeded(Limit),
+    /// A tool kept failing: its retry budget is spent.
+    #[error("tool `{tool}` failed {failures} times in a row; last error: {last}")]
+    ToolRetriesExhausted {
+        /// The tool name (as the model wrote it, for unknown tools).
+        tool: String,
+        /// Consecutive failures.
+        failures: u32,
+        /// The last failure.
+        #[source]
+        last: ToolCallError,
+    },
+    /// A tool failed and the policy is [`ToolErrorPolicy::Propagate`](super::ToolErrorPolicy::Propagate).
+    #[error("tool call failed: {0}")]
+    Tool(#[source] ToolCallError),
+    /// The model's final answer stayed invalid after every correction.
+    #[error("the final answer was invalid {attempts} times; last error: {error}")]
+    OutputRetriesExhausted {
+        /// Invalid answers received.
+        attempts: u32,
+        /// What was wrong with the last one.
+        error: String,
+    },
+    /// The model refused to answer.
+    #[error("the model refused to answer: {0}")]
+    Refused(String),
+    /// A `return_direct` tool's output is not a valid final answer for this agent's output
+    /// type.
+    #[error("the output of return_direct tool `{tool}` is not a valid final answer: {error}")]
+    ReturnDirectOutput {
+        /// The tool.
+        tool: String,
+        /// Why the output was rejected.
+        error: String,
+    },
+    /// A tool kept its `State<S>` handle after it returned (e.g. moved it into a spawned
+    /// task), so the run's state updates cannot be applied.
+    #[error(
+        "state updates cannot be applied: a tool kept its `State` handle after returning; \
+         do not move `State` into spawned tasks or statics"
+    )]
+    StateInUse,
+}

@@ -1,0 +1,27 @@
+//! Which output types an agent can produce: [`AgentOutput`].
+
+use crate::output::{OutputSpec, StructuredOutput, StructuredSpec};
+
+/// A type that `#[agent(output = T)]` accepts: it names the [`OutputSpec`] that asks the model
+/// for a `T` and parses it.
+///
+/// Every [`StructuredOutput`] is one, asked for with [`StructuredSpec`] in
+/// [`OutputMode::Auto`](crate::output::OutputMode::Auto). An agent without `output` answers
+/// in plain text ([`TextOutput`](crate::output::TextOutput)), and so does `output = String`.
+/// To choose a strategy explicitly, pass a spec to
+/// [`AgentBuilder::output`](super::AgentBuilder::output).
+pub trait AgentOutput: Send + 'static {
+    /// The spec that produces `Self`.
+    type Spec: OutputSpec<Output = Self>;
+
+    /// The default spec.
+    fn output_spec() -> Self::Spec;
+}
+
+impl<T: StructuredOutput> AgentOutput for T {
+    type Spec = StructuredSpec<T>;
+
+    fn output_spec() -> StructuredSpec<T> {
+        StructuredSpec::default()
+    }
+}

@@ -1,0 +1,98 @@
+//! Running an agent: [`Agent::run`], [`Agent::stream`], [`Agent::batch`].
+
+use std::sync::Arc;
+
+use futures::{FutureExt, StreamExt};
+
+use super::builder::Agent;
+use super::driver::{Sinks, drive};
+use super::error::RunError;
+use super::input::Input;
+use super::result::RunResult;
+use super::stream::AgentStream;
+use super::toolset::Toolset;
+use crate::output::OutputSpec;
+
+/// The outcome of a run.
+pub type RunOutcome<T, S> = Result<RunResult<T, S>, RunError>;
+
+impl<T, O, C, S> Agent<T, O, C, S>
+where
+    T: Toolset<C, S>,
+    O: OutputSpec,
+    C: Send + Sync + 'static,
+    S: Send + Sync + 'static,
+{
+    /// Runs the loop — model, tool calls, results, model — until a final answer, starting
+    /// from `S::default()`.
+    ///
+    /// `input` is a user message (`&str`, `String`) or an [`Input`] with prior messages;
+    /// `context` is shared read-only with every tool (`Context<C>`). Dropping the returned
+    /// future cancels the run and its in-flight model and tool calls.
+    pub async fn run(
+        &self,
+        input: impl Into<Input>,
+        context: impl Into<Arc<C>>,
+    ) -> RunOutcome<O::Output, S>
+    where
+        S: Default,
+    {
+        drive(self, input.into(), context.into(), S::default(), None).await
+    }
+
+    /// [`Agent::run`] starting from `state`.
+    pub async fn run_with_state(
+        &self,
+        input: impl Into<Input>,
+        context: impl Into<Arc<C>>,
+        state: S,
+    ) -> RunOutcome<O::Output, S> {
+        drive(self, input.into(), context.into(), state, None).await
+    }
+
+    /// Runs like [`Agent::run`] and streams typed events: turn starts, text, reasoning and
+    /// tool-call argument deltas, tool results, tools' custom events, usage, and finally
+    /// [`AgentEvent::Done`](super::AgentEvent::Done) with the same result `run` returns.
+    pub fn stream(
+        &self,
+        input: impl Into<Input>,
+        context: impl Into<Arc<C>>,
+    ) -> AgentStream<'_, O::Output, S>
+    where
+        S: Default,
+    {
+        self.stream_with_state(input, context, S::default())
+    }
+
+    /// [`Agent::stream`] starting from `state`.
+    pub fn stream_with_state(
+        &self,
+        input: impl Into<Input>,
+        context: impl Into<Arc<C>>,
+        state: S,
+    ) -> AgentStream<'_, O::Output, S> {
+        let (events, events_rx) = tokio::sync::mpsc::unbounded_channel();
+        let (custom, custom_rx) = tokio::sync::mpsc::unbounded_channel();
+        let sinks = Sinks { events, custom };
+        let run = drive(self, input.into(), context.into(), state, Some(sinks)).boxed();
+        AgentStream::new(run, events_rx, custom_rx)
+    }
+
+    /// Runs many inputs, at most `concurrency` at once (at least one), each with its own
+    /// context; results come back in input order.
+    pub async fn batch<I>(
+        &self,
+        inputs: impl IntoIterator<Item = (I, C)>,
+        concurrency: usize,
+    ) -> Vec<RunOutcome<O::Output, S>>
+    where
+        I: Into<Input>,
+        S: Default,
+    {
+        futures::stream::iter(inputs)
+            .map(|(input, context)| self.run(input, context))
+            .buffered(concurrency.max(1))
+            .collect()
+            .await
+    }
+}

@@ -1,0 +1,161 @@
+//! Streaming a run: typed events as they happen, then the result.
+
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use futures::Stream;
+use futures::future::BoxFuture;
+use tokio::sync::mpsc::UnboundedReceiver;
+
+use super::error::RunError;
+use super::result::{RunResult, Step};
+use crate::message::AssistantMessage;
+use crate::tool::CustomEvent;
+use crate::usage::Usage;
+
+/// One event of a streamed run.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub enum AgentEvent<T, S> {
+    /// Model request number `turn` (1-based) is about to be sent.
+    TurnStart {
+        /// The request's number.
+        turn: u32,
+    },
+    /// A piece of answer text.
+    TextDelta {
+        /// The new text.
+        text: String,
+    },
+    /// A piece of reasoning text.
+    ReasoningDelta {
+        /// The new text.
+        text: String,
+    },
+    /// A piece of a refusal.
+    RefusalDelta {
+        /// The new text.
+        text: String,
+    },
+    /// The model started a tool call; `index` tells interleaved calls apart.
+    ToolCallStart {
+        /// The call's position in the answer.
+        index: usize,
+        /// The provider's call id.
+        id: String,
+        /// The tool name.
+        name: String,
+    },
+    /// A piece of a tool call's JSON arguments.
+    ToolCallDelta {
+        /// The call's position in the answer.
+        index: usize,
+        /// The new argument text.
+        arguments: String,
+    },
+    /// The usage of request `turn`.
+    Usage {
+        /// The request's number.
+        turn: u32,
+        /// Its usage.
+        usage: Usage,
+    },
+    /// The whole answer to request `turn`.
+    Response {
+        /// The request's number.
+        turn: u32,
+        /// The answer.
+        message: AssistantMessage,
+    },
+    /// A tool call finished.
+    ToolResult(Step),
+    /// An event a tool wrote through its [`StreamWriter`](crate::StreamWriter).
+    Custom(CustomEvent),
+    /// The run finished; always the last event of a successful run.
+    Done(Box<RunResult<T, S>>),
+}
+
+/// The events of a streamed run, ending in [`AgentEvent::Done`] or an `Err`.
+///
+/// The run makes progress only while the stream is polled; dropping the stream cancels the
+/// run (its model and tool calls are futures owned by the stream).
+pub struct AgentStream<'a, T, S> {
+    run: Option<BoxFuture<'a, Result<RunResult<T, S>, RunError>>>,
+    events: UnboundedReceiver<AgentEvent<T, S>>,
+    custom: UnboundedReceiver<CustomEvent>,
+    outcome: Option<Result<RunResult<T, S>, RunError>>,
+}
+
+impl<'a, T, S> AgentStream<'a, T, S> {
+    pub(crate) fn new(
+        run: BoxFuture<'a, Result<RunResult<T, S>, RunError>>,
+        events: UnboundedReceiver<AgentEvent<T, S>>,
+        custom: UnboundedReceiver<CustomEvent>,
+    ) -> Self {
+        AgentStream {
+            run: Some(run),
+            events,
+            custom,
+            outcome: None,
+        }
+    }
+
+    /// Drives the stream to its end, dropping the events, and returns the run's result.
+    pub async fn result(mut self) -> Result<RunResult<T, S>, RunError> {
+        use futures::StreamExt;
+        let mut last = None;
+        while let Some(item) = self.next().await {
+            last = Some(item);
+        }
+        match last {
+            Some(Ok(AgentEvent::Done(result))) => Ok(*result),
+            Some(Err(error)) => Err(error),
+            // The stream always ends in `Done` or an error; this is not reachable.
+            _ => unreachable_end(),
+        }
+    }
+}
+
+#[cold]
+fn unreachable_end<T, S>() -> Result<RunResult<T, S>, RunError> {
+    Err(RunError::new(
+        super::error::RunErrorKind::Model(crate::model::ModelError::Incomplete(
+            "the agent stream ended without a result".to_string(),
+        )),
+        Default::default(),
+    ))
+}
+
+impl<T, S> Unpin for AgentStream<'_, T, S> {}
+
+impl<T, S> Stream for AgentStream<'_, T, S> {
+    type Item = Result<AgentEvent<T, S>, RunError>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let this = &mut *self;
+        loop {
+            // Custom events first: a tool writes them before its result event is sent.
+            if let Poll::Ready(Some(event)) = this.custom.poll_recv(cx) {
+                return Poll::Ready(Some(Ok(AgentEvent::Custom(event))));
+            }
+            if let Poll::Ready(Some(event)) = this.events.poll_recv(cx) {
+                return Poll::Ready(Some(Ok(event)));
+            }
+            if let Some(run) = this.run.as_mut() {
+                match run.as_mut().poll(cx) {
+                    Poll::Ready(outcome) => {
+                        this.run = None;
+                        this.outcome = Some(outcome);
+                        // Drain what the run sent before it finished.
+                        continue;
+                    }
+                    Poll::Pending => return Poll::Pending,
+                }
+            }
+            return Poll::Ready(this.outcome.take().map(|outcome| match outcome {
+                Ok(result) => Ok(AgentEvent::Done(Box::new(result))),
+                Err(error) => Err(error),
+            }));
+        }
+    }
+}

@@ -1,0 +1,76 @@
+//! [`Toolset`]: an agent's tools, dispatched by a `match` over a generated enum.
+
+use std::future::Future;
+
+use crate::message::ToolCall;
+use crate::tool::{DefinitionRef, ToolCallError, ToolOutput, ToolRuntime};
+
+/// The statically known tools of an agent, run with context `C` and state `S`.
+///
+/// [`#[agent]`](macro@crate::agent) implements it: `Call` is a generated enum with one variant
+/// per tool holding that tool's `Args`; [`Toolset::parse`] matches the call's name and
+/// deserializes the arguments in one serde step; [`Toolset::call`] is a `match` that calls the
+/// tool. No string-keyed map and no boxing on this path.
+///
+/// Tools known only at run time (e.g. discovered from an MCP server) go through the separate
+/// [`DynTool`](super::DynTool) path.
+pub trait Toolset<C, S>: Send + Sync + 'static {
+    /// A parsed call of one of the tools.
+    type Call: Send + 'static;
+
+    /// The tools' definitions, in declaration order.
+    fn definitions(&self) -> Vec<DefinitionRef>;
+
+    /// Parses a model's call: `None` when no tool of this set has the call's name, else the
+    /// typed call or the argument error (with its JSON path).
+    fn parse(&self, call: &ToolCall) -> Option<Result<Self::Call, ToolCallError>>;
+
+    /// Whether the call's tool must run alone.
+    fn is_sequential(&self, call: &Self::Call) -> bool;
+
+    /// Whether the call's tool ends the run with its output.
+    fn is_return_direct(&self, call: &Self::Call) -> bool;
+
+    /// Runs a parsed call.
+    fn call(
+        &self,
+        call: Self::Call,
+        runtime: &ToolRuntime<C, S>,
+    ) -> impl Future<Output = Result<ToolOutput, ToolCallError>> + Send;
+}
+
+/// No static tools (an agent whose tools are all [`DynTool`](super::DynTool)s, or none).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NoTools;
+
+/// A call of [`NoTools`]: there is none.
+#[derive(Debug)]
+pub enum NoCall {}
+
+impl<C: Send + Sync + 'static, S: Send + Sync + 'static> Toolset<C, S> for NoTools {
+    type Call = NoCall;
+
+    fn definitions(&self) -> Vec<DefinitionRef> {
+        Vec::new()
+    }
+
+    fn parse(&self, _call: &ToolCall) -> Option<Result<NoCall, ToolCallError>> {
+        None
+    }
+
+    fn is_sequential(&self, call: &NoCall) -> bool {
+        match *call {}
+    }
+
+    fn is_return_direct(&self, call: &NoCall) -> bool {
+        match *call {}
+    }
+
+    async fn call(
+        &self,
+        call: NoCall,
+        _runtime: &ToolRuntime<C, S>,
+    ) -> Result<ToolOutput, ToolCallError> {
+        match call {}
+    }
+}
