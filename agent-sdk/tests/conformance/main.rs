@@ -1,0 +1,14 @@
+//! One conformance suite for every provider's wire format: the same scenarios (single,
+//! parallel and streamed tool calls, tool-result follow-ups, structured output, usage, each
+//! error class, an error inside a 200 stream, a stream cut off mid-answer) run against each
+//! format through an in-process server on 127.0.0.1 that answers as the provider documents.
+//! A new provider passes this suite before it counts.
+
+mod anthropic;
+mod openai_chat;
+mod scenarios;
+mod server;
+mod wire;
+
+conformance!(openai_chat_completions, super::openai_chat::OpenAiChat);
+conformance!(anthropic_messages, super::anthropic::Anthropic);
