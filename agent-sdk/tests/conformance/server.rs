@@ -1,3 +1,5 @@
+#![allow(dead_code)] // Shared by several test binaries, each using a part.
+
 //! An in-process HTTP server on 127.0.0.1 that answers from a script of raw replies and
 //! records every request, for any provider's wire format.
 
