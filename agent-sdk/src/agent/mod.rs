@@ -60,3 +60,47 @@ pub use result::{RequestUsage, RunResult, Step, StopReason};
 pub use run::RunOutcome;
 pub use stream::{AgentEvent, AgentStream};
 pub use toolset::{NoCall, NoTools, Toolset};
+
+/// Support code for `#[agent]` expansions. Not a public API: it may change in any release.
+#[doc(hidden)]
+pub mod __support {
+    use crate::message::ToolCall;
+    use crate::tool::{Tool, ToolCallError, parse_arguments};
+
+    /// Parses a call's arguments into `T`'s `Args` (one serde step).
+    #[inline]
+    pub fn parse_call<T: Tool>(call: &ToolCall) -> Result<T::Args, ToolCallError> {
+        parse_arguments::<T::Args>(T::NAME, &call.arguments, T::definition().strict)
+    }
+
+    /// Whether two names are equal, at compile time.
+    pub const fn has_duplicate_names(names: &[&str]) -> bool {
+        let mut i = 0;
+        while i < names.len() {
+            let mut j = i + 1;
+            while j < names.len() {
+                if str_eq(names[i], names[j]) {
+                    return true;
+                }
+                j += 1;
+            }
+            i += 1;
+        }
+        false
+    }
+
+    const fn str_eq(a: &str, b: &str) -> bool {
+        let (a, b) = (a.as_bytes(), b.as_bytes());
+        if a.len() != b.len() {
+            return false;
+        }
+        let mut i = 0;
+        while i < a.len() {
+            if a[i] != b[i] {
+                return false;
+            }
+            i += 1;
+        }
+        true
+    }
+}

@@ -1,0 +1,201 @@
+//! Parsing `#[agent(...)]`: every mistake is collected, each spanned on the user's tokens.
+
+use proc_macro2::{Span, TokenStream};
+use syn::ext::IdentExt;
+use syn::parse::{ParseStream, Parser};
+use syn::punctuated::Punctuated;
+use syn::{Expr, ExprLit, Ident, Lit, LitInt, LitStr, Path, Token, Type};
+
+const KEYS: &str = "tools, output, context, state, max_turns, instructions";
+
+/// Where the system prompt comes from.
+pub enum InstructionsAttr {
+    /// `instructions = "..."`.
+    Text(LitStr),
+    /// `instructions = path::to_fn`: `fn(&Context, &State) -> String`.
+    Function(Path),
+}
+
+/// The parsed `#[agent(...)]` arguments.
+pub struct AgentAttrs {
+    /// The tools, in order, and the span of the `tools(...)` list.
+    pub tools: Vec<Path>,
+    pub tools_span: Span,
+    pub output: Option<Type>,
+    pub context: Option<Type>,
+    pub state: Option<Type>,
+    pub max_turns: Option<LitInt>,
+    pub instructions: Option<InstructionsAttr>,
+}
+
+/// Parses the attribute; `Err` holds every error found, combined.
+pub fn parse(attr: TokenStream) -> Result<AgentAttrs, syn::Error> {
+    let mut errors: Vec<syn::Error> = Vec::new();
+    let mut tools: Option<(Vec<Path>, Span)> = None;
+    let mut output = None;
+    let mut context = None;
+    let mut state = None;
+    let mut max_turns = None;
+    let mut instructions = None;
+
+    let parser = |input: ParseStream<'_>| -> syn::Result<()> {
+        while !input.is_empty() {
+            let key = input.call(Ident::parse_any)?;
+            let name = key.to_string();
+            let result: syn::Result<()> = match name.as_str() {
+                "tools" => parse_tools(input, &key).map(|list| set(&mut tools, list, &key, &mut errors)),
+                "output" => value::<Type>(input, &key).map(|t| set(&mut output, t, &key, &mut errors)),
+                "context" => value::<Type>(input, &key).map(|t| set(&mut context, t, &key, &mut errors)),
+                "state" => value::<Type>(input, &key).map(|t| set(&mut state, t, &key, &mut errors)),
+                "max_turns" => value::<LitInt>(input, &key).and_then(|lit| {
+                    lit.base10_parse::<u32>().map_err(|_| {
+                        syn::Error::new(lit.span(), "`max_turns` is a whole number of model requests, e.g. `max_turns = 10`")
+                    })?;
+                    set(&mut max_turns, lit, &key, &mut errors);
+                    Ok(())
+                }),
+                "instructions" => parse_instructions(input, &key)
+                    .map(|i| set(&mut instructions, i, &key, &mut errors)),
+                _ => {
+                    let hint = suggestion(&name)
+                        .map(|s| format!("; did you mean `{s}`?"))
+                        .unwrap_or_default();
+                    errors.push(syn::Error::new(
+                        key.span(),
+                        format!("unknown `#[agent]` key `{name}`{hint} The keys are: {KEYS}"),
+                    ));
+                    skip_value(input);
+                    Ok(())
+                }
+            };
+            if let Err(e) = result {
+                errors.push(e);
+                skip_value(input);
+            }
+            if !input.is_empty() {
+                input.parse::<Token![,]>()?;
+            }
+        }
+        Ok(())
+    };
+    if let Err(e) = parser.parse2(attr) {
+        errors.push(e);
+    }
+
+    if tools.is_none() {
+        errors.push(syn::Error::new(
+            Span::call_site(),
+            "`#[agent]` needs its tools: write `#[agent(tools(get_weather, book_hotel))]`, or `tools()` for an agent without tools",
+        ));
+    }
+    if let Some(e) = errors.into_iter().reduce(|mut a, b| {
+        a.combine(b);
+        a
+    }) {
+        return Err(e);
+    }
+    let (tools, tools_span) = tools.unwrap_or_else(|| (Vec::new(), Span::call_site()));
+    Ok(AgentAttrs {
+        tools,
+        tools_span,
+        output,
+        context,
+        state,
+        max_turns,
+        instructions,
+    })
+}
+
+fn set<T>(slot: &mut Option<T>, value: T, key: &Ident, errors: &mut Vec<syn::Error>) {
+    if slot.is_some() {
+        errors.push(syn::Error::new(
+            key.span(),
+            format!("`{key}` is given twice; keep one"),
+        ));
+    } else {
+        *slot = Some(value);
+    }
+}
+
+fn value<T: syn::parse::Parse>(input: ParseStream<'_>, key: &Ident) -> syn::Result<T> {
+    if !input.peek(Token![=]) {
+        return Err(syn::Error::new(key.span(), format!("write `{key} = ...`")));
+    }
+    input.parse::<Token![=]>()?;
+    input.parse::<T>()
+}
+
+fn parse_tools(input: ParseStream<'_>, key: &Ident) -> syn::Result<(Vec<Path>, Span)> {
+    if !input.peek(syn::token::Paren) {
+        return Err(syn::Error::new(
+            key.span(),
+            "write the tools in parentheses: `tools(get_weather, book_hotel)`",
+        ));
+    }
+    let content;
+    let parens = syn::parenthesized!(content in input);
+    let list = Punctuated::<Path, Token![,]>::parse_terminated(&content)?;
+    Ok((list.into_iter().collect(), parens.span.join()))
+}
+
+fn parse_instructions(input: ParseStream<'_>, key: &Ident) -> syn::Result<InstructionsAttr> {
+    let expr: Expr = value(input, key)?;
+    match expr {
+        Expr::Lit(ExprLit {
+            lit: Lit::Str(s), ..
+        }) => Ok(InstructionsAttr::Text(s)),
+        Expr::Path(p) if p.qself.is_none() => Ok(InstructionsAttr::Function(p.path)),
+        other => Err(syn::Error::new_spanned(
+            other,
+            "`instructions` is a string, `instructions = \"...\"`, or a function of the context and state, `instructions = my_prompt` with `fn my_prompt(ctx: &Ctx, state: &State) -> String`",
+        )),
+    }
+}
+
+/// Skips to the next top-level comma.
+fn skip_value(input: ParseStream<'_>) {
+    let _ = input.step(|cursor| {
+        let mut rest = *cursor;
+        while let Some((tt, next)) = rest.token_tree() {
+            if let proc_macro2::TokenTree::Punct(p) = &tt
+                && p.as_char() == ','
+            {
+                return Ok(((), rest));
+            }
+            rest = next;
+        }
+        Ok(((), rest))
+    });
+}
+
+/// The closest known key, for typos.
+fn suggestion(name: &str) -> Option<&'static str> {
+    const ALL: [&str; 6] = [
+        "tools",
+        "output",
+        "context",
+        "state",
+        "max_turns",
+        "instructions",
+    ];
+    ALL.into_iter()
+        .map(|k| (k, distance(name, k)))
+        .filter(|(_, d)| *d <= 2)
+        .min_by_key(|(_, d)| *d)
+        .map(|(k, _)| k)
+}
+
+fn distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
+            prev = cur;
+        }
+    }
+    row[b.len()]
+}
