@@ -2,4 +2,5 @@
 
 pub mod openai;
 pub mod anthropic;
+pub mod gemini;
 mod transport;

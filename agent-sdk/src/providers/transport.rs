@@ -502,3 +502,10 @@ pub(crate) fn events_of(answer: ChatResponse) -> Vec<StreamEvent> {
     events.push(StreamEvent::Completed { response: answer });
     events
 }
+
+/// A host that needs no key: a local test or proxy server.
+pub(crate) fn is_local(host: &str) -> bool {
+    let bare = host.trim_start_matches('[').trim_end_matches(']');
+    host.eq_ignore_ascii_case("localhost") || bare.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
+}
+

@@ -5,6 +5,7 @@
 //! A new provider passes this suite before it counts.
 
 mod anthropic;
+mod gemini;
 mod openai_chat;
 mod scenarios;
 mod server;
@@ -12,3 +13,4 @@ mod wire;
 
 conformance!(openai_chat_completions, super::openai_chat::OpenAiChat);
 conformance!(anthropic_messages, super::anthropic::Anthropic);
+conformance!(gemini_generate_content, super::gemini::Gemini);

@@ -7,7 +7,7 @@ use reqwest::header::HeaderName;
 
 use super::{ANTHROPIC_VERSION, AnthropicModel, Inner, PROVIDER};
 use crate::model::{ModelError, ModelProfile};
-use crate::providers::transport::{Settings, parse_url, secret_header, settings_setters};
+use crate::providers::transport::{Settings, is_local, parse_url, secret_header, settings_setters};
 
 /// Anthropic's API.
 pub const ANTHROPIC_BASE_URL: &str = "https://api.anthropic.com";
@@ -119,12 +119,6 @@ fn profile() -> ModelProfile {
         reasoning: false,
         seed: false,
     }
-}
-
-/// A host that needs no key: a local test or proxy server.
-pub(crate) fn is_local(host: &str) -> bool {
-    let bare = host.trim_start_matches('[').trim_end_matches(']');
-    host.eq_ignore_ascii_case("localhost") || bare.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
 }
 
 impl fmt::Debug for AnthropicModelBuilder {
