@@ -7,7 +7,10 @@ use super::Dialect;
 /// Returned before any request is made; the SDK never silently rewrites a schema into one
 /// that accepts different values.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("schema not representable in the {dialect} dialect at `{path}`: {reason}")]
+#[error(
+    "schema not representable in the {dialect} dialect at {}: {reason}",
+    location(path)
+)]
 pub struct SchemaError {
     /// The dialect that cannot represent the schema.
     pub dialect: Dialect,
@@ -15,6 +18,14 @@ pub struct SchemaError {
     pub path: String,
     /// What is wrong and, where possible, what to do instead.
     pub reason: String,
+}
+
+fn location(path: &str) -> String {
+    if path.is_empty() {
+        "the root".to_string()
+    } else {
+        format!("`{path}`")
+    }
 }
 
 impl SchemaError {

@@ -21,8 +21,10 @@ use serde_json::Value;
 pub enum Dialect {
     /// OpenAI structured outputs / strict function calling: closed objects, every property
     /// required, optional fields nullable, no keywords beside `$ref`.
+    #[serde(rename = "openai_strict")]
     OpenAiStrict,
     /// OpenAI function calling without `strict`.
+    #[serde(rename = "openai")]
     OpenAi,
     /// Anthropic's `input_schema`.
     Anthropic,
@@ -85,12 +87,12 @@ pub fn lower(canonical: &Value, dialect: Dialect) -> Result<Value, SchemaError> 
 }
 
 mod anthropic;
-mod gemini;
-mod openai;
-mod openai_strict;
 mod disjoint;
+mod gemini;
 mod keywords;
 mod limits;
 mod merge;
+mod openai;
+mod openai_strict;
 mod passthrough;
 mod walk;
