@@ -28,7 +28,10 @@ async fn get_weather(city: String, units: Option<Units>, user: Context<User>) ->
         Units::Celsius => (18, "°C"),
         Units::Fahrenheit => (64, "°F"),
     };
-    format!("{city}: {value}{unit}, clear skies (asked by {})", user.name)
+    format!(
+        "{city}: {value}{unit}, clear skies (asked by {})",
+        user.name
+    )
 }
 
 /// Book a hotel room for some nights.
