@@ -1,8 +1,27 @@
-//! Quickstart: two tools, and what each provider is shown of them.
+//! Quickstart: an agent with two tools (one reading an injected context), a typed output,
+//! streamed to the terminal, with the usage at the end.
+//!
+//! Offline by default, against the SDK's built-in `MockServer`; against a real provider when
+//! `OPENAI_API_KEY`, `ANTHROPIC_API_KEY`, `GEMINI_API_KEY`, `OPENAI_BASE_URL` (any
+//! OpenAI-compatible server, e.g. Ollama) or `AGENT_SDK_MODEL=provider:model` is set.
 //!
 //! Run: `cargo run --example quickstart`
 
+mod support;
+
+use std::io::Write;
+
+use agent_sdk::agent::AgentEvent;
 use agent_sdk::prelude::*;
+use agent_sdk::testing::{MockResponse, RecordedRequest};
+use futures::StreamExt;
+use serde_json::json;
+
+/// Who is asking. Injected into tools by the runtime; the model never sees it.
+struct Traveller {
+    name: String,
+    home_city: String,
+}
 
 /// Temperature unit.
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
@@ -12,69 +31,149 @@ enum Units {
     Fahrenheit,
 }
 
-/// Who is asking; filled in by the runtime, never by the model.
-struct User {
-    name: String,
-}
-
-/// Look up the current weather for a city.
+/// Look up the weather forecast for a city.
 ///
 /// # Arguments
-/// * `city` - City name, e.g. "Paris".
+/// * `city` - City name, e.g. "Lisbon".
 /// * `units` - Temperature unit; celsius when omitted.
 #[tool]
-async fn get_weather(city: String, units: Option<Units>, user: Context<User>) -> String {
-    let (value, unit) = match units.unwrap_or(Units::Celsius) {
-        Units::Celsius => (18, "°C"),
-        Units::Fahrenheit => (64, "°F"),
+async fn get_weather(city: String, units: Option<Units>, traveller: Context<Traveller>) -> String {
+    // A real tool would call a weather API here.
+    let celsius = 14 + (city.len() as i32 % 9);
+    let temperature = match units.unwrap_or(Units::Celsius) {
+        Units::Celsius => format!("{celsius}°C"),
+        Units::Fahrenheit => format!("{}°F", celsius * 9 / 5 + 32),
     };
-    format!(
-        "{city}: {value}{unit}, clear skies (asked by {})",
-        user.name
-    )
+    let from = if city.eq_ignore_ascii_case(&traveller.home_city) {
+        " (that is home)"
+    } else {
+        ""
+    };
+    format!("{city}: {temperature}, light wind, dry{from}")
 }
 
-/// Book a hotel room for some nights.
-#[tool(strict = true)]
-fn book_hotel(
-    /// The hotel's name.
-    hotel: String,
-    /// Number of nights, at least one.
-    nights: u32,
-) -> Result<String, String> {
-    if nights == 0 {
-        return Err("a stay needs at least one night".to_string());
-    }
-    Ok(format!("Booked {nights} night(s) at {hotel}."))
+/// Suggest things to do in a city.
+///
+/// # Arguments
+/// * `city` - City name.
+/// * `outdoor` - Whether to suggest outdoor activities.
+#[tool]
+fn find_activities(city: String, outdoor: bool) -> Vec<String> {
+    let ideas: &[&str] = if outdoor {
+        &[
+            "a walk along the river",
+            "the botanical garden",
+            "a hill-top viewpoint",
+        ]
+    } else {
+        &["the city museum", "a food market", "a concert hall"]
+    };
+    ideas
+        .iter()
+        .map(|idea| format!("{idea} in {city}"))
+        .collect()
 }
 
-fn print_definition(def: &ToolDefinition) {
-    println!("tool `{}`: {}", def.name, def.description);
-    for dialect in Dialect::ALL {
-        match def.parameters_for(dialect) {
-            Ok(schema) => println!("  {dialect:<14} {schema}"),
-            Err(e) => println!("  {dialect:<14} refused: {e}"),
-        }
-    }
+/// One day of the plan.
+#[derive(Debug, Deserialize, JsonSchema, StructuredOutput)]
+struct DayPlan {
+    /// What to do that day.
+    activity: String,
+    /// Whether it happens outdoors.
+    outdoor: bool,
 }
+
+/// A short trip plan.
+#[derive(Debug, Deserialize, JsonSchema, StructuredOutput)]
+struct TripPlan {
+    /// The city visited.
+    city: String,
+    /// One entry per day, in order.
+    #[output(length(min = 1, max = 7))]
+    days: Vec<DayPlan>,
+    /// One sentence on the weather.
+    weather_note: String,
+}
+
+/// You plan short city trips. Check the weather and look for activities before planning;
+/// prefer outdoor days when it is dry.
+#[agent(tools(get_weather, find_activities), output = TripPlan, context = Traveller)]
+struct Planner;
 
 #[tokio::main]
-async fn main() -> agent_sdk::Result<()> {
-    print_definition(<get_weather as Tool>::definition());
-    print_definition(<book_hotel as Tool>::definition());
-
-    // A model's tool call, run the way the agent runtime runs it.
-    let runtime = ToolRuntime::new().with_context(User {
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let backend = support::backend(mock_model).await?;
+    let planner = Planner::builder(backend.model).max_turns(6).build();
+    let traveller = Traveller {
         name: "Ada".to_string(),
-    });
-    let call = ToolCall::new("call_1", "get_weather", r#"{"city":"Paris"}"#);
-    let out = agent_sdk::tool::invoke(&get_weather {}, &call, &runtime).await?;
-    println!("\nget_weather(Paris) -> {}", out.text_content());
+        home_city: "London".to_string(),
+    };
+    println!("{} asks: Plan two days in Lisbon.\n", traveller.name);
 
-    let bad = ToolCall::new("call_2", "book_hotel", r#"{"hotel":"Ritz","nights":"two"}"#);
-    let err = agent_sdk::tool::invoke(&book_hotel {}, &bad, &runtime)
-        .await
-        .unwrap_err();
-    println!("book_hotel(nights: \"two\") -> {}", err.model_message());
+    let mut events = planner.stream("Plan two days in Lisbon.", traveller);
+    while let Some(event) = events.next().await {
+        match event? {
+            AgentEvent::TurnStart { turn } => println!("── model request {turn}"),
+            AgentEvent::TextDelta { text } => {
+                print!("{text}");
+                std::io::stdout().flush()?;
+            }
+            AgentEvent::ToolCallStart { name, .. } if name == "TripPlan" => {
+                println!("  → model answers through the `TripPlan` output tool")
+            }
+            AgentEvent::ToolCallStart { name, .. } => println!("  → model calls `{name}`"),
+            AgentEvent::ToolResult(step) => match &step.result {
+                Ok(out) => println!("  ← {}: {}", step.call.name, out.text_content()),
+                Err(e) => println!("  ← {}: {}", step.call.name, e.model_message()),
+            },
+            AgentEvent::Done(run) => {
+                let plan: TripPlan = run.output;
+                println!("\n── typed output ({:?})", run.stop_reason);
+                println!("{} — {}", plan.city, plan.weather_note);
+                for (i, day) in plan.days.iter().enumerate() {
+                    let place = if day.outdoor { "outdoors" } else { "indoors" };
+                    println!("  day {}: {} ({place})", i + 1, day.activity);
+                }
+                println!("\nusage: {}", run.usage);
+            }
+            _ => {}
+        }
+    }
     Ok(())
+}
+
+/// The offline stand-in for a model, answering in the OpenAI wire format: first it calls both
+/// tools (in parallel), then it builds the plan from what the tools returned.
+fn mock_model(request: &RecordedRequest) -> MockResponse {
+    let results = support::tool_results(request);
+    if results.is_empty() {
+        return MockResponse::tool_calls(vec![
+            ToolCall::new("call_weather", "get_weather", r#"{"city":"Lisbon"}"#),
+            ToolCall::new(
+                "call_activities",
+                "find_activities",
+                r#"{"city":"Lisbon","outdoor":true}"#,
+            ),
+        ]);
+    }
+    let result = |id: &str| {
+        results
+            .iter()
+            .find(|(call, _)| call == id)
+            .map(|(_, content)| content.clone())
+            .unwrap_or_default()
+    };
+    let activities: Vec<String> =
+        serde_json::from_str(&result("call_activities")).unwrap_or_default();
+    let days: Vec<_> = activities
+        .iter()
+        .take(2)
+        .map(|a| json!({ "activity": a, "outdoor": true }))
+        .collect();
+    let plan = json!({
+        "city": "Lisbon",
+        "days": days,
+        "weather_note": format!("Forecast: {}.", result("call_weather")),
+    });
+    support::final_answer(request, "TripPlan", plan)
 }

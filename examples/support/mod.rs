@@ -1,0 +1,127 @@
+//! Shared by the examples: pick a real provider when one is configured, otherwise start the
+//! SDK's built-in `MockServer` (an in-process OpenAI-compatible server, a test double) and
+//! say so.
+
+#![allow(dead_code)] // each example uses part of this module
+
+use agent_sdk::model::{SharedModel, init_chat_model};
+use agent_sdk::testing::{MockResponse, MockServer, RecordedRequest};
+use serde_json::Value;
+
+/// Where the example's model requests go.
+pub struct Backend {
+    /// The model to give the agent.
+    pub model: SharedModel,
+    /// Keeps the mock server alive while the example runs (`None` for a real provider).
+    pub server: Option<MockServer>,
+}
+
+/// The provider the environment asks for, if any:
+///
+/// * `AGENT_SDK_MODEL=provider:model` (e.g. `anthropic:claude-sonnet-4-5`, `ollama:llama3.2`);
+/// * `OPENAI_API_KEY` or `OPENAI_BASE_URL` → `openai:$OPENAI_MODEL` (default `gpt-4o-mini`), so
+///   any OpenAI-compatible server (Ollama, vLLM, LM Studio) works through `OPENAI_BASE_URL`;
+/// * `ANTHROPIC_API_KEY` → `anthropic:claude-sonnet-4-5`;
+/// * `GEMINI_API_KEY` or `GOOGLE_API_KEY` → `google:gemini-2.5-flash`.
+pub fn configured_model_spec() -> Option<String> {
+    let set = |name: &str| std::env::var(name).is_ok_and(|v| !v.trim().is_empty());
+    if let Ok(spec) = std::env::var("AGENT_SDK_MODEL")
+        && !spec.trim().is_empty()
+    {
+        return Some(spec);
+    }
+    if set("OPENAI_API_KEY") || set("OPENAI_BASE_URL") {
+        let model = std::env::var("OPENAI_MODEL").unwrap_or_else(|_| "gpt-4o-mini".to_string());
+        return Some(format!("openai:{model}"));
+    }
+    if set("ANTHROPIC_API_KEY") {
+        return Some("anthropic:claude-sonnet-4-5".to_string());
+    }
+    if set("GEMINI_API_KEY") || set("GOOGLE_API_KEY") {
+        return Some("google:gemini-2.5-flash".to_string());
+    }
+    None
+}
+
+/// A real model when the environment configures one; otherwise a `MockServer` answering with
+/// `mock` (which plays the model's part, from the request it receives).
+pub async fn backend(
+    mock: impl Fn(&RecordedRequest) -> MockResponse + Send + Sync + 'static,
+) -> Result<Backend, agent_sdk::model::ModelError> {
+    if let Some(spec) = configured_model_spec() {
+        let model = init_chat_model(&spec)?;
+        println!("model: {spec} (a real provider; set by the environment)\n");
+        return Ok(Backend {
+            model,
+            server: None,
+        });
+    }
+    let server = MockServer::with_handler(mock).await;
+    let model: SharedModel = std::sync::Arc::new(server.openai_model("mock-gpt"));
+    println!(
+        "model: the built-in MockServer at {} (offline; set OPENAI_API_KEY, ANTHROPIC_API_KEY, \
+         GEMINI_API_KEY, OPENAI_BASE_URL or AGENT_SDK_MODEL to use a real model)\n",
+        server.url()
+    );
+    Ok(Backend {
+        model,
+        server: Some(server),
+    })
+}
+
+/// The tool results in an OpenAI-format request body, as `(tool_call_id, content)`.
+pub fn tool_results(request: &RecordedRequest) -> Vec<(String, String)> {
+    messages(request)
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .map(|m| {
+            (
+                m["tool_call_id"].as_str().unwrap_or_default().to_string(),
+                m["content"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect()
+}
+
+/// The text of the last user message in an OpenAI-format request body.
+pub fn last_user_text(request: &RecordedRequest) -> String {
+    messages(request)
+        .iter()
+        .rev()
+        .find(|m| m["role"] == "user")
+        .map(|m| match &m["content"] {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        })
+        .unwrap_or_default()
+}
+
+/// How the request asks for the final answer: the name of a final-answer tool it offers, or
+/// `None` when it sets a JSON-schema response format or asks for text.
+pub fn output_tool(request: &RecordedRequest, name: &str) -> Option<String> {
+    let offered = request.body["tools"]
+        .as_array()
+        .is_some_and(|tools| tools.iter().any(|t| t["function"]["name"] == name));
+    let native = request.body["response_format"]["type"] == "json_schema";
+    (offered && !native).then(|| name.to_string())
+}
+
+/// A final answer carrying `value`: a call of the final-answer tool if the request offers
+/// one, otherwise the JSON as text.
+pub fn final_answer(request: &RecordedRequest, output_name: &str, value: Value) -> MockResponse {
+    match output_tool(request, output_name) {
+        Some(tool) => MockResponse::tool_calls(vec![agent_sdk::ToolCall::new(
+            "call_final",
+            tool,
+            value.to_string(),
+        )]),
+        None => MockResponse::text(value.to_string()),
+    }
+}
+
+fn messages(request: &RecordedRequest) -> Vec<Value> {
+    request.body["messages"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+}
