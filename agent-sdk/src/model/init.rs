@@ -19,6 +19,7 @@ use crate::providers::openai::{MaxTokensField, OpenAiModel, OpenAiModelBuilder};
 /// | `openrouter` | `OPENROUTER_BASE_URL`, `https://openrouter.ai/api/v1` | `OPENROUTER_API_KEY` |
 /// | `together` | `TOGETHER_BASE_URL`, `https://api.together.xyz/v1` | `TOGETHER_API_KEY` |
 /// | `anthropic` | `ANTHROPIC_BASE_URL`, `https://api.anthropic.com` | `ANTHROPIC_API_KEY` |
+/// | `openai-responses` | `OPENAI_BASE_URL`, `https://api.openai.com/v1` | `OPENAI_API_KEY` |
 /// | `google`, `gemini` | `GEMINI_BASE_URL`, `https://generativelanguage.googleapis.com` | `GEMINI_API_KEY` or `GOOGLE_API_KEY` |
 ///
 /// So a program written for `openai:gpt-4o-mini` runs against any compatible server by
@@ -41,7 +42,8 @@ pub fn init_chat_model(spec: &str) -> Result<SharedModel, ModelError> {
 }
 
 /// The providers with their own wire format (Models II): `anthropic:` (key `ANTHROPIC_API_KEY`),
-/// `google:` / `gemini:` (key `GEMINI_API_KEY` or `GOOGLE_API_KEY`).
+/// `google:` / `gemini:` (key `GEMINI_API_KEY` or `GOOGLE_API_KEY`), `openai-responses:` (the
+/// Responses API; key `OPENAI_API_KEY`).
 fn other_provider(spec: &str) -> Result<Option<SharedModel>, ModelError> {
     let Some((provider, model)) = spec.split_once(':') else {
         return Ok(None);
@@ -54,6 +56,9 @@ fn other_provider(spec: &str) -> Result<Option<SharedModel>, ModelError> {
     let built: SharedModel = match provider.as_str() {
         "anthropic" => Arc::new(crate::providers::anthropic::AnthropicModel::builder(model).build()?),
         "google" | "gemini" => Arc::new(crate::providers::gemini::GeminiModel::builder(model).build()?),
+        "openai-responses" | "openai_responses" => {
+            Arc::new(crate::providers::openai_responses::OpenAiResponsesModel::builder(model).build()?)
+        }
         _ => return Ok(None),
     };
     Ok(Some(built))

@@ -3,4 +3,5 @@
 pub mod openai;
 pub mod anthropic;
 pub mod gemini;
+pub mod openai_responses;
 mod transport;

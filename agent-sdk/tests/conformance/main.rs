@@ -7,6 +7,7 @@
 mod anthropic;
 mod gemini;
 mod openai_chat;
+mod responses;
 mod scenarios;
 mod server;
 mod wire;
@@ -14,3 +15,4 @@ mod wire;
 conformance!(openai_chat_completions, super::openai_chat::OpenAiChat);
 conformance!(anthropic_messages, super::anthropic::Anthropic);
 conformance!(gemini_generate_content, super::gemini::Gemini);
+conformance!(openai_responses, super::responses::Responses);

@@ -1,0 +1,103 @@
+//! Configuring an [`OpenAiResponsesModel`].
+
+use std::fmt;
+use std::sync::Arc;
+
+use reqwest::header::{AUTHORIZATION, HeaderName};
+
+use super::{Inner, OpenAiResponsesModel, PROVIDER};
+use crate::model::{ModelError, ModelProfile};
+use crate::providers::transport::{Settings, is_local, parse_url, secret_header, settings_setters};
+
+/// Builds an [`OpenAiResponsesModel`]; see [`OpenAiResponsesModel::builder`].
+///
+/// ```
+/// use agent_sdk::providers::openai_responses::OpenAiResponsesModel;
+///
+/// let model = OpenAiResponsesModel::builder("gpt-4.1")
+///     .api_key("sk-test-0123456789")
+///     .base_url("http://127.0.0.1:9/v1")
+///     .build()
+///     .unwrap();
+/// assert_eq!(model.endpoint(), "http://127.0.0.1:9/v1/responses");
+/// assert!(!format!("{model:?}").contains("sk-test-0123456789"));
+/// ```
+#[must_use]
+pub struct OpenAiResponsesModelBuilder {
+    model: String,
+    settings: Settings,
+    profile: ModelProfile,
+    store: bool,
+    reasoning_effort: Option<String>,
+}
+
+impl OpenAiResponsesModelBuilder {
+    pub(crate) fn new(model: String) -> Self {
+        OpenAiResponsesModelBuilder {
+            model,
+            settings: Settings::new("OPENAI_BASE_URL", "https://api.openai.com/v1", &["OPENAI_API_KEY"]),
+            profile: ModelProfile { seed: false, ..ModelProfile::full() },
+            store: false,
+            reasoning_effort: None,
+        }
+    }
+
+    settings_setters!();
+
+    /// Asks a reasoning model for this effort (`minimal`, `low`, `medium`, `high`) with
+    /// reasoning summaries; temperature is then not sent.
+    pub fn reasoning_effort(mut self, effort: impl Into<String>) -> Self {
+        self.reasoning_effort = Some(effort.into());
+        self.profile.reasoning = true;
+        self
+    }
+
+    /// Whether OpenAI stores responses (`store`). Off by default: reasoning items then carry
+    /// their encrypted content so that the conversation is self-contained.
+    pub fn store(mut self, store: bool) -> Self {
+        self.store = store;
+        self
+    }
+
+    /// What the model supports.
+    pub fn profile(mut self, profile: ModelProfile) -> Self {
+        self.profile = profile;
+        self
+    }
+
+    /// Builds the model. Fails with [`ModelError::Configuration`] on a missing key (naming
+    /// `OPENAI_API_KEY`; none is needed for a loopback base URL), a malformed URL or header.
+    pub fn build(self) -> Result<OpenAiResponsesModel, ModelError> {
+        let base = self.settings.resolve_base_url();
+        let full = if base.ends_with("/responses") { base } else { format!("{base}/responses") };
+        let endpoint = parse_url(&full)?;
+        let local = endpoint.host_str().is_some_and(is_local);
+        let api_key = self.settings.resolve_api_key(PROVIDER, &self.model, !local)?;
+        let auth = match &api_key {
+            Some(key) => Some((HeaderName::from(AUTHORIZATION), secret_header(&format!("Bearer {}", key.expose()))?)),
+            None => None,
+        };
+        let (transport, tracker) = self.settings.build(api_key, auth, &[])?;
+        Ok(OpenAiResponsesModel {
+            inner: Arc::new(Inner {
+                model: self.model,
+                endpoint,
+                transport,
+                profile: self.profile,
+                store: self.store,
+                reasoning_effort: self.reasoning_effort,
+                tracker,
+            }),
+        })
+    }
+}
+
+impl fmt::Debug for OpenAiResponsesModelBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OpenAiResponsesModelBuilder")
+            .field("model", &self.model)
+            .field("base_url", &self.settings.base_url)
+            .field("api_key", &self.settings.api_key)
+            .finish_non_exhaustive()
+    }
+}
