@@ -1,9 +1,11 @@
 //! One conformance suite for every provider's wire format: the same scenarios (single,
 //! parallel and streamed tool calls, tool-result follow-ups, structured output, usage, each
 //! error class, an error inside a 200 stream, a stream cut off mid-answer) run against each
-//! format through an in-process server on 127.0.0.1 that answers as the provider documents.
+//! format through an in-process server on 127.0.0.1 that answers as the provider documents,
+//! plus a multi-turn agent run (and stream) with parallel tool calls on each.
 //! A new provider passes this suite before it counts.
 
+mod agent;
 mod anthropic;
 mod gemini;
 mod openai_chat;

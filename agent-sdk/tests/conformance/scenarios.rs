@@ -391,7 +391,16 @@ pub async fn stream_cut_off(w: &dyn Wire) {
 macro_rules! conformance {
     ($module:ident, $wire:expr) => {
         mod $module {
-            use super::scenarios;
+            use super::{agent, scenarios};
+
+            #[tokio::test]
+            async fn agent_run_with_parallel_tool_calls() {
+                agent::agent_run(&$wire).await
+            }
+            #[tokio::test]
+            async fn agent_stream_with_parallel_tool_calls() {
+                agent::agent_stream(&$wire).await
+            }
 
             #[tokio::test]
             async fn single_tool_call() {
