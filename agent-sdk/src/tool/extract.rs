@@ -2,11 +2,11 @@
 
 use std::fmt;
 use std::ops::Deref;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use super::runtime::{Inject, InjectError, StateUpdate, ToolRuntime, lock};
+use super::runtime::{Inject, InjectError, ToolRuntime, UpdateQueue, lock};
 use crate::store::Store;
 
 /// The run's context (the user, the tenant, a request id...), shared read-only by every tool.
@@ -73,7 +73,7 @@ impl<C, S> Inject<C, S> for Context<C> {
 /// ```
 pub struct State<S> {
     snapshot: Arc<S>,
-    updates: Arc<Mutex<Vec<StateUpdate<S>>>>,
+    updates: UpdateQueue<S>,
 }
 
 impl<S> State<S> {

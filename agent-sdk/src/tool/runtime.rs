@@ -8,6 +8,9 @@ use crate::store::Store;
 /// A state update queued by a tool, applied after the tool's batch in call order.
 pub(crate) type StateUpdate<S> = Box<dyn FnOnce(&mut S) + Send>;
 
+/// The updates one call queued, shared between its runtime and its `State` extractor.
+pub(crate) type UpdateQueue<S> = Arc<Mutex<Vec<StateUpdate<S>>>>;
+
 /// Everything the runtime can inject into one tool call: the call id, the run's context and
 /// state, the store and the stream writer.
 ///
@@ -29,7 +32,7 @@ pub struct ToolRuntime<C = (), S = ()> {
     call_id: ToolCallId,
     context: Arc<C>,
     state: Arc<S>,
-    updates: Arc<Mutex<Vec<StateUpdate<S>>>>,
+    updates: UpdateQueue<S>,
     store: Option<Store>,
     writer: StreamWriter,
 }
@@ -174,7 +177,7 @@ impl<C, S> ToolRuntime<C, S> {
         &self.context
     }
 
-    pub(crate) fn shared_state(&self) -> (&Arc<S>, &Arc<Mutex<Vec<StateUpdate<S>>>>) {
+    pub(crate) fn shared_state(&self) -> (&Arc<S>, &UpdateQueue<S>) {
         (&self.state, &self.updates)
     }
 
