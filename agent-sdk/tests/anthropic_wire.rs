@@ -4,7 +4,9 @@
 #[path = "conformance/server.rs"]
 mod server;
 
-use agent_sdk::model::{ChatModel, ChatRequest, FinishReason, ModelError, StreamEvent, init_chat_model};
+use agent_sdk::model::{
+    ChatModel, ChatRequest, FinishReason, ModelError, StreamEvent, init_chat_model,
+};
 use agent_sdk::providers::anthropic::AnthropicModel;
 use agent_sdk::{ContentBlock, Message};
 use futures::StreamExt;
@@ -67,11 +69,21 @@ async fn thinking_blocks_are_sent_back_unchanged_with_their_signature() {
     assert_eq!(answer.finish_reason, FinishReason::ToolCalls);
     assert_eq!(
         answer.message.content[0],
-        ContentBlock::Reasoning { text: "The user wants the weather.".into(), signature: Some("EqQBCgIYAhIM1gbcDa9GJwZA2b3h".into()) }
+        ContentBlock::Reasoning {
+            text: "The user wants the weather.".into(),
+            signature: Some("EqQBCgIYAhIM1gbcDa9GJwZA2b3h".into())
+        }
     );
-    assert!(matches!(&answer.message.content[1], ContentBlock::Other { provider, value } if provider == "anthropic" && value["type"] == "redacted_thinking"));
-    assert!(matches!(&answer.message.content[2], ContentBlock::Other { value, .. } if value["type"] == "server_tool_use"));
-    assert_eq!(answer.message.tool_calls[0].arguments, r#"{"city": "Paris"}"#);
+    assert!(
+        matches!(&answer.message.content[1], ContentBlock::Other { provider, value } if provider == "anthropic" && value["type"] == "redacted_thinking")
+    );
+    assert!(
+        matches!(&answer.message.content[2], ContentBlock::Other { value, .. } if value["type"] == "server_tool_use")
+    );
+    assert_eq!(
+        answer.message.tool_calls[0].arguments,
+        r#"{"city": "Paris"}"#
+    );
 
     let history = vec![
         Message::user("Weather in Paris?"),
@@ -80,7 +92,10 @@ async fn thinking_blocks_are_sent_back_unchanged_with_their_signature() {
     ];
     model.invoke(ChatRequest::new(history)).await.unwrap();
     let body = &server.requests()[1].body;
-    assert_eq!(body["thinking"], json!({"type": "enabled", "budget_tokens": 1024}));
+    assert_eq!(
+        body["thinking"],
+        json!({"type": "enabled", "budget_tokens": 1024})
+    );
     assert_eq!(body["max_tokens"], 2048);
     assert_eq!(
         body["messages"][1]["content"],
@@ -91,7 +106,10 @@ async fn thinking_blocks_are_sent_back_unchanged_with_their_signature() {
             {"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": {"city": "Paris"}}
         ])
     );
-    assert_eq!(body["messages"][2], json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "18°C"}]}));
+    assert_eq!(
+        body["messages"][2],
+        json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "18°C"}]})
+    );
 }
 
 #[tokio::test]
@@ -108,7 +126,10 @@ async fn stop_sequence_is_a_normal_stop_and_stop_sequences_are_sent() {
     assert_eq!((r.usage.input_tokens, r.usage.cache_write_tokens), (12, 7));
     let sent = server.request().body;
     assert_eq!(sent["stop_sequences"], json!(["4"]));
-    assert!(sent.get("temperature").is_none(), "temperature is not sent with thinking on");
+    assert!(
+        sent.get("temperature").is_none(),
+        "temperature is not sent with thinking on"
+    );
 }
 
 #[tokio::test]
@@ -117,7 +138,10 @@ async fn thinking_budget_must_fit_in_max_tokens() {
     let mut req = ChatRequest::new(vec![Message::user("Hi")]);
     req.max_tokens = Some(512);
     let err = model(&server).invoke(req).await.unwrap_err();
-    assert!(matches!(&err, ModelError::InvalidRequest { param: Some(p), .. } if p == "max_tokens"), "{err:?}");
+    assert!(
+        matches!(&err, ModelError::InvalidRequest { param: Some(p), .. } if p == "max_tokens"),
+        "{err:?}"
+    );
     assert!(server.requests().is_empty());
 }
 
@@ -128,9 +152,14 @@ fn init_chat_model_knows_anthropic_and_names_the_key_variable() {
         std::env::remove_var("ANTHROPIC_API_KEY");
         std::env::remove_var("ANTHROPIC_BASE_URL");
     }
-    let err = init_chat_model("anthropic:claude-sonnet-4-5").err().expect("no key");
+    let err = init_chat_model("anthropic:claude-sonnet-4-5")
+        .err()
+        .expect("no key");
     assert!(err.to_string().contains("ANTHROPIC_API_KEY"), "{err}");
-    let m = AnthropicModel::builder("claude-sonnet-4-5").api_key(KEY).build().unwrap();
+    let m = AnthropicModel::builder("claude-sonnet-4-5")
+        .api_key(KEY)
+        .build()
+        .unwrap();
     assert_eq!(m.endpoint(), "https://api.anthropic.com/v1/messages");
     assert!(!format!("{m:?}").contains(KEY));
 }

@@ -37,15 +37,34 @@ async fn reasoning_items_are_carried_and_sent_back_before_their_calls() {
     let done = json!({"id": "resp_2", "model": "o4-mini", "status": "completed",
         "output": [{"type": "message", "id": "msg_2", "role": "assistant", "content": [{"type": "output_text", "text": "18°C", "annotations": []}]}]});
     let server = Server::start(vec![Reply::sse(stream), Reply::json(200, &done)]).await;
-    let model = OpenAiResponsesModel::builder("o4-mini").base_url(format!("{}/v1", server.url())).api_key(KEY).reasoning_effort("low").build().unwrap();
+    let model = OpenAiResponsesModel::builder("o4-mini")
+        .base_url(format!("{}/v1", server.url()))
+        .api_key(KEY)
+        .reasoning_effort("low")
+        .build()
+        .unwrap();
 
-    let events: Vec<StreamEvent> = model.stream(ChatRequest::new(vec![Message::user("Weather?")])).map(Result::unwrap).collect().await;
-    let summary: String = events.iter().filter_map(|e| match e { StreamEvent::ReasoningDelta { text } => Some(text.as_str()), _ => None }).collect();
+    let events: Vec<StreamEvent> = model
+        .stream(ChatRequest::new(vec![Message::user("Weather?")]))
+        .map(Result::unwrap)
+        .collect()
+        .await;
+    let summary: String = events
+        .iter()
+        .filter_map(|e| match e {
+            StreamEvent::ReasoningDelta { text } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
     assert_eq!(summary, "Look it up.");
-    let Some(StreamEvent::Completed { response: first }) = events.last() else { panic!("{events:?}") };
+    let Some(StreamEvent::Completed { response: first }) = events.last() else {
+        panic!("{events:?}")
+    };
     assert_eq!(first.finish_reason, FinishReason::ToolCalls);
     assert_eq!(first.usage.reasoning_tokens, 40);
-    assert!(matches!(&first.message.content[0], ContentBlock::Reasoning { text, .. } if text == "Look it up."));
+    assert!(
+        matches!(&first.message.content[0], ContentBlock::Reasoning { text, .. } if text == "Look it up.")
+    );
 
     let mut req = ChatRequest::new(vec![
         Message::user("Weather?"),
@@ -65,7 +84,10 @@ async fn reasoning_items_are_carried_and_sent_back_before_their_calls() {
             {"type": "function_call_output", "call_id": "call_1", "output": "18°C"}
         ])
     );
-    assert_eq!(sent["reasoning"], json!({"effort": "low", "summary": "auto"}));
+    assert_eq!(
+        sent["reasoning"],
+        json!({"effort": "low", "summary": "auto"})
+    );
     assert_eq!(sent["include"], json!(["reasoning.encrypted_content"]));
     assert_eq!(sent["store"], false);
     assert!(sent.get("temperature").is_none());
@@ -73,11 +95,23 @@ async fn reasoning_items_are_carried_and_sent_back_before_their_calls() {
 
 #[tokio::test]
 async fn failed_response_in_a_stream_is_an_error() {
-    let body = ev(json!({"type": "response.failed", "response": {"id": "r", "status": "failed", "error": {"code": "server_error", "message": "boom"}}}));
+    let body = ev(
+        json!({"type": "response.failed", "response": {"id": "r", "status": "failed", "error": {"code": "server_error", "message": "boom"}}}),
+    );
     let server = Server::start(vec![Reply::sse(body)]).await;
-    let model = OpenAiResponsesModel::builder("gpt-4.1").base_url(format!("{}/v1", server.url())).api_key(KEY).build().unwrap();
-    let items: Vec<_> = model.stream(ChatRequest::new(vec![Message::user("Hi")])).collect().await;
-    assert!(matches!(items.as_slice(), [Err(agent_sdk::model::ModelError::Stream { message })] if message == "boom (server_error)"), "{items:?}");
+    let model = OpenAiResponsesModel::builder("gpt-4.1")
+        .base_url(format!("{}/v1", server.url()))
+        .api_key(KEY)
+        .build()
+        .unwrap();
+    let items: Vec<_> = model
+        .stream(ChatRequest::new(vec![Message::user("Hi")]))
+        .collect()
+        .await;
+    assert!(
+        matches!(items.as_slice(), [Err(agent_sdk::model::ModelError::Stream { message })] if message == "boom (server_error)"),
+        "{items:?}"
+    );
 }
 
 #[test]
@@ -88,8 +122,13 @@ fn init_chat_model_knows_openai_responses() {
         std::env::set_var("OPENAI_BASE_URL", "http://127.0.0.1:9/v1");
     }
     let m = init_chat_model("openai-responses:gpt-4.1").unwrap();
-    assert_eq!((m.provider(), m.model_name()), ("openai-responses", "gpt-4.1"));
+    assert_eq!(
+        (m.provider(), m.model_name()),
+        ("openai-responses", "gpt-4.1")
+    );
     unsafe { std::env::remove_var("OPENAI_BASE_URL") };
-    let err = init_chat_model("openai-responses:gpt-4.1").err().expect("no key");
+    let err = init_chat_model("openai-responses:gpt-4.1")
+        .err()
+        .expect("no key");
     assert!(err.to_string().contains("OPENAI_API_KEY"), "{err}");
 }

@@ -15,7 +15,10 @@ use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 
 use crate::http::sse::{self, SseEvent};
 use crate::http::status::truncate;
-use crate::http::{ApiKey, RateLimit, RateLimitPermit, RateLimiter, RetryPolicy, Timeouts, check_url, map_reqwest_error, retry};
+use crate::http::{
+    ApiKey, RateLimit, RateLimitPermit, RateLimiter, RetryPolicy, Timeouts, check_url,
+    map_reqwest_error, retry,
+};
 use crate::message::ContentBlock;
 use crate::model::{ChatResponse, EventStream, ModelError, StreamEvent, UsageTracker};
 
@@ -65,9 +68,10 @@ impl Settings {
 
     /// The base URL: explicit, else from the variable, else the default; no trailing slash.
     pub(crate) fn resolve_base_url(&self) -> String {
-        let base = self.base_url.clone().or_else(|| {
-            (self.env)(self.base_url_env).filter(|s| !s.trim().is_empty())
-        });
+        let base = self
+            .base_url
+            .clone()
+            .or_else(|| (self.env)(self.base_url_env).filter(|s| !s.trim().is_empty()));
         base.unwrap_or_else(|| self.default_base_url.to_owned())
             .trim()
             .trim_end_matches('/')
@@ -118,8 +122,9 @@ impl Settings {
         for (name, value) in &self.headers {
             let n = HeaderName::from_bytes(name.as_bytes())
                 .map_err(|_| ModelError::Configuration(format!("invalid header name `{name}`")))?;
-            let mut v = HeaderValue::from_str(value)
-                .map_err(|_| ModelError::Configuration(format!("invalid value for header `{name}`")))?;
+            let mut v = HeaderValue::from_str(value).map_err(|_| {
+                ModelError::Configuration(format!("invalid value for header `{name}`"))
+            })?;
             v.set_sensitive(true);
             headers.insert(n, v);
             header_names.push(name.clone());
@@ -133,7 +138,9 @@ impl Settings {
                     .read_timeout(self.timeouts.stream_idle)
                     .user_agent(concat!("agent-sdk/", env!("CARGO_PKG_VERSION")))
                     .build()
-                    .map_err(|e| ModelError::Configuration(format!("could not build the HTTP client: {e}")))?,
+                    .map_err(|e| {
+                        ModelError::Configuration(format!("could not build the HTTP client: {e}"))
+                    })?,
                 None,
             ),
         };
@@ -154,8 +161,9 @@ impl Settings {
 
 /// A header value from a secret, or a configuration error that does not show it.
 pub(crate) fn secret_header(value: &str) -> Result<HeaderValue, ModelError> {
-    HeaderValue::from_str(value)
-        .map_err(|_| ModelError::Configuration("the API key contains characters not allowed in a header".into()))
+    HeaderValue::from_str(value).map_err(|_| {
+        ModelError::Configuration("the API key contains characters not allowed in a header".into())
+    })
 }
 
 /// Parses and checks an endpoint URL.
@@ -248,7 +256,10 @@ macro_rules! settings_setters {
         }
 
         /// Where environment variables are read from (default: the process environment).
-        pub fn env(mut self, lookup: impl Fn(&str) -> Option<String> + Send + Sync + 'static) -> Self {
+        pub fn env(
+            mut self,
+            lookup: impl Fn(&str) -> Option<String> + Send + Sync + 'static,
+        ) -> Self {
             self.settings.env = std::sync::Arc::new(lookup);
             self
         }
@@ -293,7 +304,13 @@ impl Transport {
             Some(l) => Some(l.acquire().await),
             None => None,
         };
-        tracing::debug!(provider = call.provider, model = call.model, stream, attempt, "sending model request");
+        tracing::debug!(
+            provider = call.provider,
+            model = call.model,
+            stream,
+            attempt,
+            "sending model request"
+        );
         let started = Instant::now();
         let mut builder = self.client.post(call.url.clone()).body(body);
         if let Some(headers) = &self.request_headers {
@@ -353,14 +370,20 @@ impl Transport {
     /// permit to hold while it is read, or the whole body when the server answered in JSON.
     pub(crate) async fn open(&self, call: &Call<'_>, body: Bytes) -> Result<Opened, ModelError> {
         check_url(call.url)?;
-        let (response, permit) = retry(&self.retry, call.provider, |n| self.attempt(call, body.clone(), true, n)).await?;
+        let (response, permit) = retry(&self.retry, call.provider, |n| {
+            self.attempt(call, body.clone(), true, n)
+        })
+        .await?;
         let is_json = response
             .headers()
             .get(CONTENT_TYPE)
             .and_then(|v| v.to_str().ok())
             .is_some_and(|v| v.starts_with("application/json"));
         if is_json {
-            tracing::debug!(provider = call.provider, "streamed request answered with JSON; converting");
+            tracing::debug!(
+                provider = call.provider,
+                "streamed request answered with JSON; converting"
+            );
             let bytes = response
                 .bytes()
                 .await
@@ -382,7 +405,10 @@ impl Transport {
     /// A decode error quoting the start of the (redacted) answer.
     pub(crate) fn decode_error(&self, err: impl std::fmt::Display, bytes: &[u8]) -> ModelError {
         let text = self.redact(&String::from_utf8_lossy(bytes));
-        ModelError::Decode(format!("{err}; the answer began with: {}", truncate(&text, 200)))
+        ModelError::Decode(format!(
+            "{err}; the answer began with: {}",
+            truncate(&text, 200)
+        ))
     }
 }
 
@@ -401,7 +427,11 @@ pub(crate) enum Opened {
 /// ends the stream by pushing [`StreamEvent::Completed`].
 pub(crate) trait SseDecoder: Send + 'static {
     /// One event. Returning an error ends the stream with it.
-    fn on_event(&mut self, event: SseEvent, out: &mut VecDeque<StreamEvent>) -> Result<(), ModelError>;
+    fn on_event(
+        &mut self,
+        event: SseEvent,
+        out: &mut VecDeque<StreamEvent>,
+    ) -> Result<(), ModelError>;
 
     /// The body ended without [`StreamEvent::Completed`] having been pushed: either complete
     /// the answer (for formats without an end marker) or report the cut.
@@ -444,10 +474,16 @@ where
                 Some(Ok(event)) => st.decoder.on_event(event, &mut st.decoded),
                 Some(Err(err)) => Err(err),
                 None => st.decoder.on_end(&mut st.decoded).and_then(|()| {
-                    if st.decoded.iter().any(|e| matches!(e, StreamEvent::Completed { .. })) {
+                    if st
+                        .decoded
+                        .iter()
+                        .any(|e| matches!(e, StreamEvent::Completed { .. }))
+                    {
                         Ok(())
                     } else {
-                        Err(ModelError::Incomplete("the body ended before the answer was complete".into()))
+                        Err(ModelError::Incomplete(
+                            "the body ended before the answer was complete".into(),
+                        ))
                     }
                 }),
             };
@@ -481,7 +517,9 @@ pub(crate) fn events_of(answer: ChatResponse) -> Vec<StreamEvent> {
             ContentBlock::Reasoning { text, .. } if !text.is_empty() => {
                 events.push(StreamEvent::ReasoningDelta { text: text.clone() })
             }
-            ContentBlock::Text { text } => events.push(StreamEvent::TextDelta { text: text.clone() }),
+            ContentBlock::Text { text } => {
+                events.push(StreamEvent::TextDelta { text: text.clone() })
+            }
             _ => {}
         }
     }
@@ -498,7 +536,9 @@ pub(crate) fn events_of(answer: ChatResponse) -> Vec<StreamEvent> {
             });
         }
     }
-    events.push(StreamEvent::Usage { usage: answer.usage });
+    events.push(StreamEvent::Usage {
+        usage: answer.usage,
+    });
     events.push(StreamEvent::Completed { response: answer });
     events
 }
@@ -506,6 +546,8 @@ pub(crate) fn events_of(answer: ChatResponse) -> Vec<StreamEvent> {
 /// A host that needs no key: a local test or proxy server.
 pub(crate) fn is_local(host: &str) -> bool {
     let bare = host.trim_start_matches('[').trim_end_matches(']');
-    host.eq_ignore_ascii_case("localhost") || bare.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
+    host.eq_ignore_ascii_case("localhost")
+        || bare
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
 }
-

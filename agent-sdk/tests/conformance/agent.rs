@@ -40,16 +40,32 @@ fn script() -> (Turn, Turn) {
     let calls = Turn {
         text: None,
         calls: vec![
-            Call { id: "call_paris".into(), name: "get_weather".into(), args: json!({ "city": "Paris" }) },
-            Call { id: "call_rome".into(), name: "local_time".into(), args: json!({ "city": "Rome", "format": "24h" }) },
+            Call {
+                id: "call_paris".into(),
+                name: "get_weather".into(),
+                args: json!({ "city": "Paris" }),
+            },
+            Call {
+                id: "call_rome".into(),
+                name: "local_time".into(),
+                args: json!({ "city": "Rome", "format": "24h" }),
+            },
         ],
-        usage: TurnUsage { input: 80, cached: 0, output: 20 },
+        usage: TurnUsage {
+            input: 80,
+            cached: 0,
+            output: 20,
+        },
         finish: Finish::ToolCalls,
     };
     let answer = Turn {
         text: Some("Paris is 18°C and clear; it is 14:05 in Rome.".into()),
         calls: vec![],
-        usage: TurnUsage { input: 140, cached: 64, output: 16 },
+        usage: TurnUsage {
+            input: 140,
+            cached: 64,
+            output: 16,
+        },
         finish: Finish::Stop,
     };
     (calls, answer)
@@ -62,7 +78,12 @@ fn check_second_request(w: &dyn Wire, server: &Server) {
     let names: Vec<&str> = calls.iter().map(|c| c.name.as_str()).collect();
     assert_eq!(names, ["get_weather", "local_time"], "[{}]", w.name());
     let outputs: Vec<&str> = results.iter().map(|r| r.output.as_str()).collect();
-    assert_eq!(outputs, ["Paris: 18°C, clear", "Rome: 14:05"], "[{}] results in call order", w.name());
+    assert_eq!(
+        outputs,
+        ["Paris: 18°C, clear", "Rome: 14:05"],
+        "[{}] results in call order",
+        w.name()
+    );
 }
 
 pub async fn agent_run(w: &dyn Wire) {
@@ -74,10 +95,20 @@ pub async fn agent_run(w: &dyn Wire) {
         .run("Weather in Paris and the time in Rome?", ())
         .await
         .unwrap_or_else(|e| panic!("[{}] {e}", w.name()));
-    assert_eq!(run.output, "Paris is 18°C and clear; it is 14:05 in Rome.", "[{}]", w.name());
+    assert_eq!(
+        run.output,
+        "Paris is 18°C and clear; it is 14:05 in Rome.",
+        "[{}]",
+        w.name()
+    );
     assert_eq!(run.stop_reason, StopReason::FinalAnswer);
     assert_eq!(run.steps.len(), 2, "[{}] both calls ran", w.name());
-    assert!(run.steps.iter().all(|s| s.result.is_ok()), "[{}] {:?}", w.name(), run.steps);
+    assert!(
+        run.steps.iter().all(|s| s.result.is_ok()),
+        "[{}] {:?}",
+        w.name(),
+        run.steps
+    );
     assert_eq!(run.usage.requests, 2);
     assert_eq!(run.usage.input_tokens, 220, "[{}]", w.name());
     assert_eq!(run.usage.cached_input_tokens, 64, "[{}]", w.name());
@@ -88,7 +119,9 @@ pub async fn agent_run(w: &dyn Wire) {
 pub async fn agent_stream(w: &dyn Wire) {
     let (calls, answer) = script();
     let server = Server::start(vec![w.reply(&calls, true), w.reply(&answer, true)]).await;
-    let agent = Concierge::builder(w.model(&server.url())).max_turns(4).build();
+    let agent = Concierge::builder(w.model(&server.url()))
+        .max_turns(4)
+        .build();
     let mut events = agent.stream("Weather in Paris and the time in Rome?", ());
     let mut text = String::new();
     let mut tool_results = 0;
@@ -99,7 +132,12 @@ pub async fn agent_stream(w: &dyn Wire) {
             _ => {}
         }
     }
-    assert_eq!(text, "Paris is 18°C and clear; it is 14:05 in Rome.", "[{}]", w.name());
+    assert_eq!(
+        text,
+        "Paris is 18°C and clear; it is 14:05 in Rome.",
+        "[{}]",
+        w.name()
+    );
     assert_eq!(tool_results, 2, "[{}]", w.name());
     check_second_request(w, &server);
 }

@@ -2,10 +2,10 @@
 
 use std::sync::Arc;
 
+use agent_sdk::ToolDefinition;
 use agent_sdk::model::SharedModel;
 use agent_sdk::providers::anthropic::AnthropicModel;
 use agent_sdk::schema::{Dialect, lower};
-use agent_sdk::ToolDefinition;
 use serde_json::{Value, json};
 
 use super::scenarios::KEY;
@@ -33,25 +33,37 @@ fn usage(turn: &Turn) -> Value {
 }
 
 fn message_start(turn_usage: Value) -> String {
-    sse_event("message_start", &json!({
-        "type": "message_start",
-        "message": {
-            "id": "msg_01", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
-            "content": [], "stop_reason": null, "stop_sequence": null, "usage": turn_usage
-        }
-    }))
+    sse_event(
+        "message_start",
+        &json!({
+            "type": "message_start",
+            "message": {
+                "id": "msg_01", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
+                "content": [], "stop_reason": null, "stop_sequence": null, "usage": turn_usage
+            }
+        }),
+    )
 }
 
 fn delta(index: usize, delta: Value) -> String {
-    sse_event("content_block_delta", &json!({ "type": "content_block_delta", "index": index, "delta": delta }))
+    sse_event(
+        "content_block_delta",
+        &json!({ "type": "content_block_delta", "index": index, "delta": delta }),
+    )
 }
 
 fn block_start(index: usize, block: Value) -> String {
-    sse_event("content_block_start", &json!({ "type": "content_block_start", "index": index, "content_block": block }))
+    sse_event(
+        "content_block_start",
+        &json!({ "type": "content_block_start", "index": index, "content_block": block }),
+    )
 }
 
 fn block_stop(index: usize) -> String {
-    sse_event("content_block_stop", &json!({ "type": "content_block_stop", "index": index }))
+    sse_event(
+        "content_block_stop",
+        &json!({ "type": "content_block_stop", "index": index }),
+    )
 }
 
 fn error_body(kind: &str, message: &str) -> Value {
@@ -83,11 +95,14 @@ impl Wire for Anthropic {
             blocks.push(json!({ "type": "tool_use", "id": c.id, "name": c.name, "input": c.args }));
         }
         if !stream {
-            return Reply::json(200, &json!({
-                "id": "msg_01", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
-                "content": blocks, "stop_reason": stop_reason(turn.finish), "stop_sequence": null,
-                "usage": usage(turn)
-            }));
+            return Reply::json(
+                200,
+                &json!({
+                    "id": "msg_01", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
+                    "content": blocks, "stop_reason": stop_reason(turn.finish), "stop_sequence": null,
+                    "usage": usage(turn)
+                }),
+            );
         }
         let mut start_usage = usage(turn);
         start_usage["output_tokens"] = json!(1);
@@ -98,26 +113,41 @@ impl Wire for Anthropic {
                 "text" => {
                     body += &block_start(i, json!({ "type": "text", "text": "" }));
                     let text = block["text"].as_str().unwrap();
-                    let mid = text.char_indices().nth(text.chars().count() / 2).map_or(0, |(i, _)| i);
+                    let mid = text
+                        .char_indices()
+                        .nth(text.chars().count() / 2)
+                        .map_or(0, |(i, _)| i);
                     body += &delta(i, json!({ "type": "text_delta", "text": &text[..mid] }));
                     body += &delta(i, json!({ "type": "text_delta", "text": &text[mid..] }));
                 }
                 _ => {
-                    body += &block_start(i, json!({ "type": "tool_use", "id": block["id"], "name": block["name"], "input": {} }));
+                    body += &block_start(
+                        i,
+                        json!({ "type": "tool_use", "id": block["id"], "name": block["name"], "input": {} }),
+                    );
                     let args = block["input"].to_string();
                     let mid = args.len() / 2;
                     body += &delta(i, json!({ "type": "input_json_delta", "partial_json": "" }));
-                    body += &delta(i, json!({ "type": "input_json_delta", "partial_json": &args[..mid] }));
-                    body += &delta(i, json!({ "type": "input_json_delta", "partial_json": &args[mid..] }));
+                    body += &delta(
+                        i,
+                        json!({ "type": "input_json_delta", "partial_json": &args[..mid] }),
+                    );
+                    body += &delta(
+                        i,
+                        json!({ "type": "input_json_delta", "partial_json": &args[mid..] }),
+                    );
                 }
             }
             body += &block_stop(i);
         }
-        body += &sse_event("message_delta", &json!({
-            "type": "message_delta",
-            "delta": { "stop_reason": stop_reason(turn.finish), "stop_sequence": null },
-            "usage": { "output_tokens": turn.usage.output }
-        }));
+        body += &sse_event(
+            "message_delta",
+            &json!({
+                "type": "message_delta",
+                "delta": { "stop_reason": stop_reason(turn.finish), "stop_sequence": null },
+                "usage": { "output_tokens": turn.usage.output }
+            }),
+        );
         body += &sse_event("message_stop", &json!({ "type": "message_stop" }));
         Reply::sse(body)
     }
@@ -139,14 +169,43 @@ impl Wire for Anthropic {
 
     fn error(&self, case: ErrorCase) -> Reply {
         match case {
-            ErrorCase::Unauthorized => Reply::json(401, &error_body("authentication_error", &format!("invalid x-api-key: {KEY}"))),
-            ErrorCase::Forbidden => Reply::json(403, &error_body("permission_error", "Your API key does not have permission to use the specified resource.")),
-            ErrorCase::NotFound => Reply::json(404, &error_body("not_found_error", "model: claude-nope")),
-            ErrorCase::RateLimited(secs) => Reply::json(429, &error_body("rate_limit_error", "Number of request tokens has exceeded your per-minute rate limit"))
-                .header("retry-after", &secs.to_string()),
-            ErrorCase::BadParam => Reply::json(400, &error_body("invalid_request_error", "max_tokens: Input should be a valid integer")),
+            ErrorCase::Unauthorized => Reply::json(
+                401,
+                &error_body("authentication_error", &format!("invalid x-api-key: {KEY}")),
+            ),
+            ErrorCase::Forbidden => Reply::json(
+                403,
+                &error_body(
+                    "permission_error",
+                    "Your API key does not have permission to use the specified resource.",
+                ),
+            ),
+            ErrorCase::NotFound => {
+                Reply::json(404, &error_body("not_found_error", "model: claude-nope"))
+            }
+            ErrorCase::RateLimited(secs) => Reply::json(
+                429,
+                &error_body(
+                    "rate_limit_error",
+                    "Number of request tokens has exceeded your per-minute rate limit",
+                ),
+            )
+            .header("retry-after", &secs.to_string()),
+            ErrorCase::BadParam => Reply::json(
+                400,
+                &error_body(
+                    "invalid_request_error",
+                    "max_tokens: Input should be a valid integer",
+                ),
+            ),
             ErrorCase::Server => Reply::json(529, &error_body("overloaded_error", "Overloaded")),
-            ErrorCase::ContextLength => Reply::json(400, &error_body("invalid_request_error", "prompt is too long: 215000 tokens > 200000 maximum")),
+            ErrorCase::ContextLength => Reply::json(
+                400,
+                &error_body(
+                    "invalid_request_error",
+                    "prompt is too long: 215000 tokens > 200000 maximum",
+                ),
+            ),
         }
     }
 
@@ -163,16 +222,28 @@ impl Wire for Anthropic {
         assert_eq!(request.headers["x-api-key"], KEY);
         assert_eq!(request.headers["anthropic-version"], "2023-06-01");
         assert!(request.headers.get("authorization").is_none());
-        assert!(request.body["max_tokens"].as_u64().is_some(), "max_tokens is required");
+        assert!(
+            request.body["max_tokens"].as_u64().is_some(),
+            "max_tokens is required"
+        );
     }
 
-    fn assert_tools(&self, body: &Value, tools: &[ToolDefinition], choice: &str, parallel: Option<bool>) {
+    fn assert_tools(
+        &self,
+        body: &Value,
+        tools: &[ToolDefinition],
+        choice: &str,
+        parallel: Option<bool>,
+    ) {
         let sent = body["tools"].as_array().expect("tools");
         assert_eq!(sent.len(), tools.len());
         for (s, def) in sent.iter().zip(tools) {
             assert_eq!(s["name"], def.name.as_str());
             assert_eq!(s["description"], def.description.as_str());
-            assert_eq!(&s["input_schema"], def.parameters_for(Dialect::Anthropic).unwrap());
+            assert_eq!(
+                &s["input_schema"],
+                def.parameters_for(Dialect::Anthropic).unwrap()
+            );
         }
         let mut want = match choice {
             "auto" => json!({ "type": "auto" }),
@@ -189,7 +260,13 @@ impl Wire for Anthropic {
     }
 
     fn system(&self, body: &Value) -> Option<String> {
-        assert!(body["messages"].as_array().unwrap().iter().all(|m| m["role"] != "system"));
+        assert!(
+            body["messages"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|m| m["role"] != "system")
+        );
         body["system"].as_str().map(str::to_owned)
     }
 
@@ -197,7 +274,14 @@ impl Wire for Anthropic {
         let messages = body["messages"].as_array().unwrap();
         let at = messages
             .iter()
-            .rposition(|m| m["role"] == "assistant" && m["content"].as_array().unwrap().iter().any(|b| b["type"] == "tool_use"))
+            .rposition(|m| {
+                m["role"] == "assistant"
+                    && m["content"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .any(|b| b["type"] == "tool_use")
+            })
             .expect("an assistant turn with tool_use blocks");
         let calls = messages[at]["content"]
             .as_array()

@@ -2,10 +2,10 @@
 
 use std::sync::Arc;
 
+use agent_sdk::ToolDefinition;
 use agent_sdk::model::SharedModel;
 use agent_sdk::providers::gemini::GeminiModel;
 use agent_sdk::schema::{Dialect, lower};
-use agent_sdk::ToolDefinition;
 use serde_json::{Value, json};
 
 use super::scenarios::KEY;
@@ -44,7 +44,10 @@ fn response(parts: Vec<Value>, finish: Option<&str>, usage: Option<Value>) -> Va
 }
 
 fn call_parts(turn: &Turn) -> Vec<Value> {
-    turn.calls.iter().map(|c| json!({ "functionCall": { "name": c.name, "args": c.args } })).collect()
+    turn.calls
+        .iter()
+        .map(|c| json!({ "functionCall": { "name": c.name, "args": c.args } }))
+        .collect()
 }
 
 fn error_body(code: u16, status: &str, message: &str, details: Value) -> Value {
@@ -71,46 +74,124 @@ impl Wire for Gemini {
         if !stream {
             let mut parts: Vec<Value> = turn.text.iter().map(|t| json!({ "text": t })).collect();
             parts.extend(call_parts(turn));
-            return Reply::json(200, &response(parts, Some(finish(turn.finish)), Some(usage(turn))));
+            return Reply::json(
+                200,
+                &response(parts, Some(finish(turn.finish)), Some(usage(turn))),
+            );
         }
         let mut body = String::new();
         if let Some(text) = &turn.text {
-            let mid = text.char_indices().nth(text.chars().count() / 2).map_or(0, |(i, _)| i);
-            body += &sse_event("", &response(vec![json!({ "text": &text[..mid] })], None, None));
-            body += &sse_event("", &response(vec![json!({ "text": &text[mid..] })], None, None));
+            let mid = text
+                .char_indices()
+                .nth(text.chars().count() / 2)
+                .map_or(0, |(i, _)| i);
+            body += &sse_event(
+                "",
+                &response(vec![json!({ "text": &text[..mid] })], None, None),
+            );
+            body += &sse_event(
+                "",
+                &response(vec![json!({ "text": &text[mid..] })], None, None),
+            );
         }
         let calls = call_parts(turn);
         if !calls.is_empty() {
             body += &sse_event("", &response(calls, None, None));
         }
-        body += &sse_event("", &response(vec![json!({ "text": "" })], Some(finish(turn.finish)), Some(usage(turn))));
+        body += &sse_event(
+            "",
+            &response(
+                vec![json!({ "text": "" })],
+                Some(finish(turn.finish)),
+                Some(usage(turn)),
+            ),
+        );
         Reply::sse(body)
     }
 
     fn cut_stream(&self, partial: &str) -> Reply {
-        Reply::sse(sse_event("", &response(vec![json!({ "text": partial })], None, None)))
+        Reply::sse(sse_event(
+            "",
+            &response(vec![json!({ "text": partial })], None, None),
+        ))
     }
 
     fn stream_error(&self, partial: &str) -> Reply {
         let mut body = sse_event("", &response(vec![json!({ "text": partial })], None, None));
-        body += &sse_event("", &json!({ "error": { "code": 500, "message": "An internal error has occurred.", "status": "INTERNAL" } }));
+        body += &sse_event(
+            "",
+            &json!({ "error": { "code": 500, "message": "An internal error has occurred.", "status": "INTERNAL" } }),
+        );
         Reply::sse(body)
     }
 
     fn error(&self, case: ErrorCase) -> Reply {
         match case {
             // What Google answers for a wrong key: a 400 whose reason is API_KEY_INVALID.
-            ErrorCase::Unauthorized => Reply::json(400, &error_body(400, "INVALID_ARGUMENT", &format!("API key not valid: {KEY}"),
-                json!([{ "@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "API_KEY_INVALID", "domain": "googleapis.com" }]))),
-            ErrorCase::Forbidden => Reply::json(403, &error_body(403, "PERMISSION_DENIED", "Method doesn't allow unregistered callers", json!([]))),
-            ErrorCase::NotFound => Reply::json(404, &error_body(404, "NOT_FOUND", "models/gemini-nope is not found for API version v1beta", json!([]))),
-            ErrorCase::RateLimited(secs) => Reply::json(429, &error_body(429, "RESOURCE_EXHAUSTED", "Resource has been exhausted (e.g. check quota).", json!([])))
-                .header("retry-after", &secs.to_string()),
-            ErrorCase::BadParam => Reply::json(400, &error_body(400, "INVALID_ARGUMENT", "Invalid value at 'generation_config.temperature'",
-                json!([{ "@type": "type.googleapis.com/google.rpc.BadRequest", "fieldViolations": [{ "field": "generation_config.temperature", "description": "must be in [0, 2]" }] }]))),
-            ErrorCase::Server => Reply::json(503, &error_body(503, "UNAVAILABLE", "The model is overloaded. Please try again later.", json!([]))),
-            ErrorCase::ContextLength => Reply::json(400, &error_body(400, "INVALID_ARGUMENT",
-                "The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).", json!([]))),
+            ErrorCase::Unauthorized => Reply::json(
+                400,
+                &error_body(
+                    400,
+                    "INVALID_ARGUMENT",
+                    &format!("API key not valid: {KEY}"),
+                    json!([{ "@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "API_KEY_INVALID", "domain": "googleapis.com" }]),
+                ),
+            ),
+            ErrorCase::Forbidden => Reply::json(
+                403,
+                &error_body(
+                    403,
+                    "PERMISSION_DENIED",
+                    "Method doesn't allow unregistered callers",
+                    json!([]),
+                ),
+            ),
+            ErrorCase::NotFound => Reply::json(
+                404,
+                &error_body(
+                    404,
+                    "NOT_FOUND",
+                    "models/gemini-nope is not found for API version v1beta",
+                    json!([]),
+                ),
+            ),
+            ErrorCase::RateLimited(secs) => Reply::json(
+                429,
+                &error_body(
+                    429,
+                    "RESOURCE_EXHAUSTED",
+                    "Resource has been exhausted (e.g. check quota).",
+                    json!([]),
+                ),
+            )
+            .header("retry-after", &secs.to_string()),
+            ErrorCase::BadParam => Reply::json(
+                400,
+                &error_body(
+                    400,
+                    "INVALID_ARGUMENT",
+                    "Invalid value at 'generation_config.temperature'",
+                    json!([{ "@type": "type.googleapis.com/google.rpc.BadRequest", "fieldViolations": [{ "field": "generation_config.temperature", "description": "must be in [0, 2]" }] }]),
+                ),
+            ),
+            ErrorCase::Server => Reply::json(
+                503,
+                &error_body(
+                    503,
+                    "UNAVAILABLE",
+                    "The model is overloaded. Please try again later.",
+                    json!([]),
+                ),
+            ),
+            ErrorCase::ContextLength => Reply::json(
+                400,
+                &error_body(
+                    400,
+                    "INVALID_ARGUMENT",
+                    "The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).",
+                    json!([]),
+                ),
+            ),
         }
     }
 
@@ -119,23 +200,49 @@ impl Wire for Gemini {
     }
 
     fn is_stream(&self, request: &Recorded) -> bool {
-        request.path.ends_with(":streamGenerateContent") && request.query.as_deref() == Some("alt=sse")
+        request.path.ends_with(":streamGenerateContent")
+            && request.query.as_deref() == Some("alt=sse")
     }
 
     fn assert_endpoint(&self, request: &Recorded, stream: bool) {
-        let method = if stream { "streamGenerateContent" } else { "generateContent" };
-        assert_eq!(request.path, format!("/v1beta/models/gemini-2.5-flash:{method}"));
+        let method = if stream {
+            "streamGenerateContent"
+        } else {
+            "generateContent"
+        };
+        assert_eq!(
+            request.path,
+            format!("/v1beta/models/gemini-2.5-flash:{method}")
+        );
         assert_eq!(request.headers["x-goog-api-key"], KEY);
-        assert!(!request.query.as_deref().unwrap_or_default().contains("key="), "the key is not in the URL");
+        assert!(
+            !request
+                .query
+                .as_deref()
+                .unwrap_or_default()
+                .contains("key="),
+            "the key is not in the URL"
+        );
     }
 
-    fn assert_tools(&self, body: &Value, tools: &[ToolDefinition], choice: &str, _parallel: Option<bool>) {
-        let sent = body["tools"][0]["functionDeclarations"].as_array().expect("functionDeclarations");
+    fn assert_tools(
+        &self,
+        body: &Value,
+        tools: &[ToolDefinition],
+        choice: &str,
+        _parallel: Option<bool>,
+    ) {
+        let sent = body["tools"][0]["functionDeclarations"]
+            .as_array()
+            .expect("functionDeclarations");
         assert_eq!(sent.len(), tools.len());
         for (s, def) in sent.iter().zip(tools) {
             assert_eq!(s["name"], def.name.as_str());
             assert_eq!(s["description"], def.description.as_str());
-            assert_eq!(&s["parameters"], def.parameters_for(Dialect::Gemini).unwrap());
+            assert_eq!(
+                &s["parameters"],
+                def.parameters_for(Dialect::Gemini).unwrap()
+            );
         }
         let want = match choice {
             "auto" => json!({ "mode": "AUTO" }),
@@ -149,8 +256,16 @@ impl Wire for Gemini {
     }
 
     fn system(&self, body: &Value) -> Option<String> {
-        assert!(body["contents"].as_array().unwrap().iter().all(|c| c["role"] == "user" || c["role"] == "model"));
-        body["systemInstruction"]["parts"][0]["text"].as_str().map(str::to_owned)
+        assert!(
+            body["contents"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|c| c["role"] == "user" || c["role"] == "model")
+        );
+        body["systemInstruction"]["parts"][0]["text"]
+            .as_str()
+            .map(str::to_owned)
     }
 
     fn sent_calls_and_results(&self, body: &Value) -> (Vec<Call>, Vec<SentResult>) {
@@ -158,17 +273,30 @@ impl Wire for Gemini {
         let parts = |c: &Value| c["parts"].as_array().unwrap().clone();
         let at = contents
             .iter()
-            .rposition(|c| c["role"] == "model" && parts(c).iter().any(|p| p.get("functionCall").is_some()))
+            .rposition(|c| {
+                c["role"] == "model" && parts(c).iter().any(|p| p.get("functionCall").is_some())
+            })
             .expect("a model turn with function calls");
         let calls = parts(&contents[at])
             .iter()
             .filter_map(|p| p.get("functionCall"))
             .map(|fc| {
-                assert!(fc.get("id").is_none(), "synthesized ids are not sent to Gemini");
-                Call { id: String::new(), name: fc["name"].as_str().unwrap().to_owned(), args: fc["args"].clone() }
+                assert!(
+                    fc.get("id").is_none(),
+                    "synthesized ids are not sent to Gemini"
+                );
+                Call {
+                    id: String::new(),
+                    name: fc["name"].as_str().unwrap().to_owned(),
+                    args: fc["args"].clone(),
+                }
             })
             .collect();
-        assert_eq!(contents.len(), at + 2, "all function responses in one user turn");
+        assert_eq!(
+            contents.len(),
+            at + 2,
+            "all function responses in one user turn"
+        );
         assert_eq!(contents[at + 1]["role"], "user");
         let results = parts(&contents[at + 1])
             .iter()
@@ -187,7 +315,10 @@ impl Wire for Gemini {
     fn assert_structured(&self, body: &Value, _name: &str, schema: &Value) {
         let config = &body["generationConfig"];
         assert_eq!(config["responseMimeType"], "application/json");
-        assert_eq!(config["responseJsonSchema"], lower(schema, Dialect::Gemini).unwrap());
+        assert_eq!(
+            config["responseJsonSchema"],
+            lower(schema, Dialect::Gemini).unwrap()
+        );
     }
 
     fn has_call_ids(&self) -> bool {

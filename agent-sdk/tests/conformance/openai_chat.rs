@@ -2,10 +2,10 @@
 
 use std::sync::Arc;
 
+use agent_sdk::ToolDefinition;
 use agent_sdk::model::SharedModel;
 use agent_sdk::providers::openai::OpenAiModel;
 use agent_sdk::schema::{Dialect, lower};
-use agent_sdk::ToolDefinition;
 use serde_json::{Value, json};
 
 use super::scenarios::KEY;
@@ -32,10 +32,13 @@ fn usage(turn: &Turn) -> Value {
 }
 
 fn chunk(delta: Value, finish: Option<&str>) -> String {
-    sse_event("", &json!({
-        "id": "chatcmpl-1", "object": "chat.completion.chunk", "model": "gpt-4o-mini",
-        "choices": [{ "index": 0, "delta": delta, "finish_reason": finish }]
-    }))
+    sse_event(
+        "",
+        &json!({
+            "id": "chatcmpl-1", "object": "chat.completion.chunk", "model": "gpt-4o-mini",
+            "choices": [{ "index": 0, "delta": delta, "finish_reason": finish }]
+        }),
+    )
 }
 
 fn halves(s: &str) -> (String, String) {
@@ -73,11 +76,14 @@ impl Wire for OpenAiChat {
             if !calls.is_empty() {
                 message["tool_calls"] = Value::Array(calls);
             }
-            return Reply::json(200, &json!({
-                "id": "chatcmpl-1", "object": "chat.completion", "model": "gpt-4o-mini",
-                "choices": [{ "index": 0, "message": message, "finish_reason": finish(turn.finish) }],
-                "usage": usage(turn)
-            }));
+            return Reply::json(
+                200,
+                &json!({
+                    "id": "chatcmpl-1", "object": "chat.completion", "model": "gpt-4o-mini",
+                    "choices": [{ "index": 0, "message": message, "finish_reason": finish(turn.finish) }],
+                    "usage": usage(turn)
+                }),
+            );
         }
         let mut body = chunk(json!({ "role": "assistant", "content": "" }), None);
         if let Some(text) = &turn.text {
@@ -86,41 +92,105 @@ impl Wire for OpenAiChat {
             body += &chunk(json!({ "content": b }), None);
         }
         for (i, c) in turn.calls.iter().enumerate() {
-            body += &chunk(json!({ "tool_calls": [{ "index": i, "id": c.id, "type": "function", "function": { "name": c.name, "arguments": "" } }] }), None);
+            body += &chunk(
+                json!({ "tool_calls": [{ "index": i, "id": c.id, "type": "function", "function": { "name": c.name, "arguments": "" } }] }),
+                None,
+            );
             let (a, b) = halves(&c.args.to_string());
             for part in [a, b] {
-                body += &chunk(json!({ "tool_calls": [{ "index": i, "function": { "arguments": part } }] }), None);
+                body += &chunk(
+                    json!({ "tool_calls": [{ "index": i, "function": { "arguments": part } }] }),
+                    None,
+                );
             }
         }
         body += &chunk(json!({}), Some(finish(turn.finish)));
-        body += &sse_event("", &json!({ "id": "chatcmpl-1", "choices": [], "usage": usage(turn) }));
+        body += &sse_event(
+            "",
+            &json!({ "id": "chatcmpl-1", "choices": [], "usage": usage(turn) }),
+        );
         body += "data: [DONE]\n\n";
         Reply::sse(body)
     }
 
     fn cut_stream(&self, partial: &str) -> Reply {
-        Reply::sse(chunk(json!({ "role": "assistant", "content": partial }), None))
+        Reply::sse(chunk(
+            json!({ "role": "assistant", "content": partial }),
+            None,
+        ))
     }
 
     fn stream_error(&self, partial: &str) -> Reply {
         let mut body = chunk(json!({ "role": "assistant", "content": partial }), None);
-        body += &sse_event("", &json!({ "error": { "message": "The server had an error while processing your request.", "type": "server_error" } }));
+        body += &sse_event(
+            "",
+            &json!({ "error": { "message": "The server had an error while processing your request.", "type": "server_error" } }),
+        );
         Reply::sse(body)
     }
 
     fn error(&self, case: ErrorCase) -> Reply {
-        let body = |message: &str, kind: &str, param: Option<&str>, code: Option<&str>| {
-            json!({ "error": { "message": message, "type": kind, "param": param, "code": code } })
-        };
+        let body = |message: &str, kind: &str, param: Option<&str>, code: Option<&str>| json!({ "error": { "message": message, "type": kind, "param": param, "code": code } });
         match case {
-            ErrorCase::Unauthorized => Reply::json(401, &body(&format!("Incorrect API key provided: {KEY}."), "invalid_request_error", None, Some("invalid_api_key"))),
-            ErrorCase::Forbidden => Reply::json(403, &body("You are not allowed to sample from this model", "invalid_request_error", None, None)),
-            ErrorCase::NotFound => Reply::json(404, &body("The model `gpt-5-nope` does not exist", "invalid_request_error", None, Some("model_not_found"))),
-            ErrorCase::RateLimited(secs) => Reply::json(429, &body("Rate limit reached", "requests", None, Some("rate_limit_exceeded")))
-                .header("retry-after", &secs.to_string()),
-            ErrorCase::BadParam => Reply::json(400, &body("Invalid value for 'temperature'", "invalid_request_error", Some("temperature"), None)),
-            ErrorCase::Server => Reply::json(500, &body("The server had an error", "server_error", None, None)),
-            ErrorCase::ContextLength => Reply::json(400, &body("This model's maximum context length is 128000 tokens.", "invalid_request_error", Some("messages"), Some("context_length_exceeded"))),
+            ErrorCase::Unauthorized => Reply::json(
+                401,
+                &body(
+                    &format!("Incorrect API key provided: {KEY}."),
+                    "invalid_request_error",
+                    None,
+                    Some("invalid_api_key"),
+                ),
+            ),
+            ErrorCase::Forbidden => Reply::json(
+                403,
+                &body(
+                    "You are not allowed to sample from this model",
+                    "invalid_request_error",
+                    None,
+                    None,
+                ),
+            ),
+            ErrorCase::NotFound => Reply::json(
+                404,
+                &body(
+                    "The model `gpt-5-nope` does not exist",
+                    "invalid_request_error",
+                    None,
+                    Some("model_not_found"),
+                ),
+            ),
+            ErrorCase::RateLimited(secs) => Reply::json(
+                429,
+                &body(
+                    "Rate limit reached",
+                    "requests",
+                    None,
+                    Some("rate_limit_exceeded"),
+                ),
+            )
+            .header("retry-after", &secs.to_string()),
+            ErrorCase::BadParam => Reply::json(
+                400,
+                &body(
+                    "Invalid value for 'temperature'",
+                    "invalid_request_error",
+                    Some("temperature"),
+                    None,
+                ),
+            ),
+            ErrorCase::Server => Reply::json(
+                500,
+                &body("The server had an error", "server_error", None, None),
+            ),
+            ErrorCase::ContextLength => Reply::json(
+                400,
+                &body(
+                    "This model's maximum context length is 128000 tokens.",
+                    "invalid_request_error",
+                    Some("messages"),
+                    Some("context_length_exceeded"),
+                ),
+            ),
         }
     }
 
@@ -137,13 +207,22 @@ impl Wire for OpenAiChat {
         assert_eq!(request.headers["authorization"], format!("Bearer {KEY}"));
     }
 
-    fn assert_tools(&self, body: &Value, tools: &[ToolDefinition], choice: &str, parallel: Option<bool>) {
+    fn assert_tools(
+        &self,
+        body: &Value,
+        tools: &[ToolDefinition],
+        choice: &str,
+        parallel: Option<bool>,
+    ) {
         let sent = body["tools"].as_array().expect("tools");
         assert_eq!(sent.len(), tools.len());
         for (s, def) in sent.iter().zip(tools) {
             assert_eq!(s["type"], "function");
             assert_eq!(s["function"]["name"], def.name.as_str());
-            assert_eq!(&s["function"]["parameters"], def.parameters_for(Dialect::OpenAi).unwrap());
+            assert_eq!(
+                &s["function"]["parameters"],
+                def.parameters_for(Dialect::OpenAi).unwrap()
+            );
         }
         let want = match choice {
             "auto" | "none" | "required" => json!(choice),
@@ -164,7 +243,10 @@ impl Wire for OpenAiChat {
 
     fn sent_calls_and_results(&self, body: &Value) -> (Vec<Call>, Vec<SentResult>) {
         let messages = body["messages"].as_array().unwrap();
-        let at = messages.iter().rposition(|m| m["role"] == "assistant" && m.get("tool_calls").is_some()).expect("an assistant turn with calls");
+        let at = messages
+            .iter()
+            .rposition(|m| m["role"] == "assistant" && m.get("tool_calls").is_some())
+            .expect("an assistant turn with calls");
         let calls = messages[at]["tool_calls"]
             .as_array()
             .unwrap()
@@ -192,6 +274,9 @@ impl Wire for OpenAiChat {
         assert_eq!(format["type"], "json_schema");
         assert_eq!(format["json_schema"]["name"], name);
         assert_eq!(format["json_schema"]["strict"], true);
-        assert_eq!(format["json_schema"]["schema"], lower(schema, Dialect::OpenAiStrict).unwrap());
+        assert_eq!(
+            format["json_schema"]["schema"],
+            lower(schema, Dialect::OpenAiStrict).unwrap()
+        );
     }
 }

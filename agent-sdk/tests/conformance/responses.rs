@@ -2,10 +2,10 @@
 
 use std::sync::Arc;
 
+use agent_sdk::ToolDefinition;
 use agent_sdk::model::SharedModel;
 use agent_sdk::providers::openai_responses::OpenAiResponsesModel;
 use agent_sdk::schema::{Dialect, lower};
-use agent_sdk::ToolDefinition;
 use serde_json::{Value, json};
 
 use super::scenarios::KEY;
@@ -35,7 +35,12 @@ fn call_item(i: usize, c: &Call, arguments: &str) -> Value {
 
 fn output(turn: &Turn) -> Vec<Value> {
     let mut items: Vec<Value> = turn.text.iter().map(|t| message_item(t)).collect();
-    items.extend(turn.calls.iter().enumerate().map(|(i, c)| call_item(i, c, &c.args.to_string())));
+    items.extend(
+        turn.calls
+            .iter()
+            .enumerate()
+            .map(|(i, c)| call_item(i, c, &c.args.to_string())),
+    );
     items
 }
 
@@ -59,12 +64,16 @@ fn started() -> String {
 }
 
 fn text_start() -> String {
-    ev(json!({ "type": "response.output_item.added", "output_index": 0,
-        "item": { "type": "message", "id": "msg_1", "role": "assistant", "status": "in_progress", "content": [] } }))
+    ev(
+        json!({ "type": "response.output_item.added", "output_index": 0,
+        "item": { "type": "message", "id": "msg_1", "role": "assistant", "status": "in_progress", "content": [] } }),
+    )
 }
 
 fn text_delta(index: usize, delta: &str) -> String {
-    ev(json!({ "type": "response.output_text.delta", "item_id": "msg_1", "output_index": index, "content_index": 0, "delta": delta }))
+    ev(
+        json!({ "type": "response.output_text.delta", "item_id": "msg_1", "output_index": index, "content_index": 0, "delta": delta }),
+    )
 }
 
 fn error_body(message: &str, kind: &str, param: Option<&str>, code: Option<&str>) -> Value {
@@ -95,25 +104,44 @@ impl Wire for Responses {
         let mut index = 0;
         if let Some(text) = &turn.text {
             body += &text_start();
-            let mid = text.char_indices().nth(text.chars().count() / 2).map_or(0, |(i, _)| i);
+            let mid = text
+                .char_indices()
+                .nth(text.chars().count() / 2)
+                .map_or(0, |(i, _)| i);
             body += &text_delta(0, &text[..mid]);
             body += &text_delta(0, &text[mid..]);
-            body += &ev(json!({ "type": "response.output_text.done", "item_id": "msg_1", "output_index": 0, "content_index": 0, "text": text }));
-            body += &ev(json!({ "type": "response.output_item.done", "output_index": 0, "item": message_item(text) }));
+            body += &ev(
+                json!({ "type": "response.output_text.done", "item_id": "msg_1", "output_index": 0, "content_index": 0, "text": text }),
+            );
+            body += &ev(
+                json!({ "type": "response.output_item.done", "output_index": 0, "item": message_item(text) }),
+            );
             index += 1;
         }
         for (i, c) in turn.calls.iter().enumerate() {
             let args = c.args.to_string();
-            body += &ev(json!({ "type": "response.output_item.added", "output_index": index, "item": call_item(i, c, "") }));
+            body += &ev(
+                json!({ "type": "response.output_item.added", "output_index": index, "item": call_item(i, c, "") }),
+            );
             let mid = args.len() / 2;
             for part in [&args[..mid], &args[mid..]] {
-                body += &ev(json!({ "type": "response.function_call_arguments.delta", "item_id": format!("fc_{i}"), "output_index": index, "delta": part }));
+                body += &ev(
+                    json!({ "type": "response.function_call_arguments.delta", "item_id": format!("fc_{i}"), "output_index": index, "delta": part }),
+                );
             }
-            body += &ev(json!({ "type": "response.function_call_arguments.done", "item_id": format!("fc_{i}"), "output_index": index, "arguments": args }));
-            body += &ev(json!({ "type": "response.output_item.done", "output_index": index, "item": call_item(i, c, &args) }));
+            body += &ev(
+                json!({ "type": "response.function_call_arguments.done", "item_id": format!("fc_{i}"), "output_index": index, "arguments": args }),
+            );
+            body += &ev(
+                json!({ "type": "response.output_item.done", "output_index": index, "item": call_item(i, c, &args) }),
+            );
             index += 1;
         }
-        let end = if turn.finish == Finish::Length { "response.incomplete" } else { "response.completed" };
+        let end = if turn.finish == Finish::Length {
+            "response.incomplete"
+        } else {
+            "response.completed"
+        };
         body += &ev(json!({ "type": end, "response": response(turn) }));
         Reply::sse(body)
     }
@@ -123,20 +151,73 @@ impl Wire for Responses {
     }
 
     fn stream_error(&self, partial: &str) -> Reply {
-        let error = ev(json!({ "type": "error", "code": "server_error", "message": "The server had an error while processing your request.", "param": null }));
+        let error = ev(
+            json!({ "type": "error", "code": "server_error", "message": "The server had an error while processing your request.", "param": null }),
+        );
         Reply::sse(started() + &text_start() + &text_delta(0, partial) + &error)
     }
 
     fn error(&self, case: ErrorCase) -> Reply {
         match case {
-            ErrorCase::Unauthorized => Reply::json(401, &error_body(&format!("Incorrect API key provided: {KEY}."), "invalid_request_error", None, Some("invalid_api_key"))),
-            ErrorCase::Forbidden => Reply::json(403, &error_body("You are not allowed to sample from this model", "invalid_request_error", None, None)),
-            ErrorCase::NotFound => Reply::json(404, &error_body("The model `gpt-nope` does not exist", "invalid_request_error", Some("model"), Some("model_not_found"))),
-            ErrorCase::RateLimited(secs) => Reply::json(429, &error_body("Rate limit reached", "requests", None, Some("rate_limit_exceeded")))
-                .header("retry-after", &secs.to_string()),
-            ErrorCase::BadParam => Reply::json(400, &error_body("Unsupported parameter: 'temperature'", "invalid_request_error", Some("temperature"), Some("unsupported_parameter"))),
-            ErrorCase::Server => Reply::json(500, &error_body("The server had an error", "server_error", None, None)),
-            ErrorCase::ContextLength => Reply::json(400, &error_body("Your input exceeds the context window of this model.", "invalid_request_error", Some("input"), Some("context_length_exceeded"))),
+            ErrorCase::Unauthorized => Reply::json(
+                401,
+                &error_body(
+                    &format!("Incorrect API key provided: {KEY}."),
+                    "invalid_request_error",
+                    None,
+                    Some("invalid_api_key"),
+                ),
+            ),
+            ErrorCase::Forbidden => Reply::json(
+                403,
+                &error_body(
+                    "You are not allowed to sample from this model",
+                    "invalid_request_error",
+                    None,
+                    None,
+                ),
+            ),
+            ErrorCase::NotFound => Reply::json(
+                404,
+                &error_body(
+                    "The model `gpt-nope` does not exist",
+                    "invalid_request_error",
+                    Some("model"),
+                    Some("model_not_found"),
+                ),
+            ),
+            ErrorCase::RateLimited(secs) => Reply::json(
+                429,
+                &error_body(
+                    "Rate limit reached",
+                    "requests",
+                    None,
+                    Some("rate_limit_exceeded"),
+                ),
+            )
+            .header("retry-after", &secs.to_string()),
+            ErrorCase::BadParam => Reply::json(
+                400,
+                &error_body(
+                    "Unsupported parameter: 'temperature'",
+                    "invalid_request_error",
+                    Some("temperature"),
+                    Some("unsupported_parameter"),
+                ),
+            ),
+            ErrorCase::Server => Reply::json(
+                500,
+                &error_body("The server had an error", "server_error", None, None),
+            ),
+            ErrorCase::ContextLength => Reply::json(
+                400,
+                &error_body(
+                    "Your input exceeds the context window of this model.",
+                    "invalid_request_error",
+                    Some("input"),
+                    Some("context_length_exceeded"),
+                ),
+            ),
         }
     }
 
@@ -154,14 +235,23 @@ impl Wire for Responses {
         assert_eq!(request.body["store"], false);
     }
 
-    fn assert_tools(&self, body: &Value, tools: &[ToolDefinition], choice: &str, parallel: Option<bool>) {
+    fn assert_tools(
+        &self,
+        body: &Value,
+        tools: &[ToolDefinition],
+        choice: &str,
+        parallel: Option<bool>,
+    ) {
         let sent = body["tools"].as_array().expect("tools");
         assert_eq!(sent.len(), tools.len());
         for (s, def) in sent.iter().zip(tools) {
             assert_eq!(s["type"], "function");
             assert_eq!(s["name"], def.name.as_str());
             assert_eq!(s["description"], def.description.as_str());
-            assert_eq!(&s["parameters"], def.parameters_for(Dialect::OpenAi).unwrap());
+            assert_eq!(
+                &s["parameters"],
+                def.parameters_for(Dialect::OpenAi).unwrap()
+            );
         }
         let want = match choice {
             "auto" | "none" | "required" => json!(choice),
@@ -182,7 +272,10 @@ impl Wire for Responses {
 
     fn sent_calls_and_results(&self, body: &Value) -> (Vec<Call>, Vec<SentResult>) {
         let items = body["input"].as_array().unwrap();
-        let first = items.iter().position(|i| i["type"] == "function_call").expect("function_call items");
+        let first = items
+            .iter()
+            .position(|i| i["type"] == "function_call")
+            .expect("function_call items");
         let calls: Vec<Call> = items[first..]
             .iter()
             .take_while(|i| i["type"] == "function_call")

@@ -2,7 +2,9 @@
 
 use std::time::{Duration, Instant};
 
-use agent_sdk::model::{ChatRequest, FinishReason, ModelError, ResponseFormat, StreamEvent, ToolChoice};
+use agent_sdk::model::{
+    ChatRequest, FinishReason, ModelError, ResponseFormat, StreamEvent, ToolChoice,
+};
 use agent_sdk::{Message, ToolCall, ToolDefinition, Usage};
 use futures::StreamExt;
 use serde_json::{Value, json};
@@ -40,11 +42,19 @@ pub fn local_time() -> ToolDefinition {
 }
 
 fn call(id: &str, name: &str, args: Value) -> Call {
-    Call { id: id.into(), name: name.into(), args }
+    Call {
+        id: id.into(),
+        name: name.into(),
+        args,
+    }
 }
 
 fn usage() -> TurnUsage {
-    TurnUsage { input: 50, cached: 0, output: 12 }
+    TurnUsage {
+        input: 50,
+        cached: 0,
+        output: 12,
+    }
 }
 
 fn two_calls() -> Turn {
@@ -52,7 +62,11 @@ fn two_calls() -> Turn {
         text: None,
         calls: vec![
             call("call_paris", "get_weather", json!({ "city": "Paris" })),
-            call("call_rome", "local_time", json!({ "city": "Rome", "format": "24h" })),
+            call(
+                "call_rome",
+                "local_time",
+                json!({ "city": "Rome", "format": "24h" }),
+            ),
         ],
         usage: usage(),
         finish: Finish::ToolCalls,
@@ -60,15 +74,23 @@ fn two_calls() -> Turn {
 }
 
 fn request(tools: Vec<ToolDefinition>) -> ChatRequest {
-    let mut req = ChatRequest::new(vec![Message::system("Be brief."), Message::user("Weather in Paris, time in Rome?")]);
+    let mut req = ChatRequest::new(vec![
+        Message::system("Be brief."),
+        Message::user("Weather in Paris, time in Rome?"),
+    ]);
     req.tools = tools.into_iter().map(Into::into).collect();
     req
 }
 
 fn check_call(w: &dyn Wire, got: &ToolCall, want: &Call) {
     assert_eq!(got.name, want.name, "[{}] tool name", w.name());
-    let args: Value = serde_json::from_str(&got.arguments)
-        .unwrap_or_else(|e| panic!("[{}] arguments are not JSON ({e}): {}", w.name(), got.arguments));
+    let args: Value = serde_json::from_str(&got.arguments).unwrap_or_else(|e| {
+        panic!(
+            "[{}] arguments are not JSON ({e}): {}",
+            w.name(),
+            got.arguments
+        )
+    });
     assert_eq!(args, want.args, "[{}] arguments", w.name());
     if w.has_call_ids() {
         assert_eq!(got.id, want.id, "[{}] call id", w.name());
@@ -129,16 +151,30 @@ pub async fn single_tool_call(w: &dyn Wire) {
     w.assert_endpoint(&rec, false);
     assert!(!w.is_stream(&rec), "[{}] not a stream", w.name());
     w.assert_tools(&rec.body, &[weather()], "required", None);
-    assert_eq!(w.system(&rec.body).as_deref(), Some("Be brief."), "[{}] system prompt", w.name());
+    assert_eq!(
+        w.system(&rec.body).as_deref(),
+        Some("Be brief."),
+        "[{}] system prompt",
+        w.name()
+    );
 }
 
 pub async fn tool_choice_modes(w: &dyn Wire) {
-    let answer = Turn { text: Some("ok".into()), calls: vec![], usage: usage(), finish: Finish::Stop };
+    let answer = Turn {
+        text: Some("ok".into()),
+        calls: vec![],
+        usage: usage(),
+        finish: Finish::Stop,
+    };
     let cases: [(Option<ToolChoice>, &str, Option<bool>); 5] = [
         (Some(ToolChoice::Auto), "auto", None),
         (Some(ToolChoice::None), "none", None),
         (Some(ToolChoice::Required), "required", None),
-        (Some(ToolChoice::Tool("local_time".into())), "local_time", None),
+        (
+            Some(ToolChoice::Tool("local_time".into())),
+            "local_time",
+            None,
+        ),
         (None, "auto", Some(false)),
     ];
     let server = Server::start(cases.iter().map(|_| w.reply(&answer, false)).collect()).await;
@@ -156,31 +192,56 @@ pub async fn tool_choice_modes(w: &dyn Wire) {
     let mut req = request(vec![weather()]);
     req.tool_choice = Some(ToolChoice::Tool("nope".into()));
     let err = model.invoke(req).await.unwrap_err();
-    assert!(matches!(err, ModelError::InvalidRequest { .. }), "[{}] {err:?}", w.name());
-    assert_eq!(server.requests().len(), cases.len(), "[{}] nothing sent", w.name());
+    assert!(
+        matches!(err, ModelError::InvalidRequest { .. }),
+        "[{}] {err:?}",
+        w.name()
+    );
+    assert_eq!(
+        server.requests().len(),
+        cases.len(),
+        "[{}] nothing sent",
+        w.name()
+    );
 }
 
 pub async fn parallel_tool_calls(w: &dyn Wire) {
     let turn = two_calls();
     let server = Server::start(vec![w.reply(&turn, false)]).await;
     let model = w.model(&server.url());
-    let r = model.invoke(request(vec![weather(), local_time()])).await.unwrap();
+    let r = model
+        .invoke(request(vec![weather(), local_time()]))
+        .await
+        .unwrap();
     assert_eq!(r.finish_reason, FinishReason::ToolCalls, "[{}]", w.name());
     assert_eq!(r.message.tool_calls.len(), 2, "[{}]", w.name());
     for (got, want) in r.message.tool_calls.iter().zip(&turn.calls) {
         check_call(w, got, want);
     }
-    assert_ne!(r.message.tool_calls[0].id, r.message.tool_calls[1].id, "[{}] distinct ids", w.name());
+    assert_ne!(
+        r.message.tool_calls[0].id,
+        r.message.tool_calls[1].id,
+        "[{}] distinct ids",
+        w.name()
+    );
 }
 
 /// The conversation after [`two_calls`]: the model's calls (as a previous answer returned
 /// them) and one result per call.
 pub async fn tool_result_follow_up(w: &dyn Wire) {
     let calls = two_calls();
-    let answer = Turn { text: Some("18°C in Paris; 14:05 in Rome.".into()), calls: vec![], usage: usage(), finish: Finish::Stop };
+    let answer = Turn {
+        text: Some("18°C in Paris; 14:05 in Rome.".into()),
+        calls: vec![],
+        usage: usage(),
+        finish: Finish::Stop,
+    };
     let server = Server::start(vec![w.reply(&calls, false), w.reply(&answer, false)]).await;
     let model = w.model(&server.url());
-    let first = model.invoke(request(vec![weather(), local_time()])).await.unwrap();
+    let first = model
+        .invoke(request(vec![weather(), local_time()]))
+        .await
+        .unwrap();
     let mut history = request(vec![weather(), local_time()]).messages;
     history.push(Message::Assistant(first.message.clone()));
     let outputs = ["18°C, clear", "14:05"];
@@ -190,7 +251,12 @@ pub async fn tool_result_follow_up(w: &dyn Wire) {
     let mut req = ChatRequest::new(history);
     req.tools = vec![weather().into(), local_time().into()];
     let r = model.invoke(req).await.unwrap();
-    assert_eq!(r.message.text(), "18°C in Paris; 14:05 in Rome.", "[{}]", w.name());
+    assert_eq!(
+        r.message.text(),
+        "18°C in Paris; 14:05 in Rome.",
+        "[{}]",
+        w.name()
+    );
     assert_eq!(r.finish_reason, FinishReason::Stop, "[{}]", w.name());
     assert!(r.message.tool_calls.is_empty());
 
@@ -198,7 +264,12 @@ pub async fn tool_result_follow_up(w: &dyn Wire) {
     let (sent_calls, results) = w.sent_calls_and_results(&rec.body);
     assert_eq!(sent_calls.len(), 2, "[{}] calls sent back", w.name());
     for (sent, want) in sent_calls.iter().zip(&calls.calls) {
-        assert_eq!((&sent.name, &sent.args), (&want.name, &want.args), "[{}] call sent back", w.name());
+        assert_eq!(
+            (&sent.name, &sent.args),
+            (&want.name, &want.args),
+            "[{}] call sent back",
+            w.name()
+        );
     }
     let expected: Vec<SentResult> = first
         .message
@@ -214,7 +285,12 @@ pub async fn tool_result_follow_up(w: &dyn Wire) {
     assert_eq!(results, expected, "[{}] results sent back", w.name());
     if w.has_call_ids() {
         let ids: Vec<&str> = sent_calls.iter().map(|c| c.id.as_str()).collect();
-        assert_eq!(ids, ["call_paris", "call_rome"], "[{}] call ids sent back", w.name());
+        assert_eq!(
+            ids,
+            ["call_paris", "call_rome"],
+            "[{}] call ids sent back",
+            w.name()
+        );
     }
 }
 
@@ -225,7 +301,12 @@ pub async fn streamed_tool_calls(w: &dyn Wire) {
     let model = w.model(&server.url());
     let (events, err) = collect(model.stream(request(vec![weather(), local_time()]))).await;
     assert!(err.is_none(), "[{}] {err:?}", w.name());
-    assert_eq!(text_of(&events), "Checking both — one moment.", "[{}]", w.name());
+    assert_eq!(
+        text_of(&events),
+        "Checking both — one moment.",
+        "[{}]",
+        w.name()
+    );
     let mut starts = Vec::new();
     let mut args = [String::new(), String::new()];
     for ev in &events {
@@ -235,9 +316,15 @@ pub async fn streamed_tool_calls(w: &dyn Wire) {
             _ => {}
         }
     }
-    assert_eq!(starts, vec![(0, "get_weather".to_owned()), (1, "local_time".to_owned())], "[{}]", w.name());
+    assert_eq!(
+        starts,
+        vec![(0, "get_weather".to_owned()), (1, "local_time".to_owned())],
+        "[{}]",
+        w.name()
+    );
     for (streamed, want) in args.iter().zip(&turn.calls) {
-        let v: Value = serde_json::from_str(streamed).unwrap_or_else(|e| panic!("[{}] {e}: {streamed}", w.name()));
+        let v: Value = serde_json::from_str(streamed)
+            .unwrap_or_else(|e| panic!("[{}] {e}: {streamed}", w.name()));
         assert_eq!(v, want.args, "[{}] streamed arguments", w.name());
     }
     let r = completed(&events);
@@ -258,7 +345,12 @@ pub async fn structured_output(w: &dyn Wire) {
         "required": ["city", "temp_c"],
         "additionalProperties": false
     });
-    let answer = Turn { text: Some(r#"{"city":"Paris","temp_c":18.5}"#.into()), calls: vec![], usage: usage(), finish: Finish::Stop };
+    let answer = Turn {
+        text: Some(r#"{"city":"Paris","temp_c":18.5}"#.into()),
+        calls: vec![],
+        usage: usage(),
+        finish: Finish::Stop,
+    };
     let server = Server::start(vec![w.reply(&answer, false), w.reply(&answer, true)]).await;
     let model = w.model(&server.url());
     let mut req = ChatRequest::new(vec![Message::user("Weather in Paris as JSON")]);
@@ -273,7 +365,10 @@ pub async fn structured_output(w: &dyn Wire) {
     assert_eq!(value, json!({ "city": "Paris", "temp_c": 18.5 }));
     let (events, err) = collect(model.stream(req)).await;
     assert!(err.is_none(), "[{}] {err:?}", w.name());
-    assert_eq!(completed(&events).message.text(), r#"{"city":"Paris","temp_c":18.5}"#);
+    assert_eq!(
+        completed(&events).message.text(),
+        r#"{"city":"Paris","temp_c":18.5}"#
+    );
     for rec in server.requests() {
         w.assert_structured(&rec.body, "Weather", &schema);
     }
@@ -283,12 +378,22 @@ pub async fn usage_and_length(w: &dyn Wire) {
     let turn = Turn {
         text: Some("A long answer that was cut".into()),
         calls: vec![],
-        usage: TurnUsage { input: 1200, cached: 1000, output: 64 },
+        usage: TurnUsage {
+            input: 1200,
+            cached: 1000,
+            output: 64,
+        },
         finish: Finish::Length,
     };
     let server = Server::start(vec![w.reply(&turn, false), w.reply(&turn, true)]).await;
     let model = w.model(&server.url());
-    let want = Usage { input_tokens: 1200, cached_input_tokens: 1000, output_tokens: 64, requests: 1, ..Usage::default() };
+    let want = Usage {
+        input_tokens: 1200,
+        cached_input_tokens: 1000,
+        output_tokens: 64,
+        requests: 1,
+        ..Usage::default()
+    };
     let r = model.invoke(request(vec![])).await.unwrap();
     assert_eq!(r.usage, want, "[{}] usage", w.name());
     assert_eq!(r.finish_reason, FinishReason::Length, "[{}]", w.name());
@@ -298,48 +403,83 @@ pub async fn usage_and_length(w: &dyn Wire) {
     assert_eq!(r.usage, want, "[{}] streamed usage", w.name());
     assert_eq!(r.finish_reason, FinishReason::Length, "[{}]", w.name());
     assert!(
-        events.iter().any(|e| matches!(e, StreamEvent::Usage { usage } if *usage == want)),
+        events
+            .iter()
+            .any(|e| matches!(e, StreamEvent::Usage { usage } if *usage == want)),
         "[{}] a Usage event",
         w.name()
     );
 }
 
-async fn error_after(w: &dyn Wire, script: Vec<super::server::Reply>) -> (Result<agent_sdk::model::ChatResponse, ModelError>, usize) {
+async fn error_after(
+    w: &dyn Wire,
+    script: Vec<super::server::Reply>,
+) -> (Result<agent_sdk::model::ChatResponse, ModelError>, usize) {
     let server = Server::start(script).await;
     let model = w.model(&server.url());
     let r = model.invoke(request(vec![weather()])).await;
     if let Err(e) = &r {
-        assert!(!e.to_string().contains(KEY), "[{}] the key leaked into {e}", w.name());
-        assert!(!format!("{e:?}").contains(KEY), "[{}] the key leaked into {e:?}", w.name());
+        assert!(
+            !e.to_string().contains(KEY),
+            "[{}] the key leaked into {e}",
+            w.name()
+        );
+        assert!(
+            !format!("{e:?}").contains(KEY),
+            "[{}] the key leaked into {e:?}",
+            w.name()
+        );
     }
     (r, server.requests().len())
 }
 
 pub async fn errors(w: &dyn Wire) {
-    let ok = w.reply(&Turn { text: Some("ok".into()), calls: vec![], usage: usage(), finish: Finish::Stop }, false);
+    let ok = w.reply(
+        &Turn {
+            text: Some("ok".into()),
+            calls: vec![],
+            usage: usage(),
+            finish: Finish::Stop,
+        },
+        false,
+    );
     let name = w.name();
 
     let (r, n) = error_after(w, vec![w.error(ErrorCase::Unauthorized), ok.clone()]).await;
-    assert!(matches!(r, Err(ModelError::Authentication { .. })), "[{name}] {r:?}");
+    assert!(
+        matches!(r, Err(ModelError::Authentication { .. })),
+        "[{name}] {r:?}"
+    );
     assert_eq!(n, 1, "[{name}] 401 is not retried");
 
     let (r, n) = error_after(w, vec![w.error(ErrorCase::Forbidden), ok.clone()]).await;
-    assert!(matches!(r, Err(ModelError::PermissionDenied { .. })), "[{name}] {r:?}");
+    assert!(
+        matches!(r, Err(ModelError::PermissionDenied { .. })),
+        "[{name}] {r:?}"
+    );
     assert_eq!(n, 1);
 
     let (r, n) = error_after(w, vec![w.error(ErrorCase::NotFound), ok.clone()]).await;
-    assert!(matches!(r, Err(ModelError::NotFound { .. })), "[{name}] {r:?}");
+    assert!(
+        matches!(r, Err(ModelError::NotFound { .. })),
+        "[{name}] {r:?}"
+    );
     assert_eq!(n, 1);
 
     let (r, n) = error_after(w, vec![w.error(ErrorCase::BadParam), ok.clone()]).await;
     match &r {
-        Err(ModelError::InvalidRequest { param, .. }) => assert_eq!(param.as_deref(), Some(w.bad_param()), "[{name}]"),
+        Err(ModelError::InvalidRequest { param, .. }) => {
+            assert_eq!(param.as_deref(), Some(w.bad_param()), "[{name}]")
+        }
         other => panic!("[{name}] {other:?}"),
     }
     assert_eq!(n, 1, "[{name}] 400 is not retried");
 
     let (r, n) = error_after(w, vec![w.error(ErrorCase::ContextLength), ok.clone()]).await;
-    assert!(matches!(r, Err(ModelError::ContextLengthExceeded { .. })), "[{name}] {r:?}");
+    assert!(
+        matches!(r, Err(ModelError::ContextLengthExceeded { .. })),
+        "[{name}] {r:?}"
+    );
     assert_eq!(n, 1);
 
     // 429: the server's wait is honoured, then the retry succeeds.
@@ -347,10 +487,23 @@ pub async fn errors(w: &dyn Wire) {
     let (r, n) = error_after(w, vec![w.error(ErrorCase::RateLimited(0.2)), ok.clone()]).await;
     assert!(r.is_ok(), "[{name}] {r:?}");
     assert_eq!(n, 2, "[{name}] 429 is retried");
-    assert!(started.elapsed() >= Duration::from_millis(200), "[{name}] waited {:?}", started.elapsed());
-    let (r, n) = error_after(w, vec![w.error(ErrorCase::RateLimited(0.01)), w.error(ErrorCase::RateLimited(0.01))]).await;
+    assert!(
+        started.elapsed() >= Duration::from_millis(200),
+        "[{name}] waited {:?}",
+        started.elapsed()
+    );
+    let (r, n) = error_after(
+        w,
+        vec![
+            w.error(ErrorCase::RateLimited(0.01)),
+            w.error(ErrorCase::RateLimited(0.01)),
+        ],
+    )
+    .await;
     match r {
-        Err(ModelError::RateLimited { retry_after, .. }) => assert_eq!(retry_after, Some(Duration::from_millis(10)), "[{name}]"),
+        Err(ModelError::RateLimited { retry_after, .. }) => {
+            assert_eq!(retry_after, Some(Duration::from_millis(10)), "[{name}]")
+        }
         other => panic!("[{name}] {other:?}"),
     }
     assert_eq!(n, 2);
@@ -359,22 +512,47 @@ pub async fn errors(w: &dyn Wire) {
     let (r, n) = error_after(w, vec![w.error(ErrorCase::Server), ok.clone()]).await;
     assert!(r.is_ok(), "[{name}] {r:?}");
     assert_eq!(n, 2);
-    let (r, _) = error_after(w, vec![w.error(ErrorCase::Server), w.error(ErrorCase::Server)]).await;
-    assert!(matches!(&r, Err(e @ ModelError::Server { .. }) if e.is_retryable()), "[{name}] {r:?}");
+    let (r, _) = error_after(
+        w,
+        vec![w.error(ErrorCase::Server), w.error(ErrorCase::Server)],
+    )
+    .await;
+    assert!(
+        matches!(&r, Err(e @ ModelError::Server { .. }) if e.is_retryable()),
+        "[{name}] {r:?}"
+    );
 
     // The same classes on the streaming path, before any event.
     let server = Server::start(vec![w.error(ErrorCase::Unauthorized)]).await;
     let (events, err) = collect(w.model(&server.url()).stream(request(vec![]))).await;
     assert!(events.is_empty());
-    assert!(matches!(err, Some(ModelError::Authentication { .. })), "[{name}] {err:?}");
+    assert!(
+        matches!(err, Some(ModelError::Authentication { .. })),
+        "[{name}] {err:?}"
+    );
 }
 
 pub async fn error_inside_stream(w: &dyn Wire) {
     let server = Server::start(vec![w.stream_error("Hel")]).await;
     let (events, err) = collect(w.model(&server.url()).stream(request(vec![]))).await;
-    assert_eq!(text_of(&events), "Hel", "[{}] deltas before the error are delivered", w.name());
-    assert!(!events.iter().any(|e| matches!(e, StreamEvent::Completed { .. })), "[{}]", w.name());
-    assert!(matches!(err, Some(ModelError::Stream { .. })), "[{}] {err:?}", w.name());
+    assert_eq!(
+        text_of(&events),
+        "Hel",
+        "[{}] deltas before the error are delivered",
+        w.name()
+    );
+    assert!(
+        !events
+            .iter()
+            .any(|e| matches!(e, StreamEvent::Completed { .. })),
+        "[{}]",
+        w.name()
+    );
+    assert!(
+        matches!(err, Some(ModelError::Stream { .. })),
+        "[{}] {err:?}",
+        w.name()
+    );
     // Not an empty answer on the non-streamed path either.
 }
 
@@ -382,8 +560,18 @@ pub async fn stream_cut_off(w: &dyn Wire) {
     let server = Server::start(vec![w.cut_stream("The answer is")]).await;
     let (events, err) = collect(w.model(&server.url()).stream(request(vec![]))).await;
     assert_eq!(text_of(&events), "The answer is", "[{}]", w.name());
-    assert!(!events.iter().any(|e| matches!(e, StreamEvent::Completed { .. })), "[{}] no short answer", w.name());
-    assert!(matches!(err, Some(ModelError::Incomplete(_))), "[{}] {err:?}", w.name());
+    assert!(
+        !events
+            .iter()
+            .any(|e| matches!(e, StreamEvent::Completed { .. })),
+        "[{}] no short answer",
+        w.name()
+    );
+    assert!(
+        matches!(err, Some(ModelError::Incomplete(_))),
+        "[{}] {err:?}",
+        w.name()
+    );
 }
 
 /// Instantiates every scenario as a test for one wire format.

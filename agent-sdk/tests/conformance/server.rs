@@ -37,7 +37,11 @@ impl Reply {
     /// A 200 SSE body, split every 7 bytes (inside lines, inside UTF-8 characters) to
     /// exercise the decoders.
     pub fn sse(text: String) -> Self {
-        let chunks = text.as_bytes().chunks(7).map(Bytes::copy_from_slice).collect();
+        let chunks = text
+            .as_bytes()
+            .chunks(7)
+            .map(Bytes::copy_from_slice)
+            .collect();
         Reply {
             status: 200,
             headers: Vec::new(),
@@ -100,7 +104,11 @@ impl Server {
                 .await
                 .unwrap();
         });
-        Server { addr, shared, _stop: tx }
+        Server {
+            addr,
+            shared,
+            _stop: tx,
+        }
     }
 
     /// `http://127.0.0.1:<port>`.
@@ -120,7 +128,12 @@ impl Server {
     }
 }
 
-async fn handle(State(shared): State<Arc<Shared>>, uri: Uri, headers: HeaderMap, body: Bytes) -> Response {
+async fn handle(
+    State(shared): State<Arc<Shared>>,
+    uri: Uri,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
     shared.requests.lock().unwrap().push(Recorded {
         path: uri.path().to_owned(),
         query: uri.query().map(str::to_owned),

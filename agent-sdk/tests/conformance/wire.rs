@@ -97,7 +97,13 @@ pub trait Wire: Sync {
     /// Asserts the tool definitions (in the provider's dialect) and the tool choice, named the
     /// SDK's way (`auto`, `required`, `none` or a tool name), and that parallel calls are
     /// disabled when `parallel` is `Some(false)`.
-    fn assert_tools(&self, body: &Value, tools: &[agent_sdk::ToolDefinition], choice: &str, parallel: Option<bool>);
+    fn assert_tools(
+        &self,
+        body: &Value,
+        tools: &[agent_sdk::ToolDefinition],
+        choice: &str,
+        parallel: Option<bool>,
+    );
 
     /// The system prompt as sent.
     fn system(&self, body: &Value) -> Option<String>;

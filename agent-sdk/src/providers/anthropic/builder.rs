@@ -41,7 +41,11 @@ impl AnthropicModelBuilder {
     pub(crate) fn new(model: String) -> Self {
         AnthropicModelBuilder {
             model,
-            settings: Settings::new("ANTHROPIC_BASE_URL", ANTHROPIC_BASE_URL, &["ANTHROPIC_API_KEY"]),
+            settings: Settings::new(
+                "ANTHROPIC_BASE_URL",
+                ANTHROPIC_BASE_URL,
+                &["ANTHROPIC_API_KEY"],
+            ),
             profile: profile(),
             default_max_tokens: 4096,
             thinking_budget: None,
@@ -84,13 +88,19 @@ impl AnthropicModelBuilder {
         };
         let endpoint = parse_url(&full)?;
         let local = endpoint.host_str().is_some_and(is_local);
-        let api_key = self.settings.resolve_api_key(PROVIDER, &self.model, !local)?;
+        let api_key = self
+            .settings
+            .resolve_api_key(PROVIDER, &self.model, !local)?;
         let auth = match &api_key {
-            Some(key) => Some((HeaderName::from_static("x-api-key"), secret_header(key.expose())?)),
+            Some(key) => Some((
+                HeaderName::from_static("x-api-key"),
+                secret_header(key.expose())?,
+            )),
             None => None,
         };
         let (transport, tracker) =
-            self.settings.build(api_key, auth, &[("anthropic-version", ANTHROPIC_VERSION)])?;
+            self.settings
+                .build(api_key, auth, &[("anthropic-version", ANTHROPIC_VERSION)])?;
         Ok(AnthropicModel {
             inner: Arc::new(Inner {
                 model: self.model,

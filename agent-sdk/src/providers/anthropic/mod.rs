@@ -32,7 +32,9 @@ use futures::future::BoxFuture;
 use futures::{StreamExt, TryFutureExt};
 
 use super::transport::{self, Call, Opened, Transport};
-use crate::model::{ChatModel, ChatRequest, ChatResponse, EventStream, ModelError, ModelProfile, UsageTracker};
+use crate::model::{
+    ChatModel, ChatRequest, ChatResponse, EventStream, ModelError, ModelProfile, UsageTracker,
+};
 
 /// The provider name of content blocks this provider keeps as they came.
 pub(crate) const PROVIDER: &str = "anthropic";
@@ -133,9 +135,11 @@ impl Inner {
                 let answer = self.decode(&bytes)?;
                 Ok(futures::stream::iter(transport::events_of(answer).into_iter().map(Ok)).boxed())
             }
-            Opened::Sse { body, guard } => {
-                Ok(transport::drive(body, stream::Decoder::new(self.model.clone()), guard))
-            }
+            Opened::Sse { body, guard } => Ok(transport::drive(
+                body,
+                stream::Decoder::new(self.model.clone()),
+                guard,
+            )),
         }
     }
 }
@@ -150,7 +154,13 @@ impl fmt::Debug for AnthropicModel {
             .field("extra_headers", &i.transport.header_names)
             .field("timeouts", &i.transport.timeouts)
             .field("retry", &i.transport.retry)
-            .field("rate_limit", &i.transport.limiter.as_ref().map(crate::http::RateLimiter::limit))
+            .field(
+                "rate_limit",
+                &i.transport
+                    .limiter
+                    .as_ref()
+                    .map(crate::http::RateLimiter::limit),
+            )
             .field("default_max_tokens", &i.default_max_tokens)
             .field("thinking_budget", &i.thinking_budget)
             .finish_non_exhaustive()

@@ -77,7 +77,8 @@ pub(crate) fn lower<'a>(
 
     let mut tools = Vec::with_capacity(req.tools.len());
     for def in &req.tools {
-        let mut tool = json!({ "name": def.name, "input_schema": def.parameters_for(Dialect::Anthropic)? });
+        let mut tool =
+            json!({ "name": def.name, "input_schema": def.parameters_for(Dialect::Anthropic)? });
         if !def.description.is_empty() {
             tool["description"] = Value::String(def.description.clone());
         }
@@ -97,11 +98,15 @@ pub(crate) fn lower<'a>(
         Some(ToolChoice::Auto) => Some(json!({ "type": "auto" })),
         Some(ToolChoice::None) => Some(json!({ "type": "none" })),
         Some(ToolChoice::Required) if thinking => {
-            return Err(unsupported("tool_choice: required while extended thinking is on"));
+            return Err(unsupported(
+                "tool_choice: required while extended thinking is on",
+            ));
         }
         Some(ToolChoice::Required) => Some(json!({ "type": "any" })),
         Some(ToolChoice::Tool(_)) if thinking => {
-            return Err(unsupported("tool_choice naming a tool while extended thinking is on"));
+            return Err(unsupported(
+                "tool_choice naming a tool while extended thinking is on",
+            ));
         }
         Some(ToolChoice::Tool(name)) => {
             if !req.tools.iter().any(|t| &t.name == name) {
@@ -121,11 +126,17 @@ pub(crate) fn lower<'a>(
     }
 
     if req.seed.is_some() {
-        tracing::warn!(model = opts.model, "Anthropic does not support seed; not sending it");
+        tracing::warn!(
+            model = opts.model,
+            "Anthropic does not support seed; not sending it"
+        );
     }
     let temperature = match req.temperature {
         Some(_) if thinking => {
-            tracing::warn!(model = opts.model, "extended thinking does not accept temperature; not sending it");
+            tracing::warn!(
+                model = opts.model,
+                "extended thinking does not accept temperature; not sending it"
+            );
             None
         }
         other => other,
@@ -135,7 +146,9 @@ pub(crate) fn lower<'a>(
     let thinking = match opts.thinking_budget {
         Some(budget) if budget >= max_tokens => {
             return Err(invalid(
-                format!("max_tokens ({max_tokens}) must be greater than the thinking budget ({budget})"),
+                format!(
+                    "max_tokens ({max_tokens}) must be greater than the thinking budget ({budget})"
+                ),
                 "max_tokens",
             ));
         }
@@ -146,9 +159,13 @@ pub(crate) fn lower<'a>(
     let output_config = match &req.response_format {
         None | Some(ResponseFormat::Text) => None,
         Some(ResponseFormat::JsonObject) => {
-            return Err(unsupported("response_format: json_object (use a JSON schema)"));
+            return Err(unsupported(
+                "response_format: json_object (use a JSON schema)",
+            ));
         }
-        Some(ResponseFormat::JsonSchema { schema: canonical, .. }) => Some(json!({
+        Some(ResponseFormat::JsonSchema {
+            schema: canonical, ..
+        }) => Some(json!({
             "format": { "type": "json_schema", "schema": schema::lower(canonical, Dialect::Anthropic)? }
         })),
     };
@@ -170,7 +187,10 @@ pub(crate) fn lower<'a>(
 }
 
 /// The `system` text and the turns, consecutive turns of one role merged.
-pub(crate) fn lower_messages(messages: &[Message], model: &str) -> (Option<String>, Vec<WireMessage>) {
+pub(crate) fn lower_messages(
+    messages: &[Message],
+    model: &str,
+) -> (Option<String>, Vec<WireMessage>) {
     let mut system: Vec<&str> = Vec::new();
     let mut out: Vec<WireMessage> = Vec::new();
     let mut push = |role: &'static str, blocks: Vec<Value>| {
@@ -179,16 +199,28 @@ pub(crate) fn lower_messages(messages: &[Message], model: &str) -> (Option<Strin
         }
         match out.last_mut() {
             Some(last) if last.role == role => last.content.extend(blocks),
-            _ => out.push(WireMessage { role, content: blocks }),
+            _ => out.push(WireMessage {
+                role,
+                content: blocks,
+            }),
         }
     };
     for message in messages {
         match message {
             Message::System { content } => system.push(content),
-            Message::User(m) => push("user", m.content.iter().filter_map(|b| block(b, model, "user")).collect()),
+            Message::User(m) => push(
+                "user",
+                m.content
+                    .iter()
+                    .filter_map(|b| block(b, model, "user"))
+                    .collect(),
+            ),
             Message::Assistant(m) => {
-                let mut blocks: Vec<Value> =
-                    m.content.iter().filter_map(|b| block(b, model, "assistant")).collect();
+                let mut blocks: Vec<Value> = m
+                    .content
+                    .iter()
+                    .filter_map(|b| block(b, model, "assistant"))
+                    .collect();
                 for call in &m.tool_calls {
                     blocks.push(json!({
                         "type": "tool_use",
@@ -203,11 +235,17 @@ pub(crate) fn lower_messages(messages: &[Message], model: &str) -> (Option<Strin
                 push("assistant", blocks);
             }
             Message::Tool(m) => {
-                let content: Vec<Value> = m.content.iter().filter_map(|b| block(b, model, "tool")).collect();
+                let content: Vec<Value> = m
+                    .content
+                    .iter()
+                    .filter_map(|b| block(b, model, "tool"))
+                    .collect();
                 let mut result = json!({ "type": "tool_result", "tool_use_id": m.call_id });
                 match content.as_slice() {
                     [] => {}
-                    [single] if single["type"] == "text" => result["content"] = single["text"].clone(),
+                    [single] if single["type"] == "text" => {
+                        result["content"] = single["text"].clone()
+                    }
                     _ => result["content"] = Value::Array(content),
                 }
                 if m.is_error {
@@ -234,7 +272,10 @@ fn block(block: &ContentBlock, model: &str, role: &str) -> Option<Value> {
                 }
             },
         })),
-        ContentBlock::Reasoning { text, signature: Some(signature) } if role == "assistant" => {
+        ContentBlock::Reasoning {
+            text,
+            signature: Some(signature),
+        } if role == "assistant" => {
             Some(json!({ "type": "thinking", "thinking": text, "signature": signature }))
         }
         ContentBlock::Reasoning { .. } => {
@@ -285,7 +326,11 @@ mod tests {
         assert_eq!(system.as_deref(), Some("Be brief."));
         assert_eq!(turns.len(), 3);
         assert_eq!(turns[1].content[1]["input"], json!({"city": "Rome"}));
-        let kinds: Vec<_> = turns[2].content.iter().map(|b| b["type"].as_str().unwrap()).collect();
+        let kinds: Vec<_> = turns[2]
+            .content
+            .iter()
+            .map(|b| b["type"].as_str().unwrap())
+            .collect();
         assert_eq!(kinds, ["tool_result", "tool_result", "text"]);
         assert_eq!(turns[2].content[0]["content"], "18C");
     }
@@ -294,13 +339,22 @@ mod tests {
     fn unsigned_reasoning_and_foreign_blocks_are_not_sent() {
         let messages = vec![Message::Assistant(crate::message::AssistantMessage {
             content: vec![
-                ContentBlock::Reasoning { text: "hmm".into(), signature: None },
-                ContentBlock::Other { provider: "gemini".into(), value: json!({}) },
+                ContentBlock::Reasoning {
+                    text: "hmm".into(),
+                    signature: None,
+                },
+                ContentBlock::Other {
+                    provider: "gemini".into(),
+                    value: json!({}),
+                },
                 ContentBlock::text("Hi"),
             ],
             ..Default::default()
         })];
         let (_, turns) = lower_messages(&messages, "m");
-        assert_eq!(turns[0].content, vec![json!({"type": "text", "text": "Hi"})]);
+        assert_eq!(
+            turns[0].content,
+            vec![json!({"type": "text", "text": "Hi"})]
+        );
     }
 }

@@ -42,8 +42,12 @@ impl WireUsage {
     pub fn update(&mut self, later: WireUsage) {
         self.input_tokens = later.input_tokens.or(self.input_tokens);
         self.output_tokens = later.output_tokens.or(self.output_tokens);
-        self.cache_creation_input_tokens = later.cache_creation_input_tokens.or(self.cache_creation_input_tokens);
-        self.cache_read_input_tokens = later.cache_read_input_tokens.or(self.cache_read_input_tokens);
+        self.cache_creation_input_tokens = later
+            .cache_creation_input_tokens
+            .or(self.cache_creation_input_tokens);
+        self.cache_read_input_tokens = later
+            .cache_read_input_tokens
+            .or(self.cache_read_input_tokens);
     }
 
     /// As [`Usage`], where input tokens include the cached and cache-written ones.
@@ -79,12 +83,23 @@ pub(crate) fn convert(wire: WireResponse, model: &str) -> ChatResponse {
 /// Adds one content block of an answer: text, thinking, a tool use, or (anything else) an
 /// opaque block kept for the next request.
 pub(crate) fn push_block(message: &mut AssistantMessage, block: Value) {
-    let str_of = |key: &str| block.get(key).and_then(Value::as_str).unwrap_or_default().to_owned();
+    let str_of = |key: &str| {
+        block
+            .get(key)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned()
+    };
     match block.get("type").and_then(Value::as_str) {
-        Some("text") => message.content.push(ContentBlock::Text { text: str_of("text") }),
+        Some("text") => message.content.push(ContentBlock::Text {
+            text: str_of("text"),
+        }),
         Some("thinking") => message.content.push(ContentBlock::Reasoning {
             text: str_of("thinking"),
-            signature: block.get("signature").and_then(Value::as_str).map(str::to_owned),
+            signature: block
+                .get("signature")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
         }),
         Some("tool_use") => {
             let arguments = match block.get("input") {
@@ -98,7 +113,10 @@ pub(crate) fn push_block(message: &mut AssistantMessage, block: Value) {
             });
         }
         kind => {
-            tracing::debug!(kind = kind.unwrap_or("<none>"), "keeping an Anthropic content block as it came");
+            tracing::debug!(
+                kind = kind.unwrap_or("<none>"),
+                "keeping an Anthropic content block as it came"
+            );
             message.content.push(ContentBlock::Other {
                 provider: PROVIDER.to_owned(),
                 value: block,
@@ -143,13 +161,23 @@ mod tests {
         .unwrap();
         let r = convert(wire, "fallback");
         assert_eq!(r.finish_reason, FinishReason::ToolCalls);
-        assert_eq!(r.message.tool_calls, vec![ToolCall::new("toolu_1", "weather", r#"{"city":"Paris"}"#)]);
+        assert_eq!(
+            r.message.tool_calls,
+            vec![ToolCall::new("toolu_1", "weather", r#"{"city":"Paris"}"#)]
+        );
         assert_eq!(
             r.message.content[0],
-            ContentBlock::Reasoning { text: "Two cities.".into(), signature: Some("sig==".into()) }
+            ContentBlock::Reasoning {
+                text: "Two cities.".into(),
+                signature: Some("sig==".into())
+            }
         );
-        assert!(matches!(&r.message.content[1], ContentBlock::Other { provider, .. } if provider == "anthropic"));
-        assert!(matches!(&r.message.content[3], ContentBlock::Other { value, .. } if value["type"] == "web_search_tool_result"));
+        assert!(
+            matches!(&r.message.content[1], ContentBlock::Other { provider, .. } if provider == "anthropic")
+        );
+        assert!(
+            matches!(&r.message.content[3], ContentBlock::Other { value, .. } if value["type"] == "web_search_tool_result")
+        );
         assert_eq!(r.usage.input_tokens, 115);
         assert_eq!(r.usage.cached_input_tokens, 100);
         assert_eq!(r.usage.cache_write_tokens, 5);
@@ -161,6 +189,9 @@ mod tests {
         let m = AssistantMessage::default();
         assert_eq!(finish_reason(Some("max_tokens"), &m), FinishReason::Length);
         assert_eq!(finish_reason(Some("stop_sequence"), &m), FinishReason::Stop);
-        assert_eq!(finish_reason(Some("pause_turn"), &m), FinishReason::Other("pause_turn".into()));
+        assert_eq!(
+            finish_reason(Some("pause_turn"), &m),
+            FinishReason::Other("pause_turn".into())
+        );
     }
 }

@@ -58,10 +58,18 @@ impl Decoder {
         self.blocks
             .iter_mut()
             .find(|b| b.index == index)
-            .ok_or_else(|| ModelError::Decode(format!("a delta for content block {index}, which was never started")))
+            .ok_or_else(|| {
+                ModelError::Decode(format!(
+                    "a delta for content block {index}, which was never started"
+                ))
+            })
     }
 
-    fn on_data(&mut self, data: &Value, out: &mut VecDeque<StreamEvent>) -> Result<bool, ModelError> {
+    fn on_data(
+        &mut self,
+        data: &Value,
+        out: &mut VecDeque<StreamEvent>,
+    ) -> Result<bool, ModelError> {
         match data.get("type").and_then(Value::as_str).unwrap_or_default() {
             "message_start" => {
                 let start: WireResponse = serde_json::from_value(data["message"].clone())
@@ -91,7 +99,10 @@ impl Decoder {
                             _ => String::new(),
                         };
                         if !initial.is_empty() {
-                            out.push_back(StreamEvent::ToolCallDelta { index: pos, arguments: initial.clone() });
+                            out.push_back(StreamEvent::ToolCallDelta {
+                                index: pos,
+                                arguments: initial.clone(),
+                            });
                         }
                         Some((pos, initial))
                     }
@@ -117,7 +128,13 @@ impl Decoder {
             "content_block_delta" => {
                 let index = data["index"].as_u64().unwrap_or_default();
                 let delta = &data["delta"];
-                let text = |key: &str| delta.get(key).and_then(Value::as_str).unwrap_or_default().to_owned();
+                let text = |key: &str| {
+                    delta
+                        .get(key)
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                        .to_owned()
+                };
                 let block = self.block(index)?;
                 match delta["type"].as_str().unwrap_or_default() {
                     "text_delta" => {
@@ -134,11 +151,16 @@ impl Decoder {
                     "input_json_delta" => {
                         let part = text("partial_json");
                         let Some((pos, args)) = block.call.as_mut() else {
-                            return Err(ModelError::Decode(format!("input_json_delta for block {index}, which is not a tool use")));
+                            return Err(ModelError::Decode(format!(
+                                "input_json_delta for block {index}, which is not a tool use"
+                            )));
                         };
                         args.push_str(&part);
                         if !part.is_empty() {
-                            out.push_back(StreamEvent::ToolCallDelta { index: *pos, arguments: part });
+                            out.push_back(StreamEvent::ToolCallDelta {
+                                index: *pos,
+                                arguments: part,
+                            });
                         }
                     }
                     other => tracing::trace!(delta = other, "ignoring an unknown Anthropic delta"),
@@ -150,10 +172,13 @@ impl Decoder {
                     self.stop_reason = Some(reason.to_owned());
                 }
                 if let Some(u) = data.get("usage").filter(|u| u.is_object()) {
-                    let u: WireUsage = serde_json::from_value(u.clone())
-                        .map_err(|e| ModelError::Decode(format!("malformed message_delta usage: {e}")))?;
+                    let u: WireUsage = serde_json::from_value(u.clone()).map_err(|e| {
+                        ModelError::Decode(format!("malformed message_delta usage: {e}"))
+                    })?;
                     self.usage.update(u);
-                    out.push_back(StreamEvent::Usage { usage: self.usage.to_usage() });
+                    out.push_back(StreamEvent::Usage {
+                        usage: self.usage.to_usage(),
+                    });
                 }
             }
             "message_stop" => return Ok(true),
@@ -166,7 +191,9 @@ impl Decoder {
 
     fn complete(&mut self) -> Result<ChatResponse, ModelError> {
         if !self.started {
-            return Err(ModelError::Incomplete("message_stop arrived before message_start".into()));
+            return Err(ModelError::Incomplete(
+                "message_stop arrived before message_start".into(),
+            ));
         }
         let mut message = AssistantMessage::default();
         self.blocks.sort_by_key(|b| b.index);
@@ -178,7 +205,11 @@ impl Decoder {
                 message.tool_calls.push(crate::message::ToolCall {
                     id: value["id"].as_str().unwrap_or_default().to_owned(),
                     name: value["name"].as_str().unwrap_or_default().to_owned(),
-                    arguments: if args.trim().is_empty() { "{}".to_owned() } else { args },
+                    arguments: if args.trim().is_empty() {
+                        "{}".to_owned()
+                    } else {
+                        args
+                    },
                 });
                 continue;
             }
@@ -188,7 +219,10 @@ impl Decoder {
             finish_reason: finish_reason(self.stop_reason.as_deref(), &message),
             message,
             usage: self.usage.to_usage(),
-            model: self.server_model.take().unwrap_or_else(|| self.model.clone()),
+            model: self
+                .server_model
+                .take()
+                .unwrap_or_else(|| self.model.clone()),
             id: self.id.take(),
         })
     }
@@ -201,7 +235,11 @@ fn append(value: &mut Value, key: &str, text: &str) {
 }
 
 impl SseDecoder for Decoder {
-    fn on_event(&mut self, event: SseEvent, out: &mut VecDeque<StreamEvent>) -> Result<(), ModelError> {
+    fn on_event(
+        &mut self,
+        event: SseEvent,
+        out: &mut VecDeque<StreamEvent>,
+    ) -> Result<(), ModelError> {
         let raw = event.data.trim();
         if event.event == "error" {
             return Err(stream_error(raw));
@@ -209,8 +247,12 @@ impl SseDecoder for Decoder {
         if raw.is_empty() {
             return Ok(());
         }
-        let data: Value = serde_json::from_str(raw)
-            .map_err(|e| ModelError::Decode(format!("stream event is not valid JSON ({e}): {}", truncate(raw, 200))))?;
+        let data: Value = serde_json::from_str(raw).map_err(|e| {
+            ModelError::Decode(format!(
+                "stream event is not valid JSON ({e}): {}",
+                truncate(raw, 200)
+            ))
+        })?;
         if self.on_data(&data, out)? {
             let response = self.complete()?;
             out.push_back(StreamEvent::Completed { response });
@@ -222,7 +264,12 @@ impl SseDecoder for Decoder {
         let text: usize = self
             .blocks
             .iter()
-            .map(|b| b.value.get("text").and_then(Value::as_str).map_or(0, |t| t.chars().count()))
+            .map(|b| {
+                b.value
+                    .get("text")
+                    .and_then(Value::as_str)
+                    .map_or(0, |t| t.chars().count())
+            })
             .sum();
         Err(ModelError::Incomplete(format!(
             "the body ended before message_stop ({} content block(s) begun, {text} characters of text, {} tool use(s))",

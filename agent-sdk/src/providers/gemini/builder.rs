@@ -37,7 +37,11 @@ impl GeminiModelBuilder {
     pub(crate) fn new(model: String) -> Self {
         GeminiModelBuilder {
             model,
-            settings: Settings::new("GEMINI_BASE_URL", GEMINI_BASE_URL, &["GEMINI_API_KEY", "GOOGLE_API_KEY"]),
+            settings: Settings::new(
+                "GEMINI_BASE_URL",
+                GEMINI_BASE_URL,
+                &["GEMINI_API_KEY", "GOOGLE_API_KEY"],
+            ),
             profile: ModelProfile {
                 native_structured_output: true,
                 strict_tools: false,
@@ -74,13 +78,25 @@ impl GeminiModelBuilder {
     /// malformed URL or header.
     pub fn build(self) -> Result<GeminiModel, ModelError> {
         let base = self.settings.resolve_base_url();
-        let root = if base.ends_with("/v1beta") || base.ends_with("/v1") { base } else { format!("{base}/v1beta") };
+        let root = if base.ends_with("/v1beta") || base.ends_with("/v1") {
+            base
+        } else {
+            format!("{base}/v1beta")
+        };
         let endpoint = parse_url(&format!("{root}/models/{}:generateContent", self.model))?;
-        let stream_endpoint = parse_url(&format!("{root}/models/{}:streamGenerateContent?alt=sse", self.model))?;
+        let stream_endpoint = parse_url(&format!(
+            "{root}/models/{}:streamGenerateContent?alt=sse",
+            self.model
+        ))?;
         let local = endpoint.host_str().is_some_and(is_local);
-        let api_key = self.settings.resolve_api_key(PROVIDER, &self.model, !local)?;
+        let api_key = self
+            .settings
+            .resolve_api_key(PROVIDER, &self.model, !local)?;
         let auth = match &api_key {
-            Some(key) => Some((HeaderName::from_static("x-goog-api-key"), secret_header(key.expose())?)),
+            Some(key) => Some((
+                HeaderName::from_static("x-goog-api-key"),
+                secret_header(key.expose())?,
+            )),
             None => None,
         };
         let (transport, tracker) = self.settings.build(api_key, auth, &[])?;

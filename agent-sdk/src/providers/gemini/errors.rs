@@ -17,8 +17,17 @@ use crate::model::ModelError;
 pub(crate) fn error_from_response(status: u16, headers: &HeaderMap, raw: &str) -> ModelError {
     let top: Value = serde_json::from_str(raw).unwrap_or(Value::Null);
     let error = top.get("error").unwrap_or(&top);
-    let details = error.get("details").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
-    let text = |v: &Value, key: &str| v.get(key).and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_owned);
+    let details = error
+        .get("details")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    let text = |v: &Value, key: &str| {
+        v.get(key)
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+            .map(str::to_owned)
+    };
     let message = text(error, "message");
     let reason = details.iter().find_map(|d| text(d, "reason"));
     if reason.as_deref() == Some("API_KEY_INVALID") {
@@ -75,15 +84,24 @@ mod tests {
     fn classes() {
         let bad_key = r#"{"error":{"code":400,"message":"API key not valid. Please pass a valid API key.","status":"INVALID_ARGUMENT",
             "details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"API_KEY_INVALID","domain":"googleapis.com"}]}}"#;
-        assert!(matches!(error_from_response(400, &HeaderMap::new(), bad_key), ModelError::Authentication { .. }));
+        assert!(matches!(
+            error_from_response(400, &HeaderMap::new(), bad_key),
+            ModelError::Authentication { .. }
+        ));
         let quota = r#"{"error":{"code":429,"message":"Resource exhausted","status":"RESOURCE_EXHAUSTED",
             "details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"7s"}]}}"#;
-        assert_eq!(error_from_response(429, &HeaderMap::new(), quota).retry_after(), Some(Duration::from_secs(7)));
+        assert_eq!(
+            error_from_response(429, &HeaderMap::new(), quota).retry_after(),
+            Some(Duration::from_secs(7))
+        );
         let field = r#"{"error":{"code":400,"message":"Invalid value","status":"INVALID_ARGUMENT",
             "details":[{"@type":"type.googleapis.com/google.rpc.BadRequest","fieldViolations":[{"field":"generation_config.temperature","description":"out of range"}]}]}}"#;
         assert!(matches!(error_from_response(400, &HeaderMap::new(), field),
             ModelError::InvalidRequest { param: Some(p), .. } if p == "generation_config.temperature"));
         let long = r#"{"error":{"code":400,"message":"The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).","status":"INVALID_ARGUMENT"}}"#;
-        assert!(matches!(error_from_response(400, &HeaderMap::new(), long), ModelError::ContextLengthExceeded { .. }));
+        assert!(matches!(
+            error_from_response(400, &HeaderMap::new(), long),
+            ModelError::ContextLengthExceeded { .. }
+        ));
     }
 }

@@ -36,7 +36,9 @@ use futures::future::BoxFuture;
 use futures::{StreamExt, TryFutureExt};
 
 use super::transport::{self, Call, Opened, Transport};
-use crate::model::{ChatModel, ChatRequest, ChatResponse, EventStream, ModelError, ModelProfile, UsageTracker};
+use crate::model::{
+    ChatModel, ChatRequest, ChatResponse, EventStream, ModelError, ModelProfile, UsageTracker,
+};
 
 /// The provider name of content blocks this provider keeps as they came.
 pub(crate) const PROVIDER: &str = "gemini";
@@ -106,18 +108,29 @@ impl Inner {
 
     async fn invoke(&self, request: &ChatRequest) -> Result<ChatResponse, ModelError> {
         let body = self.body(request)?;
-        let bytes = self.transport.post(&self.call(&self.endpoint), body).await?;
+        let bytes = self
+            .transport
+            .post(&self.call(&self.endpoint), body)
+            .await?;
         self.decode(&bytes)
     }
 
     async fn open_stream(&self, request: &ChatRequest) -> Result<EventStream, ModelError> {
         let body = self.body(request)?;
-        match self.transport.open(&self.call(&self.stream_endpoint), body).await? {
+        match self
+            .transport
+            .open(&self.call(&self.stream_endpoint), body)
+            .await?
+        {
             Opened::Json(bytes) => {
                 let answer = self.decode(&bytes)?;
                 Ok(futures::stream::iter(transport::events_of(answer).into_iter().map(Ok)).boxed())
             }
-            Opened::Sse { body, guard } => Ok(transport::drive(body, stream::Decoder::new(self.model.clone()), guard)),
+            Opened::Sse { body, guard } => Ok(transport::drive(
+                body,
+                stream::Decoder::new(self.model.clone()),
+                guard,
+            )),
         }
     }
 }
@@ -132,7 +145,13 @@ impl fmt::Debug for GeminiModel {
             .field("extra_headers", &i.transport.header_names)
             .field("timeouts", &i.transport.timeouts)
             .field("retry", &i.transport.retry)
-            .field("rate_limit", &i.transport.limiter.as_ref().map(crate::http::RateLimiter::limit))
+            .field(
+                "rate_limit",
+                &i.transport
+                    .limiter
+                    .as_ref()
+                    .map(crate::http::RateLimiter::limit),
+            )
             .field("thinking_budget", &i.thinking_budget)
             .finish_non_exhaustive()
     }
@@ -163,7 +182,9 @@ impl ChatModel for GeminiModel {
 
     fn stream(&self, request: ChatRequest) -> EventStream {
         let inner = self.inner.clone();
-        let stream = async move { inner.open_stream(&request).await }.try_flatten_stream().boxed();
+        let stream = async move { inner.open_stream(&request).await }
+            .try_flatten_stream()
+            .boxed();
         match &self.inner.tracker {
             Some(t) => t.track_stream(&self.inner.model, stream),
             None => stream,

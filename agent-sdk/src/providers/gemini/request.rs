@@ -24,7 +24,11 @@ use crate::model::{ChatRequest, ModelError, ResponseFormat, ToolChoice};
 use crate::schema::{self, Dialect};
 
 /// Lowers `req` for `model`; `thinking_budget` turns thinking (with thought summaries) on.
-pub(crate) fn lower(req: &ChatRequest, model: &str, thinking_budget: Option<i32>) -> Result<Value, ModelError> {
+pub(crate) fn lower(
+    req: &ChatRequest,
+    model: &str,
+    thinking_budget: Option<i32>,
+) -> Result<Value, ModelError> {
     let invalid = |message: String| ModelError::InvalidRequest {
         message,
         param: Some("tool_choice".into()),
@@ -32,7 +36,10 @@ pub(crate) fn lower(req: &ChatRequest, model: &str, thinking_budget: Option<i32>
     let mut body = Map::new();
     let (system, contents) = lower_messages(&req.messages, model);
     if let Some(system) = system {
-        body.insert("systemInstruction".into(), json!({ "parts": [{ "text": system }] }));
+        body.insert(
+            "systemInstruction".into(),
+            json!({ "parts": [{ "text": system }] }),
+        );
     }
     body.insert("contents".into(), Value::Array(contents));
 
@@ -46,31 +53,45 @@ pub(crate) fn lower(req: &ChatRequest, model: &str, thinking_budget: Option<i32>
             let params = def.parameters_for(Dialect::Gemini)?;
             // Gemini rejects an object schema without properties; a tool without parameters
             // simply has none.
-            if params.get("properties").and_then(Value::as_object).is_some_and(|p| !p.is_empty()) {
+            if params
+                .get("properties")
+                .and_then(Value::as_object)
+                .is_some_and(|p| !p.is_empty())
+            {
                 d["parameters"] = params.clone();
             }
             declarations.push(d);
         }
-        body.insert("tools".into(), json!([{ "functionDeclarations": declarations }]));
+        body.insert(
+            "tools".into(),
+            json!([{ "functionDeclarations": declarations }]),
+        );
     }
     let config = match &req.tool_choice {
         None => None,
         Some(ToolChoice::Auto | ToolChoice::None) if req.tools.is_empty() => None,
         Some(ToolChoice::Required | ToolChoice::Tool(_)) if req.tools.is_empty() => {
-            return Err(invalid("tool_choice requires a tool call but the request has no tools".into()));
+            return Err(invalid(
+                "tool_choice requires a tool call but the request has no tools".into(),
+            ));
         }
         Some(ToolChoice::Auto) => Some(json!({ "mode": "AUTO" })),
         Some(ToolChoice::None) => Some(json!({ "mode": "NONE" })),
         Some(ToolChoice::Required) => Some(json!({ "mode": "ANY" })),
         Some(ToolChoice::Tool(name)) => {
             if !req.tools.iter().any(|t| &t.name == name) {
-                return Err(invalid(format!("tool_choice names `{name}`, which is not among the request's tools")));
+                return Err(invalid(format!(
+                    "tool_choice names `{name}`, which is not among the request's tools"
+                )));
             }
             Some(json!({ "mode": "ANY", "allowedFunctionNames": [name] }))
         }
     };
     if let Some(config) = config {
-        body.insert("toolConfig".into(), json!({ "functionCallingConfig": config }));
+        body.insert(
+            "toolConfig".into(),
+            json!({ "functionCallingConfig": config }),
+        );
     }
     if req.parallel_tool_calls == Some(false) && !req.tools.is_empty() {
         tracing::warn!(%model, "Gemini cannot disable parallel function calls; parallel_tool_calls not sent");
@@ -94,7 +115,9 @@ pub(crate) fn lower(req: &ChatRequest, model: &str, thinking_budget: Option<i32>
         Some(ResponseFormat::JsonObject) => {
             generation.insert("responseMimeType".into(), json!("application/json"));
         }
-        Some(ResponseFormat::JsonSchema { schema: canonical, .. }) => {
+        Some(ResponseFormat::JsonSchema {
+            schema: canonical, ..
+        }) => {
             let mut lowered = schema::lower(canonical, Dialect::Gemini)?;
             to_json_schema(&mut lowered);
             generation.insert("responseMimeType".into(), json!("application/json"));
@@ -102,7 +125,10 @@ pub(crate) fn lower(req: &ChatRequest, model: &str, thinking_budget: Option<i32>
         }
     }
     if let Some(budget) = thinking_budget {
-        generation.insert("thinkingConfig".into(), json!({ "includeThoughts": true, "thinkingBudget": budget }));
+        generation.insert(
+            "thinkingConfig".into(),
+            json!({ "includeThoughts": true, "thinkingBudget": budget }),
+        );
     }
     if !generation.is_empty() {
         body.insert("generationConfig".into(), Value::Object(generation));
@@ -155,7 +181,13 @@ fn lower_messages(messages: &[Message], model: &str) -> (Option<String>, Vec<Val
     for message in messages {
         match message {
             Message::System { content } => system.push(content),
-            Message::User(m) => push("user", m.content.iter().filter_map(|b| user_part(b, model)).collect()),
+            Message::User(m) => push(
+                "user",
+                m.content
+                    .iter()
+                    .filter_map(|b| user_part(b, model))
+                    .collect(),
+            ),
             Message::Assistant(m) => {
                 let mut parts = Vec::new();
                 let mut pending_signature: Option<&str> = None;
@@ -235,12 +267,12 @@ fn lower_messages(messages: &[Message], model: &str) -> (Option<String>, Vec<Val
 fn user_part(block: &ContentBlock, model: &str) -> Option<Value> {
     match block {
         ContentBlock::Text { text } => Some(json!({ "text": text })),
-        ContentBlock::Image { source: ImageSource::Base64 { media_type, data } } => {
-            Some(json!({ "inlineData": { "mimeType": media_type, "data": data } }))
-        }
-        ContentBlock::Image { source: ImageSource::Url { url } } => {
-            Some(json!({ "fileData": { "mimeType": mime_of(url), "fileUri": url } }))
-        }
+        ContentBlock::Image {
+            source: ImageSource::Base64 { media_type, data },
+        } => Some(json!({ "inlineData": { "mimeType": media_type, "data": data } })),
+        ContentBlock::Image {
+            source: ImageSource::Url { url },
+        } => Some(json!({ "fileData": { "mimeType": mime_of(url), "fileUri": url } })),
         ContentBlock::Reasoning { .. } => None,
         ContentBlock::Other { provider, value } if provider == PROVIDER => Some(value.clone()),
         ContentBlock::Other { provider, .. } => {
@@ -251,7 +283,11 @@ fn user_part(block: &ContentBlock, model: &str) -> Option<Value> {
 }
 
 fn mime_of(url: &str) -> &'static str {
-    let path = url.split(['?', '#']).next().unwrap_or(url).to_ascii_lowercase();
+    let path = url
+        .split(['?', '#'])
+        .next()
+        .unwrap_or(url)
+        .to_ascii_lowercase();
     match path.rsplit('.').next() {
         Some("png") => "image/png",
         Some("webp") => "image/webp",

@@ -34,9 +34,16 @@ pub(crate) fn call_id(given: Option<&str>, response_id: Option<&str>, k: usize) 
 pub(crate) fn message_of(parts: &[Value], response_id: Option<&str>) -> AssistantMessage {
     let mut m = AssistantMessage::default();
     for part in parts {
-        let signature = part.get("thoughtSignature").and_then(Value::as_str).map(str::to_owned);
+        let signature = part
+            .get("thoughtSignature")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
         if let Some(fc) = part.get("functionCall") {
-            let id = call_id(fc.get("id").and_then(Value::as_str), response_id, m.tool_calls.len());
+            let id = call_id(
+                fc.get("id").and_then(Value::as_str),
+                response_id,
+                m.tool_calls.len(),
+            );
             if let Some(sig) = signature {
                 m.content.push(ContentBlock::Other {
                     provider: PROVIDER.into(),
@@ -45,32 +52,61 @@ pub(crate) fn message_of(parts: &[Value], response_id: Option<&str>) -> Assistan
             }
             m.tool_calls.push(ToolCall {
                 id,
-                name: fc.get("name").and_then(Value::as_str).unwrap_or_default().to_owned(),
-                arguments: fc.get("args").filter(|a| !a.is_null()).map_or_else(|| "{}".to_owned(), Value::to_string),
+                name: fc
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_owned(),
+                arguments: fc
+                    .get("args")
+                    .filter(|a| !a.is_null())
+                    .map_or_else(|| "{}".to_owned(), Value::to_string),
             });
         } else if let Some(text) = part.get("text").and_then(Value::as_str) {
-            let thought = part.get("thought").and_then(Value::as_bool).unwrap_or(false);
+            let thought = part
+                .get("thought")
+                .and_then(Value::as_bool)
+                .unwrap_or(false);
             match (thought, m.content.last_mut()) {
-                (true, Some(ContentBlock::Reasoning { text: t, signature: s })) if !t.is_empty() => {
+                (
+                    true,
+                    Some(ContentBlock::Reasoning {
+                        text: t,
+                        signature: s,
+                    }),
+                ) if !t.is_empty() => {
                     t.push_str(text);
                     if signature.is_some() {
                         *s = signature;
                     }
                 }
-                (true, _) => m.content.push(ContentBlock::Reasoning { text: text.to_owned(), signature }),
+                (true, _) => m.content.push(ContentBlock::Reasoning {
+                    text: text.to_owned(),
+                    signature,
+                }),
                 (false, last) => {
                     if let Some(sig) = signature {
-                        m.content.push(ContentBlock::Reasoning { text: String::new(), signature: Some(sig) });
-                        m.content.push(ContentBlock::Text { text: text.to_owned() });
+                        m.content.push(ContentBlock::Reasoning {
+                            text: String::new(),
+                            signature: Some(sig),
+                        });
+                        m.content.push(ContentBlock::Text {
+                            text: text.to_owned(),
+                        });
                     } else if let Some(ContentBlock::Text { text: t }) = last {
                         t.push_str(text);
                     } else {
-                        m.content.push(ContentBlock::Text { text: text.to_owned() });
+                        m.content.push(ContentBlock::Text {
+                            text: text.to_owned(),
+                        });
                     }
                 }
             }
         } else {
-            m.content.push(ContentBlock::Other { provider: PROVIDER.into(), value: part.clone() });
+            m.content.push(ContentBlock::Other {
+                provider: PROVIDER.into(),
+                value: part.clone(),
+            });
         }
     }
     m
@@ -82,9 +118,9 @@ pub(crate) fn finish_reason(raw: Option<&str>, message: &AssistantMessage) -> Fi
         Some("STOP") | None if !message.tool_calls.is_empty() => FinishReason::ToolCalls,
         Some("STOP") | None => FinishReason::Stop,
         Some("MAX_TOKENS") => FinishReason::Length,
-        Some("SAFETY" | "RECITATION" | "BLOCKLIST" | "PROHIBITED_CONTENT" | "SPII" | "IMAGE_SAFETY") => {
-            FinishReason::ContentFilter
-        }
+        Some(
+            "SAFETY" | "RECITATION" | "BLOCKLIST" | "PROHIBITED_CONTENT" | "SPII" | "IMAGE_SAFETY",
+        ) => FinishReason::ContentFilter,
         Some(other) => FinishReason::Other(other.to_owned()),
     }
 }
@@ -93,11 +129,21 @@ pub(crate) fn finish_reason(raw: Option<&str>, message: &AssistantMessage) -> Fi
 pub(crate) fn convert(wire: &Value, model: &str) -> Result<ChatResponse, ModelError> {
     let response_id = wire.get("responseId").and_then(Value::as_str);
     let candidate = wire.get("candidates").and_then(|c| c.get(0));
-    let usage = wire.get("usageMetadata").map(usage).unwrap_or(Usage { requests: 1, ..Usage::default() });
-    let model_name = wire.get("modelVersion").and_then(Value::as_str).unwrap_or(model).to_owned();
+    let usage = wire.get("usageMetadata").map(usage).unwrap_or(Usage {
+        requests: 1,
+        ..Usage::default()
+    });
+    let model_name = wire
+        .get("modelVersion")
+        .and_then(Value::as_str)
+        .unwrap_or(model)
+        .to_owned();
     let Some(candidate) = candidate else {
         // The prompt itself was blocked: a typed outcome, not an empty answer.
-        if let Some(reason) = wire.pointer("/promptFeedback/blockReason").and_then(Value::as_str) {
+        if let Some(reason) = wire
+            .pointer("/promptFeedback/blockReason")
+            .and_then(Value::as_str)
+        {
             tracing::debug!(%reason, "Gemini blocked the prompt");
             return Ok(ChatResponse {
                 message: AssistantMessage::default(),
@@ -109,10 +155,17 @@ pub(crate) fn convert(wire: &Value, model: &str) -> Result<ChatResponse, ModelEr
         }
         return Err(ModelError::Decode("the answer has no candidates".into()));
     };
-    let parts = candidate.pointer("/content/parts").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
+    let parts = candidate
+        .pointer("/content/parts")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or_default();
     let message = message_of(parts, response_id);
     Ok(ChatResponse {
-        finish_reason: finish_reason(candidate.get("finishReason").and_then(Value::as_str), &message),
+        finish_reason: finish_reason(
+            candidate.get("finishReason").and_then(Value::as_str),
+            &message,
+        ),
         message,
         usage,
         model: model_name,
@@ -138,20 +191,44 @@ mod tests {
         });
         let r = convert(&wire, "m").unwrap();
         assert_eq!(r.finish_reason, FinishReason::ToolCalls);
-        assert_eq!(r.message.content[0], ContentBlock::Reasoning { text: "Thinking hard.".into(), signature: Some("c2ln".into()) });
+        assert_eq!(
+            r.message.content[0],
+            ContentBlock::Reasoning {
+                text: "Thinking hard.".into(),
+                signature: Some("c2ln".into())
+            }
+        );
         assert_eq!(r.message.tool_calls[0].id, "gemini_call_r1_0");
         assert_eq!(r.message.tool_calls[1].id, "gemini_call_r1_1");
-        assert!(matches!(&r.message.content[1], ContentBlock::Other { value, .. } if value["tool_call_id"] == "gemini_call_r1_0"));
-        assert_eq!(r.usage, Usage { input_tokens: 100, output_tokens: 50, cached_input_tokens: 60, reasoning_tokens: 30, requests: 1, ..Usage::default() });
+        assert!(
+            matches!(&r.message.content[1], ContentBlock::Other { value, .. } if value["tool_call_id"] == "gemini_call_r1_0")
+        );
+        assert_eq!(
+            r.usage,
+            Usage {
+                input_tokens: 100,
+                output_tokens: 50,
+                cached_input_tokens: 60,
+                reasoning_tokens: 30,
+                requests: 1,
+                ..Usage::default()
+            }
+        );
     }
 
     #[test]
     fn safety_and_blocked_prompts_are_content_filter() {
         let m = AssistantMessage::default();
-        assert_eq!(finish_reason(Some("SAFETY"), &m), FinishReason::ContentFilter);
+        assert_eq!(
+            finish_reason(Some("SAFETY"), &m),
+            FinishReason::ContentFilter
+        );
         assert_eq!(finish_reason(Some("MAX_TOKENS"), &m), FinishReason::Length);
         let blocked = json!({ "promptFeedback": { "blockReason": "SAFETY" } });
-        assert_eq!(convert(&blocked, "m").unwrap().finish_reason, FinishReason::ContentFilter);
+        assert_eq!(
+            convert(&blocked, "m").unwrap().finish_reason,
+            FinishReason::ContentFilter
+        );
         assert!(convert(&json!({}), "m").is_err());
     }
 }

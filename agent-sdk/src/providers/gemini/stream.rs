@@ -46,60 +46,113 @@ impl Decoder {
         ChatResponse {
             finish_reason: finish_reason(self.finish.as_deref(), &message),
             message,
-            usage: self.usage.unwrap_or(Usage { requests: 1, ..Usage::default() }),
-            model: self.server_model.take().unwrap_or_else(|| self.model.clone()),
+            usage: self.usage.unwrap_or(Usage {
+                requests: 1,
+                ..Usage::default()
+            }),
+            model: self
+                .server_model
+                .take()
+                .unwrap_or_else(|| self.model.clone()),
             id: self.response_id.take(),
         }
     }
 }
 
 impl SseDecoder for Decoder {
-    fn on_event(&mut self, event: SseEvent, out: &mut VecDeque<StreamEvent>) -> Result<(), ModelError> {
+    fn on_event(
+        &mut self,
+        event: SseEvent,
+        out: &mut VecDeque<StreamEvent>,
+    ) -> Result<(), ModelError> {
         let raw = event.data.trim();
         if raw.is_empty() {
             return Ok(());
         }
-        let data: Value = serde_json::from_str(raw)
-            .map_err(|e| ModelError::Decode(format!("stream event is not valid JSON ({e}): {}", truncate(raw, 200))))?;
+        let data: Value = serde_json::from_str(raw).map_err(|e| {
+            ModelError::Decode(format!(
+                "stream event is not valid JSON ({e}): {}",
+                truncate(raw, 200)
+            ))
+        })?;
         if let Some(error) = data.get("error") {
             return Err(stream_error(error));
         }
         self.events += 1;
         if self.response_id.is_none() {
-            self.response_id = data.get("responseId").and_then(Value::as_str).map(str::to_owned);
+            self.response_id = data
+                .get("responseId")
+                .and_then(Value::as_str)
+                .map(str::to_owned);
         }
         if self.server_model.is_none() {
-            self.server_model = data.get("modelVersion").and_then(Value::as_str).map(str::to_owned);
+            self.server_model = data
+                .get("modelVersion")
+                .and_then(Value::as_str)
+                .map(str::to_owned);
         }
         let candidate = data.get("candidates").and_then(|c| c.get(0));
-        if let Some(parts) = candidate.and_then(|c| c.pointer("/content/parts")).and_then(Value::as_array) {
+        if let Some(parts) = candidate
+            .and_then(|c| c.pointer("/content/parts"))
+            .and_then(Value::as_array)
+        {
             for part in parts {
                 if let Some(fc) = part.get("functionCall") {
                     let index = self.calls;
                     self.calls += 1;
                     out.push_back(StreamEvent::ToolCallStart {
                         index,
-                        id: call_id(fc.get("id").and_then(Value::as_str), self.response_id.as_deref(), index),
-                        name: fc.get("name").and_then(Value::as_str).unwrap_or_default().to_owned(),
+                        id: call_id(
+                            fc.get("id").and_then(Value::as_str),
+                            self.response_id.as_deref(),
+                            index,
+                        ),
+                        name: fc
+                            .get("name")
+                            .and_then(Value::as_str)
+                            .unwrap_or_default()
+                            .to_owned(),
                     });
-                    let args = fc.get("args").filter(|a| !a.is_null()).map_or_else(|| "{}".to_owned(), Value::to_string);
-                    out.push_back(StreamEvent::ToolCallDelta { index, arguments: args });
-                } else if let Some(text) = part.get("text").and_then(Value::as_str).filter(|t| !t.is_empty()) {
-                    let thought = part.get("thought").and_then(Value::as_bool).unwrap_or(false);
+                    let args = fc
+                        .get("args")
+                        .filter(|a| !a.is_null())
+                        .map_or_else(|| "{}".to_owned(), Value::to_string);
+                    out.push_back(StreamEvent::ToolCallDelta {
+                        index,
+                        arguments: args,
+                    });
+                } else if let Some(text) = part
+                    .get("text")
+                    .and_then(Value::as_str)
+                    .filter(|t| !t.is_empty())
+                {
+                    let thought = part
+                        .get("thought")
+                        .and_then(Value::as_bool)
+                        .unwrap_or(false);
                     out.push_back(if thought {
-                        StreamEvent::ReasoningDelta { text: text.to_owned() }
+                        StreamEvent::ReasoningDelta {
+                            text: text.to_owned(),
+                        }
                     } else {
-                        StreamEvent::TextDelta { text: text.to_owned() }
+                        StreamEvent::TextDelta {
+                            text: text.to_owned(),
+                        }
                     });
                 }
                 self.parts.push(part.clone());
             }
         }
-        if let Some(reason) = candidate.and_then(|c| c.get("finishReason")).and_then(Value::as_str) {
+        if let Some(reason) = candidate
+            .and_then(|c| c.get("finishReason"))
+            .and_then(Value::as_str)
+        {
             self.finish = Some(reason.to_owned());
         }
         if data.get("candidates").is_none()
-            && let Some(reason) = data.pointer("/promptFeedback/blockReason").and_then(Value::as_str)
+            && let Some(reason) = data
+                .pointer("/promptFeedback/blockReason")
+                .and_then(Value::as_str)
         {
             tracing::debug!(%reason, "Gemini blocked the prompt");
             self.finish = Some("SAFETY".into());
@@ -114,7 +167,12 @@ impl SseDecoder for Decoder {
 
     fn on_end(&mut self, out: &mut VecDeque<StreamEvent>) -> Result<(), ModelError> {
         if self.finish.is_none() {
-            let text: usize = self.parts.iter().filter_map(|p| p.get("text").and_then(Value::as_str)).map(|t| t.chars().count()).sum();
+            let text: usize = self
+                .parts
+                .iter()
+                .filter_map(|p| p.get("text").and_then(Value::as_str))
+                .map(|t| t.chars().count())
+                .sum();
             return Err(ModelError::Incomplete(format!(
                 "the body ended without a finishReason after {} event(s) ({text} characters of text, {} function call(s))",
                 self.events, self.calls

@@ -3,7 +3,7 @@
 use std::fmt;
 use std::sync::Arc;
 
-use reqwest::header::{AUTHORIZATION, HeaderName};
+use reqwest::header::AUTHORIZATION;
 
 use super::{Inner, OpenAiResponsesModel, PROVIDER};
 use crate::model::{ModelError, ModelProfile};
@@ -35,8 +35,15 @@ impl OpenAiResponsesModelBuilder {
     pub(crate) fn new(model: String) -> Self {
         OpenAiResponsesModelBuilder {
             model,
-            settings: Settings::new("OPENAI_BASE_URL", "https://api.openai.com/v1", &["OPENAI_API_KEY"]),
-            profile: ModelProfile { seed: false, ..ModelProfile::full() },
+            settings: Settings::new(
+                "OPENAI_BASE_URL",
+                "https://api.openai.com/v1",
+                &["OPENAI_API_KEY"],
+            ),
+            profile: ModelProfile {
+                seed: false,
+                ..ModelProfile::full()
+            },
             store: false,
             reasoning_effort: None,
         }
@@ -69,12 +76,21 @@ impl OpenAiResponsesModelBuilder {
     /// `OPENAI_API_KEY`; none is needed for a loopback base URL), a malformed URL or header.
     pub fn build(self) -> Result<OpenAiResponsesModel, ModelError> {
         let base = self.settings.resolve_base_url();
-        let full = if base.ends_with("/responses") { base } else { format!("{base}/responses") };
+        let full = if base.ends_with("/responses") {
+            base
+        } else {
+            format!("{base}/responses")
+        };
         let endpoint = parse_url(&full)?;
         let local = endpoint.host_str().is_some_and(is_local);
-        let api_key = self.settings.resolve_api_key(PROVIDER, &self.model, !local)?;
+        let api_key = self
+            .settings
+            .resolve_api_key(PROVIDER, &self.model, !local)?;
         let auth = match &api_key {
-            Some(key) => Some((HeaderName::from(AUTHORIZATION), secret_header(&format!("Bearer {}", key.expose()))?)),
+            Some(key) => Some((
+                AUTHORIZATION,
+                secret_header(&format!("Bearer {}", key.expose()))?,
+            )),
             None => None,
         };
         let (transport, tracker) = self.settings.build(api_key, auth, &[])?;

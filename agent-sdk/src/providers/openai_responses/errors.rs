@@ -30,7 +30,10 @@ fn text(v: &Value, key: &str) -> Option<String> {
 
 /// The error for an `error` object reported inside a 200 stream (or a failed response).
 pub(crate) fn stream_error(error: &Value) -> ModelError {
-    let message = match (text(error, "message"), text(error, "code").or_else(|| text(error, "type"))) {
+    let message = match (
+        text(error, "message"),
+        text(error, "code").or_else(|| text(error, "type")),
+    ) {
         (Some(m), Some(c)) => format!("{m} ({c})"),
         (Some(m), None) => m,
         (None, _) => truncate(&error.to_string(), 500),
@@ -44,13 +47,25 @@ mod tests {
 
     #[test]
     fn param_and_context_length() {
-        let e = error_from_response(400, &HeaderMap::new(), r#"{"error":{"message":"Unsupported value","type":"invalid_request_error","param":"temperature","code":"unsupported_value"}}"#);
-        assert!(matches!(e, ModelError::InvalidRequest { param: Some(p), .. } if p == "temperature"));
-        let e = error_from_response(400, &HeaderMap::new(), r#"{"error":{"message":"Your input exceeds the context window of this model.","type":"invalid_request_error","param":"input","code":"context_length_exceeded"}}"#);
+        let e = error_from_response(
+            400,
+            &HeaderMap::new(),
+            r#"{"error":{"message":"Unsupported value","type":"invalid_request_error","param":"temperature","code":"unsupported_value"}}"#,
+        );
+        assert!(
+            matches!(e, ModelError::InvalidRequest { param: Some(p), .. } if p == "temperature")
+        );
+        let e = error_from_response(
+            400,
+            &HeaderMap::new(),
+            r#"{"error":{"message":"Your input exceeds the context window of this model.","type":"invalid_request_error","param":"input","code":"context_length_exceeded"}}"#,
+        );
         assert!(matches!(e, ModelError::ContextLengthExceeded { .. }));
         assert_eq!(
             stream_error(&serde_json::json!({"code": "server_error", "message": "boom"})),
-            ModelError::Stream { message: "boom (server_error)".into() }
+            ModelError::Stream {
+                message: "boom (server_error)".into()
+            }
         );
     }
 }

@@ -37,7 +37,9 @@ use futures::future::BoxFuture;
 use futures::{StreamExt, TryFutureExt};
 
 use super::transport::{self, Call, Opened, Transport};
-use crate::model::{ChatModel, ChatRequest, ChatResponse, EventStream, ModelError, ModelProfile, UsageTracker};
+use crate::model::{
+    ChatModel, ChatRequest, ChatResponse, EventStream, ModelError, ModelProfile, UsageTracker,
+};
 
 /// The provider name of content blocks this provider keeps as they came.
 pub(crate) const PROVIDER: &str = "openai-responses";
@@ -77,7 +79,12 @@ impl OpenAiResponsesModel {
 
 impl Inner {
     fn call(&self) -> Call<'_> {
-        Call { provider: PROVIDER, model: &self.model, url: &self.endpoint, errors: errors::error_from_response }
+        Call {
+            provider: PROVIDER,
+            model: &self.model,
+            url: &self.endpoint,
+            errors: errors::error_from_response,
+        }
     }
 
     fn body(&self, request: &ChatRequest, stream: bool) -> Result<Bytes, ModelError> {
@@ -94,7 +101,8 @@ impl Inner {
     }
 
     fn decode(&self, bytes: &[u8]) -> Result<ChatResponse, ModelError> {
-        let wire: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| self.transport.decode_error(e, bytes))?;
+        let wire: serde_json::Value =
+            serde_json::from_slice(bytes).map_err(|e| self.transport.decode_error(e, bytes))?;
         response::convert(&wire, &self.model)
     }
 
@@ -111,7 +119,11 @@ impl Inner {
                 let answer = self.decode(&bytes)?;
                 Ok(futures::stream::iter(transport::events_of(answer).into_iter().map(Ok)).boxed())
             }
-            Opened::Sse { body, guard } => Ok(transport::drive(body, stream::Decoder::new(self.model.clone()), guard)),
+            Opened::Sse { body, guard } => Ok(transport::drive(
+                body,
+                stream::Decoder::new(self.model.clone()),
+                guard,
+            )),
         }
     }
 }
@@ -126,7 +138,13 @@ impl fmt::Debug for OpenAiResponsesModel {
             .field("extra_headers", &i.transport.header_names)
             .field("timeouts", &i.transport.timeouts)
             .field("retry", &i.transport.retry)
-            .field("rate_limit", &i.transport.limiter.as_ref().map(crate::http::RateLimiter::limit))
+            .field(
+                "rate_limit",
+                &i.transport
+                    .limiter
+                    .as_ref()
+                    .map(crate::http::RateLimiter::limit),
+            )
             .field("store", &i.store)
             .field("reasoning_effort", &i.reasoning_effort)
             .finish_non_exhaustive()
@@ -158,7 +176,9 @@ impl ChatModel for OpenAiResponsesModel {
 
     fn stream(&self, request: ChatRequest) -> EventStream {
         let inner = self.inner.clone();
-        let stream = async move { inner.open_stream(&request).await }.try_flatten_stream().boxed();
+        let stream = async move { inner.open_stream(&request).await }
+            .try_flatten_stream()
+            .boxed();
         match &self.inner.tracker {
             Some(t) => t.track_stream(&self.inner.model, stream),
             None => stream,

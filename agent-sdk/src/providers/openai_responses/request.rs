@@ -28,16 +28,30 @@ pub(crate) struct LowerOptions<'a> {
     pub reasoning_effort: Option<&'a str>,
 }
 
-pub(crate) fn lower(req: &ChatRequest, opts: &LowerOptions<'_>, stream: bool) -> Result<Value, ModelError> {
-    let invalid = |message: String| ModelError::InvalidRequest { message, param: Some("tool_choice".into()) };
+pub(crate) fn lower(
+    req: &ChatRequest,
+    opts: &LowerOptions<'_>,
+    stream: bool,
+) -> Result<Value, ModelError> {
+    let invalid = |message: String| ModelError::InvalidRequest {
+        message,
+        param: Some("tool_choice".into()),
+    };
     let mut body = Map::new();
     body.insert("model".into(), json!(opts.model));
-    body.insert("input".into(), Value::Array(lower_messages(&req.messages, opts.model)));
+    body.insert(
+        "input".into(),
+        Value::Array(lower_messages(&req.messages, opts.model)),
+    );
 
     let mut tools = Vec::with_capacity(req.tools.len());
     for def in &req.tools {
         let strict = def.strict && opts.profile.strict_tools;
-        let dialect = if strict { Dialect::OpenAiStrict } else { Dialect::OpenAi };
+        let dialect = if strict {
+            Dialect::OpenAiStrict
+        } else {
+            Dialect::OpenAi
+        };
         let mut tool = json!({ "type": "function", "name": def.name, "parameters": def.parameters_for(dialect)?, "strict": strict });
         if !def.description.is_empty() {
             tool["description"] = json!(def.description);
@@ -48,14 +62,18 @@ pub(crate) fn lower(req: &ChatRequest, opts: &LowerOptions<'_>, stream: bool) ->
         None => None,
         Some(ToolChoice::Auto | ToolChoice::None) if tools.is_empty() => None,
         Some(ToolChoice::Required | ToolChoice::Tool(_)) if tools.is_empty() => {
-            return Err(invalid("tool_choice requires a tool call but the request has no tools".into()));
+            return Err(invalid(
+                "tool_choice requires a tool call but the request has no tools".into(),
+            ));
         }
         Some(ToolChoice::Auto) => Some(json!("auto")),
         Some(ToolChoice::None) => Some(json!("none")),
         Some(ToolChoice::Required) => Some(json!("required")),
         Some(ToolChoice::Tool(name)) => {
             if !req.tools.iter().any(|t| &t.name == name) {
-                return Err(invalid(format!("tool_choice names `{name}`, which is not among the request's tools")));
+                return Err(invalid(format!(
+                    "tool_choice names `{name}`, which is not among the request's tools"
+                )));
             }
             Some(json!({ "type": "function", "name": name }))
         }
@@ -71,7 +89,10 @@ pub(crate) fn lower(req: &ChatRequest, opts: &LowerOptions<'_>, stream: bool) ->
     }
     match req.temperature {
         Some(_) if opts.reasoning_effort.is_some() => {
-            tracing::warn!(model = opts.model, "reasoning models do not accept temperature; not sending it");
+            tracing::warn!(
+                model = opts.model,
+                "reasoning models do not accept temperature; not sending it"
+            );
         }
         Some(t) => {
             body.insert("temperature".into(), json!(t));
@@ -82,16 +103,31 @@ pub(crate) fn lower(req: &ChatRequest, opts: &LowerOptions<'_>, stream: bool) ->
         body.insert("max_output_tokens".into(), json!(n));
     }
     if !req.stop.is_empty() {
-        tracing::warn!(model = opts.model, "the Responses API has no stop sequences; not sending them");
+        tracing::warn!(
+            model = opts.model,
+            "the Responses API has no stop sequences; not sending them"
+        );
     }
     if req.seed.is_some() {
-        tracing::warn!(model = opts.model, "the Responses API has no seed; not sending it");
+        tracing::warn!(
+            model = opts.model,
+            "the Responses API has no seed; not sending it"
+        );
     }
     let format = match &req.response_format {
         None | Some(ResponseFormat::Text) => None,
         Some(ResponseFormat::JsonObject) => Some(json!({ "type": "json_object" })),
-        Some(ResponseFormat::JsonSchema { name, description, schema: canonical, strict }) => {
-            let dialect = if *strict { Dialect::OpenAiStrict } else { Dialect::OpenAi };
+        Some(ResponseFormat::JsonSchema {
+            name,
+            description,
+            schema: canonical,
+            strict,
+        }) => {
+            let dialect = if *strict {
+                Dialect::OpenAiStrict
+            } else {
+                Dialect::OpenAi
+            };
             let mut f = json!({ "type": "json_schema", "name": schema_name(name), "schema": schema::lower(canonical, dialect)?, "strict": strict });
             if let Some(d) = description {
                 f["description"] = json!(d);
@@ -103,7 +139,10 @@ pub(crate) fn lower(req: &ChatRequest, opts: &LowerOptions<'_>, stream: bool) ->
         body.insert("text".into(), json!({ "format": format }));
     }
     if let Some(effort) = opts.reasoning_effort {
-        body.insert("reasoning".into(), json!({ "effort": effort, "summary": "auto" }));
+        body.insert(
+            "reasoning".into(),
+            json!({ "effort": effort, "summary": "auto" }),
+        );
         if !opts.store {
             body.insert("include".into(), json!(["reasoning.encrypted_content"]));
         }
@@ -121,7 +160,11 @@ fn schema_name(name: &str) -> Cow<'_, str> {
     if !name.is_empty() && name.len() <= 64 && name.chars().all(ok) {
         return Cow::Borrowed(name);
     }
-    let out: String = name.chars().map(|c| if ok(c) { c } else { '_' }).take(64).collect();
+    let out: String = name
+        .chars()
+        .map(|c| if ok(c) { c } else { '_' })
+        .take(64)
+        .collect();
     Cow::Owned(if out.is_empty() { "output".into() } else { out })
 }
 
@@ -135,9 +178,15 @@ fn lower_messages(messages: &[Message], model: &str) -> Vec<Value> {
     let mut items = Vec::new();
     for message in messages {
         match message {
-            Message::System { content } => items.push(json!({ "role": "system", "content": content })),
+            Message::System { content } => {
+                items.push(json!({ "role": "system", "content": content }))
+            }
             Message::User(m) => {
-                let parts: Vec<Value> = m.content.iter().filter_map(|b| user_part(b, model)).collect();
+                let parts: Vec<Value> = m
+                    .content
+                    .iter()
+                    .filter_map(|b| user_part(b, model))
+                    .collect();
                 items.push(json!({ "role": "user", "content": parts }));
             }
             Message::Assistant(m) => {
@@ -150,18 +199,24 @@ fn lower_messages(messages: &[Message], model: &str) -> Vec<Value> {
                 for block in &m.content {
                     match block {
                         ContentBlock::Text { text: t } => text.push_str(t),
-                        ContentBlock::Reasoning { signature, .. } => match reasoning_item(signature.as_deref()) {
-                            Some(item) => {
-                                flush(&mut text, &mut items);
-                                items.push(item);
+                        ContentBlock::Reasoning { signature, .. } => {
+                            match reasoning_item(signature.as_deref()) {
+                                Some(item) => {
+                                    flush(&mut text, &mut items);
+                                    items.push(item);
+                                }
+                                None => {
+                                    tracing::debug!(%model, "reasoning from another provider is not sent to the Responses API")
+                                }
                             }
-                            None => tracing::debug!(%model, "reasoning from another provider is not sent to the Responses API"),
-                        },
+                        }
                         ContentBlock::Other { provider, value } if provider == PROVIDER => {
                             flush(&mut text, &mut items);
                             items.push(value.clone());
                         }
-                        _ => tracing::warn!(%model, "the Responses API has no place for this assistant block; dropped"),
+                        _ => {
+                            tracing::warn!(%model, "the Responses API has no place for this assistant block; dropped")
+                        }
                     }
                 }
                 if let Some(refusal) = &m.refusal {

@@ -23,7 +23,12 @@ pub(crate) fn usage(u: &Value) -> Usage {
 /// Adds one output item: a reasoning item (kept whole as the block's signature), a message,
 /// a function call, or (anything else, e.g. a built-in tool call) an opaque block.
 pub(crate) fn push_item(m: &mut AssistantMessage, item: &Value) {
-    let s = |v: &Value, key: &str| v.get(key).and_then(Value::as_str).unwrap_or_default().to_owned();
+    let s = |v: &Value, key: &str| {
+        v.get(key)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned()
+    };
     match item.get("type").and_then(Value::as_str) {
         Some("reasoning") => {
             let summary: Vec<&str> = item
@@ -33,17 +38,33 @@ pub(crate) fn push_item(m: &mut AssistantMessage, item: &Value) {
                 .flatten()
                 .filter_map(|p| p.get("text").and_then(Value::as_str))
                 .collect();
-            m.content.push(ContentBlock::Reasoning { text: summary.join("\n\n"), signature: Some(item.to_string()) });
+            m.content.push(ContentBlock::Reasoning {
+                text: summary.join("\n\n"),
+                signature: Some(item.to_string()),
+            });
         }
         Some("message") => {
-            for part in item.get("content").and_then(Value::as_array).into_iter().flatten() {
+            for part in item
+                .get("content")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
                 match part.get("type").and_then(Value::as_str) {
                     Some("output_text") => match m.content.last_mut() {
                         Some(ContentBlock::Text { text }) => text.push_str(&s(part, "text")),
-                        _ => m.content.push(ContentBlock::Text { text: s(part, "text") }),
+                        _ => m.content.push(ContentBlock::Text {
+                            text: s(part, "text"),
+                        }),
                     },
-                    Some("refusal") => m.refusal.get_or_insert_with(String::new).push_str(&s(part, "refusal")),
-                    _ => m.content.push(ContentBlock::Other { provider: PROVIDER.into(), value: part.clone() }),
+                    Some("refusal") => m
+                        .refusal
+                        .get_or_insert_with(String::new)
+                        .push_str(&s(part, "refusal")),
+                    _ => m.content.push(ContentBlock::Other {
+                        provider: PROVIDER.into(),
+                        value: part.clone(),
+                    }),
                 }
             }
         }
@@ -52,7 +73,10 @@ pub(crate) fn push_item(m: &mut AssistantMessage, item: &Value) {
             name: s(item, "name"),
             arguments: s(item, "arguments"),
         }),
-        _ => m.content.push(ContentBlock::Other { provider: PROVIDER.into(), value: item.clone() }),
+        _ => m.content.push(ContentBlock::Other {
+            provider: PROVIDER.into(),
+            value: item.clone(),
+        }),
     }
 }
 
@@ -60,11 +84,15 @@ pub(crate) fn push_item(m: &mut AssistantMessage, item: &Value) {
 /// [`FinishReason::Length`], `content_filter` is `ContentFilter`.
 pub(crate) fn finish_reason(response: &Value, message: &AssistantMessage) -> FinishReason {
     let status = response.get("status").and_then(Value::as_str);
-    let reason = response.pointer("/incomplete_details/reason").and_then(Value::as_str);
+    let reason = response
+        .pointer("/incomplete_details/reason")
+        .and_then(Value::as_str);
     match (status, reason) {
         (Some("incomplete"), Some("max_output_tokens")) => FinishReason::Length,
         (Some("incomplete"), Some("content_filter")) => FinishReason::ContentFilter,
-        (Some("incomplete"), other) => FinishReason::Other(other.unwrap_or("incomplete").to_owned()),
+        (Some("incomplete"), other) => {
+            FinishReason::Other(other.unwrap_or("incomplete").to_owned())
+        }
         _ if message.refusal.is_some() => FinishReason::Refusal,
         _ if !message.tool_calls.is_empty() => FinishReason::ToolCalls,
         _ => FinishReason::Stop,
@@ -86,9 +114,19 @@ pub(crate) fn convert(response: &Value, model: &str) -> Result<ChatResponse, Mod
     Ok(ChatResponse {
         finish_reason: finish_reason(response, &message),
         message,
-        usage: response.get("usage").map(usage).unwrap_or(Usage { requests: 1, ..Usage::default() }),
-        model: response.get("model").and_then(Value::as_str).unwrap_or(model).to_owned(),
-        id: response.get("id").and_then(Value::as_str).map(str::to_owned),
+        usage: response.get("usage").map(usage).unwrap_or(Usage {
+            requests: 1,
+            ..Usage::default()
+        }),
+        model: response
+            .get("model")
+            .and_then(Value::as_str)
+            .unwrap_or(model)
+            .to_owned(),
+        id: response
+            .get("id")
+            .and_then(Value::as_str)
+            .map(str::to_owned),
     })
 }
 
@@ -111,11 +149,29 @@ mod tests {
         });
         let c = convert(&r, "m").unwrap();
         assert_eq!(c.finish_reason, FinishReason::Length);
-        assert!(matches!(&c.message.content[0], ContentBlock::Reasoning { text, signature: Some(s) } if text == "Think." && s.contains("gAAA")));
+        assert!(
+            matches!(&c.message.content[0], ContentBlock::Reasoning { text, signature: Some(s) } if text == "Think." && s.contains("gAAA"))
+        );
         assert_eq!(c.message.text(), "Partial");
-        assert!(matches!(&c.message.content[2], ContentBlock::Other { value, .. } if value["type"] == "web_search_call"));
-        assert_eq!(c.usage, Usage { input_tokens: 90, cached_input_tokens: 64, output_tokens: 30, reasoning_tokens: 20, requests: 1, ..Usage::default() });
-        let failed = json!({ "status": "failed", "error": { "code": "server_error", "message": "boom" } });
-        assert!(matches!(convert(&failed, "m"), Err(ModelError::Stream { .. })));
+        assert!(
+            matches!(&c.message.content[2], ContentBlock::Other { value, .. } if value["type"] == "web_search_call")
+        );
+        assert_eq!(
+            c.usage,
+            Usage {
+                input_tokens: 90,
+                cached_input_tokens: 64,
+                output_tokens: 30,
+                reasoning_tokens: 20,
+                requests: 1,
+                ..Usage::default()
+            }
+        );
+        let failed =
+            json!({ "status": "failed", "error": { "code": "server_error", "message": "boom" } });
+        assert!(matches!(
+            convert(&failed, "m"),
+            Err(ModelError::Stream { .. })
+        ));
     }
 }

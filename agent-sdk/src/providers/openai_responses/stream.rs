@@ -27,21 +27,45 @@ pub(crate) struct Decoder {
 
 impl Decoder {
     pub(crate) fn new(model: String) -> Self {
-        Decoder { model, calls: BTreeMap::new(), items: BTreeMap::new(), text: 0 }
+        Decoder {
+            model,
+            calls: BTreeMap::new(),
+            items: BTreeMap::new(),
+            text: 0,
+        }
     }
 }
 
 impl SseDecoder for Decoder {
-    fn on_event(&mut self, event: SseEvent, out: &mut VecDeque<StreamEvent>) -> Result<(), ModelError> {
+    fn on_event(
+        &mut self,
+        event: SseEvent,
+        out: &mut VecDeque<StreamEvent>,
+    ) -> Result<(), ModelError> {
         let raw = event.data.trim();
         if raw.is_empty() || raw == "[DONE]" {
             return Ok(());
         }
-        let data: Value = serde_json::from_str(raw)
-            .map_err(|e| ModelError::Decode(format!("stream event is not valid JSON ({e}): {}", truncate(raw, 200))))?;
-        let kind = data.get("type").and_then(Value::as_str).unwrap_or(event.event.as_str());
-        let delta = || data.get("delta").and_then(Value::as_str).unwrap_or_default().to_owned();
-        let output_index = data.get("output_index").and_then(Value::as_u64).unwrap_or_default();
+        let data: Value = serde_json::from_str(raw).map_err(|e| {
+            ModelError::Decode(format!(
+                "stream event is not valid JSON ({e}): {}",
+                truncate(raw, 200)
+            ))
+        })?;
+        let kind = data
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or(event.event.as_str());
+        let delta = || {
+            data.get("delta")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned()
+        };
+        let output_index = data
+            .get("output_index")
+            .and_then(Value::as_u64)
+            .unwrap_or_default();
         match kind {
             "response.output_item.added" => {
                 let item = &data["item"];
@@ -54,7 +78,10 @@ impl SseDecoder for Decoder {
                         name: item["name"].as_str().unwrap_or_default().to_owned(),
                     });
                     if let Some(args) = item["arguments"].as_str().filter(|a| !a.is_empty()) {
-                        out.push_back(StreamEvent::ToolCallDelta { index, arguments: args.to_owned() });
+                        out.push_back(StreamEvent::ToolCallDelta {
+                            index,
+                            arguments: args.to_owned(),
+                        });
                     }
                 }
             }
@@ -69,16 +96,24 @@ impl SseDecoder for Decoder {
             }
             "response.function_call_arguments.delta" => {
                 let Some(&index) = self.calls.get(&output_index) else {
-                    return Err(ModelError::Decode(format!("arguments for output item {output_index}, which is not a function call")));
+                    return Err(ModelError::Decode(format!(
+                        "arguments for output item {output_index}, which is not a function call"
+                    )));
                 };
-                out.push_back(StreamEvent::ToolCallDelta { index, arguments: delta() });
+                out.push_back(StreamEvent::ToolCallDelta {
+                    index,
+                    arguments: delta(),
+                });
             }
             "response.output_item.done" => {
                 self.items.insert(output_index, data["item"].clone());
             }
             "response.completed" | "response.incomplete" => {
                 let mut response = data.get("response").cloned().unwrap_or(Value::Null);
-                let empty = response.get("output").and_then(Value::as_array).is_none_or(Vec::is_empty);
+                let empty = response
+                    .get("output")
+                    .and_then(Value::as_array)
+                    .is_none_or(Vec::is_empty);
                 if empty && !self.items.is_empty() {
                     response["output"] = Value::Array(self.items.values().cloned().collect());
                 }
@@ -88,8 +123,16 @@ impl SseDecoder for Decoder {
                 let response = convert(&response, &self.model)?;
                 out.push_back(StreamEvent::Completed { response });
             }
-            "response.failed" => return Err(stream_error(data.pointer("/response/error").unwrap_or(&Value::Null))),
-            "error" => return Err(stream_error(data.get("error").filter(|e| e.is_object()).unwrap_or(&data))),
+            "response.failed" => {
+                return Err(stream_error(
+                    data.pointer("/response/error").unwrap_or(&Value::Null),
+                ));
+            }
+            "error" => {
+                return Err(stream_error(
+                    data.get("error").filter(|e| e.is_object()).unwrap_or(&data),
+                ));
+            }
             other => tracing::trace!(event = other, "ignoring a Responses API stream event"),
         }
         Ok(())
