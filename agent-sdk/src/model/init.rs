@@ -97,7 +97,7 @@ pub fn chat_model_builder(spec: &str) -> Result<OpenAiModelBuilder, ModelError> 
         "together" => hosted(model, &provider, "https://api.together.xyz/v1", "TOGETHER"),
         other => {
             return Err(ModelError::Configuration(format!(
-                "unknown provider `{other}`; known: openai, ollama, openai-compatible, vllm, lmstudio, groq, openrouter, together"
+                "unknown provider `{other}`; known: openai, ollama, openai-compatible, vllm, lmstudio, groq, openrouter, together (and, through init_chat_model or their own builders in agent_sdk::providers, anthropic, google, openai-responses)"
             )));
         }
     };
