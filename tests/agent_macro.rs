@@ -143,7 +143,7 @@ fn the_toolset_parses_calls_by_name_with_json_paths() {
         r#"{"city":"Oslo","units":"fahrenheit"}"#,
     ));
     match call {
-        Some(Ok(PlannerToolCall::get_weather(args))) => {
+        Some(Ok(PlannerToolCall::GetWeather(args))) => {
             assert_eq!(args.city, "Oslo");
             assert!(matches!(args.units, Some(Units::Fahrenheit)));
         }

@@ -64,8 +64,24 @@ pub use toolset::{NoCall, NoTools, Toolset};
 /// Support code for `#[agent]` expansions. Not a public API: it may change in any release.
 #[doc(hidden)]
 pub mod __support {
+    use std::future::Future;
+
     use crate::message::ToolCall;
-    use crate::tool::{Tool, ToolCallError, parse_arguments};
+    use crate::tool::{CallTool, Tool, ToolCallError, ToolOutput, ToolRuntime, parse_arguments};
+
+    /// Calls `tool`. One generic call site per tool, so a tool this agent cannot run is
+    /// reported once, at the user's token in `tools(...)`.
+    #[inline]
+    pub fn call_tool<'a, T, C, S>(
+        tool: &'a T,
+        args: T::Args,
+        runtime: &'a ToolRuntime<C, S>,
+    ) -> impl Future<Output = Result<ToolOutput, ToolCallError>> + Send + 'a
+    where
+        T: CallTool<C, S>,
+    {
+        tool.call(args, runtime)
+    }
 
     /// Parses a call's arguments into `T`'s `Args` (one serde step).
     #[inline]

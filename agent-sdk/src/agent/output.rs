@@ -10,6 +10,11 @@ use crate::output::{OutputSpec, StructuredOutput, StructuredSpec};
 /// in plain text ([`TextOutput`](crate::output::TextOutput)), and so does `output = String`.
 /// To choose a strategy explicitly, pass a spec to
 /// [`AgentBuilder::output`](super::AgentBuilder::output).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be the output of an agent: it is not a structured output",
+    label = "not a structured output",
+    note = "add `#[derive(Deserialize, JsonSchema, StructuredOutput)]` to `{Self}`, or remove `output = ...` for a plain-text answer"
+)]
 pub trait AgentOutput: Send + 'static {
     /// The spec that produces `Self`.
     type Spec: OutputSpec<Output = Self>;

@@ -1,0 +1,7 @@
+use agent_sdk::agent;
+
+/// A planner.
+#[agent(tools(), instructions = 42, max_turns = -1)]
+struct Planner;
+
+fn main() {}

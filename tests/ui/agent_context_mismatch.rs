@@ -1,0 +1,18 @@
+use agent_sdk::{Context, agent, tool};
+
+struct User {
+    name: String,
+}
+struct Tenant;
+
+/// Greet the user.
+#[tool]
+fn greet(user: Context<User>) -> String {
+    format!("Hello {}", user.name)
+}
+
+/// A greeter.
+#[agent(tools(greet), context = Tenant)]
+struct Greeter;
+
+fn main() {}

@@ -1,0 +1,7 @@
+use agent_sdk::agent;
+
+/// A planner.
+#[agent(tools(), max_turns = 3, max_turns = 5)]
+struct Planner;
+
+fn main() {}

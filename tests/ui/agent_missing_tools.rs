@@ -1,0 +1,7 @@
+use agent_sdk::agent;
+
+/// A planner.
+#[agent(max_turns = 3)]
+struct Planner;
+
+fn main() {}

@@ -1,0 +1,11 @@
+use agent_sdk::agent;
+
+struct lookup;
+
+/// A planner.
+#[agent(tools(lookup))]
+struct Planner;
+
+fn main() {
+    let _ = lookup;
+}

@@ -1,0 +1,13 @@
+use agent_sdk::agent;
+
+struct Plan {
+    days: u32,
+}
+
+/// A planner.
+#[agent(tools(), output = Plan)]
+struct Planner;
+
+fn main() {
+    let _ = Plan { days: 1 }.days;
+}

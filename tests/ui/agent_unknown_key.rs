@@ -1,0 +1,7 @@
+use agent_sdk::agent;
+
+/// A planner.
+#[agent(tools(), max_turn = 3, model = "gpt-4o")]
+struct Planner;
+
+fn main() {}

@@ -1,0 +1,16 @@
+use agent_sdk::{agent, tool};
+
+/// Look up the weather.
+///
+/// # Arguments
+/// * `city` - The city.
+#[tool]
+fn get_weather(city: String) -> String {
+    city
+}
+
+/// A planner.
+#[agent(tools(get_wether))]
+struct Planner;
+
+fn main() {}
