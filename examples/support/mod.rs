@@ -125,3 +125,23 @@ fn messages(request: &RecordedRequest) -> Vec<Value> {
         .cloned()
         .unwrap_or_default()
 }
+
+/// The tool results after the last user message (those of the current run), as
+/// `(tool_call_id, content)`.
+pub fn tool_results_since_last_user(request: &RecordedRequest) -> Vec<(String, String)> {
+    let all = messages(request);
+    let start = all
+        .iter()
+        .rposition(|m| m["role"] == "user")
+        .map_or(0, |i| i + 1);
+    all[start..]
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .map(|m| {
+            (
+                m["tool_call_id"].as_str().unwrap_or_default().to_string(),
+                m["content"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect()
+}
