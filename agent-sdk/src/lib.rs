@@ -55,6 +55,7 @@ pub mod usage;
 
 pub use agent_macros::{StructuredOutput, agent, tool};
 pub use error::{Error, Result};
+pub use model::init_chat_model;
 pub use message::{
     AssistantMessage, ContentBlock, ImageSource, Message, ToolCall, ToolResultMessage, UserMessage,
 };
