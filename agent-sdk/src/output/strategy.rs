@@ -132,18 +132,14 @@ impl<T: StructuredOutput> StructuredSpec<T> {
             Some(d) => format!("Give the final answer: {d} Call this tool once, with the answer."),
             None => "Give the final answer. Call this tool once, with the answer.".to_string(),
         };
-        let tool = DefinitionRef::from(ToolDefinition::new(
-            &name,
-            &tool_description,
-            object_schema.clone(),
-            false,
-        ));
-        let strict_tool = DefinitionRef::from(ToolDefinition::new(
-            &name,
-            &tool_description,
-            object_schema.clone(),
-            true,
-        ));
+        let tool = DefinitionRef::from(
+            ToolDefinition::new(&name, &tool_description, object_schema.clone(), false)
+                .into_final_answer(),
+        );
+        let strict_tool = DefinitionRef::from(
+            ToolDefinition::new(&name, &tool_description, object_schema.clone(), true)
+                .into_final_answer(),
+        );
         let instructions = instructions(&schema, description.as_deref());
         tracing::debug!(output = %name, wrapped, strict_ok, "structured output spec built");
         StructuredSpec {
