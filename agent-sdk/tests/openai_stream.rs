@@ -313,7 +313,8 @@ async fn malformed_chunks_and_compatible_variants() {
 
 #[tokio::test]
 async fn concurrency_limit_holds_while_a_stream_is_open() {
-    let server = MockServer::with_handler(|_| MockResponse::text("a fairly long answer")).await;
+    // Sent in two pieces: the stream stays open until the consumer reads past the first.
+    let server = MockServer::with_handler(|_| MockResponse::text("a fairly long answer").split_at(vec![700])).await;
     let model = server
         .openai_builder("gpt-4o-mini")
         .rate_limit(RateLimit::default().max_concurrent(1))

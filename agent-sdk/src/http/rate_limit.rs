@@ -17,7 +17,8 @@ use tokio::time::Instant;
 pub struct RateLimit {
     /// Requests started per second, evenly spaced (no burst).
     pub requests_per_second: Option<f64>,
-    /// Requests in flight at once (a streamed answer counts until its stream ends).
+    /// Requests in flight at once (a streamed answer counts until its body has been read or
+    /// the stream is dropped).
     pub max_concurrent: Option<usize>,
 }
 

@@ -14,7 +14,7 @@ use futures::{Stream, StreamExt};
 use super::errors::stream_error_message;
 use super::response::{assemble, finish_reason};
 use super::wire::{WireChunk, WireToolCallDelta};
-use crate::http::sse::{self, SseEvent};
+use crate::http::sse::{SseDecoder, SseEventRef};
 use crate::message::ToolCall;
 use crate::model::{ChatResponse, EventStream, ModelError, StreamEvent};
 use crate::usage::Usage;
@@ -58,28 +58,44 @@ where
     S: Stream<Item = Result<bytes::Bytes, ModelError>> + Send + 'static,
 {
     let state = State {
-        events: sse::decode(body).boxed(),
-        acc: Accumulator::new(model),
-        pending: VecDeque::new(),
+        body: body.boxed(),
+        decoder: SseDecoder::new(),
+        events: Events {
+            acc: Accumulator::new(model),
+            pending: VecDeque::new(),
+            done: false,
+        },
         finished: false,
+        error: None,
         guard,
     };
     futures::stream::unfold(state, |mut st| async move {
         loop {
-            if let Some(ev) = st.pending.pop_front() {
+            if let Some(ev) = st.events.pending.pop_front() {
                 return Some((Ok(ev), st));
+            }
+            if let Some(err) = st.error.take() {
+                return Some((Err(err), st));
             }
             if st.finished {
                 return None;
             }
-            let step = match st.events.next().await {
-                Some(Ok(event)) => st.on_event(event),
+            let step = match st.body.next().await {
+                Some(Ok(bytes)) => {
+                    let events = &mut st.events;
+                    st.decoder.push_each(&bytes, |e| events.on_event(e))
+                }
                 Some(Err(err)) => Err(err),
-                None => st.on_end(),
+                None => st.events.on_end(),
             };
             if let Err(err) = step {
+                // Events decoded before the error (from the same read) come first.
                 st.finish();
-                return Some((Err(err), st));
+                st.error = Some(err);
+                continue;
+            }
+            if st.events.done {
+                st.finish();
             }
         }
     })
@@ -87,15 +103,34 @@ where
 }
 
 struct State {
-    events: futures::stream::BoxStream<'static, Result<SseEvent, ModelError>>,
-    acc: Accumulator,
-    pending: VecDeque<StreamEvent>,
+    body: futures::stream::BoxStream<'static, Result<bytes::Bytes, ModelError>>,
+    decoder: SseDecoder,
+    events: Events,
     finished: bool,
+    error: Option<ModelError>,
     guard: Option<Box<dyn Send>>,
 }
 
 impl State {
-    fn on_event(&mut self, event: SseEvent) -> Result<(), ModelError> {
+    fn finish(&mut self) {
+        self.finished = true;
+        self.guard = None;
+    }
+}
+
+/// Turns server-sent events into stream events.
+struct Events {
+    acc: Accumulator,
+    pending: VecDeque<StreamEvent>,
+    /// `Completed` has been queued; later events are ignored.
+    done: bool,
+}
+
+impl Events {
+    fn on_event(&mut self, event: SseEventRef<'_>) -> Result<(), ModelError> {
+        if self.done {
+            return Ok(());
+        }
         let data = event.data.trim();
         if data == "[DONE]" {
             return self.complete();
@@ -119,7 +154,9 @@ impl State {
     }
 
     fn on_end(&mut self) -> Result<(), ModelError> {
-        if self.acc.finish.is_some() {
+        if self.done {
+            Ok(())
+        } else if self.acc.finish.is_some() {
             tracing::debug!("stream ended after finish_reason without [DONE]");
             self.complete()
         } else {
@@ -131,13 +168,8 @@ impl State {
         let acc = std::mem::replace(&mut self.acc, Accumulator::new(String::new()));
         let response = acc.into_response()?;
         self.pending.push_back(StreamEvent::Completed { response });
-        self.finish();
+        self.done = true;
         Ok(())
-    }
-
-    fn finish(&mut self) {
-        self.finished = true;
-        self.guard = None;
     }
 }
 
@@ -181,7 +213,7 @@ impl Accumulator {
 
     pub(crate) fn on_chunk(
         &mut self,
-        chunk: WireChunk,
+        chunk: WireChunk<'_>,
         out: &mut VecDeque<StreamEvent>,
     ) -> Result<(), ModelError> {
         if let Some(error) = chunk.error {
@@ -191,10 +223,10 @@ impl Accumulator {
         }
         self.chunks += 1;
         if self.id.is_none() {
-            self.id = chunk.id.filter(|s| !s.is_empty());
+            self.id = chunk.id.filter(|s| !s.is_empty()).map(|s| s.into_owned());
         }
         if self.server_model.is_none() {
-            self.server_model = chunk.model.filter(|s| !s.is_empty());
+            self.server_model = chunk.model.filter(|s| !s.is_empty()).map(|s| s.into_owned());
         }
         for choice in chunk.choices {
             if choice.index != 0 {

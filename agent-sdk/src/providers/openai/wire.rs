@@ -236,13 +236,14 @@ impl WireUsage {
 
 // ---------------------------------------------------------------- stream
 
-/// One `data:` payload of a streamed answer.
+/// One `data:` payload of a streamed answer. `id` and `model` repeat in every chunk and are
+/// borrowed, not copied.
 #[derive(Debug, Deserialize)]
-pub(crate) struct WireChunk {
-    #[serde(default)]
-    pub id: Option<String>,
-    #[serde(default)]
-    pub model: Option<String>,
+pub(crate) struct WireChunk<'a> {
+    #[serde(default, borrow)]
+    pub id: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    pub model: Option<Cow<'a, str>>,
     #[serde(default, deserialize_with = "null_default")]
     pub choices: Vec<WireChunkChoice>,
     #[serde(default)]
