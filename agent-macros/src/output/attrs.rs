@@ -32,8 +32,11 @@ fn output_metas(attrs: &[Attribute]) -> darling::Result<Vec<darling::ast::Nested
 }
 
 /// The first `#[output]` attribute, for errors about where it was put.
-pub fn first_output_attr(attrs: &[Attribute]) -> Option<&Attribute> {
-    attrs.iter().find(|a| a.path().is_ident("output"))
+pub fn first_output_attr(attrs: &[Attribute]) -> Option<&syn::Meta> {
+    attrs
+        .iter()
+        .find(|a| a.path().is_ident("output"))
+        .map(|a| &a.meta)
 }
 
 /// `#[output(name = "...", description = "...", validate = path)]` on the type.
@@ -140,7 +143,8 @@ impl FieldAttrs {
         });
 
         let length = raw.length.map(|length| {
-            let span = length.span();
+            // An empty `length()` has no span of its own: point at the attribute.
+            let span = span.unwrap_or_else(|| length.span());
             let min = length.min.map(|m| *m);
             let max = length.max.map(|m| *m);
             if min.is_none() && max.is_none() {

@@ -265,7 +265,7 @@ fn field_constraints(sdk: &TokenStream, plan: &FieldPlan) -> TokenStream {
     }
     if let Some((min, max)) = plan.attrs.length {
         let (min, max) = (opt_usize(min), opt_usize(max));
-        body.extend(quote_spanned!(ty.span()=> #o::add_length::<#ty>(node, #min, #max);));
+        body.extend(quote!(#o::add_length(node, #min, #max);));
     }
     if let Some(pattern) = &plan.attrs.pattern {
         body.extend(quote!(#o::add_pattern(node, #pattern);));

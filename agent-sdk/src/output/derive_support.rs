@@ -9,7 +9,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::structured::{SchemaPatch, StructuredOutput};
-use super::validate::{LengthValue, Validation};
+use super::validate::{LengthKind, Validation};
 
 pub use super::validate::{check_custom, check_length, check_pattern, check_range};
 pub use regex::Regex;
@@ -128,16 +128,27 @@ pub fn add_range(node: &mut Value, min: Option<f64>, max: Option<f64>) {
     }
 }
 
-/// Adds the length keywords that fit `T` (`minLength`, `minItems` or `minProperties`, ...).
-pub fn add_length<T: LengthValue + ?Sized>(
-    node: &mut Value,
-    min: Option<usize>,
-    max: Option<usize>,
-) {
+/// Adds the length keywords that fit the node's type (`minLength` for strings, `minItems` for
+/// arrays, `minProperties` for objects); the field's type was checked by `check_length`.
+pub fn add_length(node: &mut Value, min: Option<usize>, max: Option<usize>) {
+    let has = |t: &str| match node.get("type") {
+        Some(Value::String(s)) => s == t,
+        Some(Value::Array(types)) => types.iter().any(|x| x == t),
+        _ => false,
+    };
+    let kind = if has("string") {
+        LengthKind::Chars
+    } else if has("array") {
+        LengthKind::Items
+    } else if has("object") {
+        LengthKind::Properties
+    } else {
+        return;
+    };
     let Some(map) = node.as_object_mut() else {
         return;
     };
-    let (min_kw, max_kw) = T::KIND.keywords();
+    let (min_kw, max_kw) = kind.keywords();
     if let Some(min) = min {
         map.insert(min_kw.into(), Value::from(min));
     }

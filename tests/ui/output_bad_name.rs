@@ -1,0 +1,10 @@
+use agent_sdk::prelude::*;
+
+/// A film.
+#[derive(Deserialize, JsonSchema, StructuredOutput)]
+#[output(name = "my movie", colour = "red")]
+struct Movie {
+    title: String,
+}
+
+fn main() {}

@@ -1,0 +1,12 @@
+use agent_sdk::prelude::*;
+
+/// A film.
+#[derive(Deserialize, JsonSchema, StructuredOutput)]
+struct Movie {
+    title: String,
+    #[serde(skip)]
+    #[output(length(max = 10))]
+    cache: String,
+}
+
+fn main() {}
