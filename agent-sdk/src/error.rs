@@ -21,6 +21,9 @@ pub enum Error {
     /// A model could not be configured or a request failed.
     #[error(transparent)]
     Model(#[from] ModelError),
+    /// A structured-output call gave no valid value.
+    #[error(transparent)]
+    Structured(#[from] crate::output::StructuredError),
     /// A value could not be serialized or deserialized.
     #[error("JSON error: {0}")]
     Json(#[from] serde_json::Error),

@@ -35,13 +35,19 @@ pub fn parse_output<T: StructuredOutput>(json: &str, wrapped: bool) -> Result<T,
             other => (from_value::<T>(other, "$")?, "$"),
         }
     } else {
-        let mut de = serde_json::Deserializer::from_str(json);
-        let value: T = serde_path_to_error::deserialize(&mut de).map_err(|e| {
-            let path = json_path("$", &e.path().to_string());
-            syntax_or_schema(&path)(e.into_inner())
-        })?;
-        de.end().map_err(syntax_or_schema("$"))?;
-        (value, "$")
+        // Plain serde first; the path-tracking parse runs only to explain a failure.
+        match serde_json::from_str::<T>(json) {
+            Ok(value) => (value, "$"),
+            Err(_) => {
+                let mut de = serde_json::Deserializer::from_str(json);
+                let value: T = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+                    let path = json_path("$", &e.path().to_string());
+                    syntax_or_schema(&path)(e.into_inner())
+                })?;
+                de.end().map_err(syntax_or_schema("$"))?;
+                (value, "$")
+            }
+        }
     };
     let mut v = Validation::at(root);
     value.validate_into(&mut v);
