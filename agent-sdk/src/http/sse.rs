@@ -5,7 +5,8 @@
 //! event; lines starting with `:` are comments; a blank line dispatches the event; a leading
 //! BOM is skipped; an event not terminated by a blank line when the body ends is discarded.
 //! Input may be split anywhere — inside a line, inside a UTF-8 character, between `\r` and
-//! `\n`. Each byte is scanned once and buffered bytes are compacted once per input chunk.
+//! `\n`. Lines are found with `memchr` and parsed in place; only an unfinished last line is
+//! buffered until the next chunk.
 //!
 //! (The `eventsource-stream` crate implements the same rules, but copies the rest of its
 //! buffer for every line it consumes; on a recorded Chat Completions stream it cost 2.7× a
@@ -108,23 +109,32 @@ impl SseDecoder {
             self.buf.extend_from_slice(&buf[rest..]);
             return Ok(());
         }
-        if self.buf.is_empty() {
-            // The common case: no partial line pending; scan the input in place.
-            let rest = self.lines(bytes, out)?;
-            self.buf.extend_from_slice(&bytes[rest..]);
-        } else {
-            self.buf.extend_from_slice(bytes);
-            let buf = std::mem::take(&mut self.buf);
-            let rest = self.lines(&buf, out)?;
-            self.buf.extend_from_slice(&buf[rest..]);
-            // Reuse the allocation when the pending part is small.
-            if self.buf.capacity() < buf.capacity() && self.buf.len() < 4096 {
-                let mut reuse = buf;
-                reuse.clear();
-                reuse.extend_from_slice(&self.buf);
-                self.buf = reuse;
+        if !self.buf.is_empty() {
+            // Finish the pending partial line with the head of the input, without copying
+            // the rest of the input into the buffer.
+            let Some(i) = memchr::memchr2(b'\n', b'\r', bytes) else {
+                self.buf.extend_from_slice(bytes);
+                return Ok(());
+            };
+            self.buf.extend_from_slice(&bytes[..i]);
+            let mut next = i + 1;
+            if bytes[i] == b'\r' {
+                match bytes.get(next) {
+                    Some(b'\n') => next += 1,
+                    Some(_) => {}
+                    None => self.skip_lf = true,
+                }
             }
+            let line = std::mem::take(&mut self.buf);
+            let result = self.line(&line, out);
+            self.buf = line;
+            self.buf.clear();
+            result?;
+            bytes = &bytes[next..];
         }
+        // The common case: scan the input in place; keep only an unfinished last line.
+        let rest = self.lines(bytes, out)?;
+        self.buf.extend_from_slice(&bytes[rest..]);
         Ok(())
     }
 
@@ -134,7 +144,7 @@ impl SseDecoder {
         F: FnMut(SseEventRef<'_>) -> Result<(), ModelError>,
     {
         let mut start = 0;
-        while let Some(off) = input[start..].iter().position(|&b| b == b'\n' || b == b'\r') {
+        while let Some(off) = memchr::memchr2(b'\n', b'\r', &input[start..]) {
             let end = start + off;
             let mut next = end + 1;
             if input[end] == b'\r' {
