@@ -25,7 +25,10 @@ const USER: &str = "What is the weather like in Paris today?";
 const ANSWER: &str = "It is 18°C and clear in Paris today, a good day for a walk along the Seine.";
 
 fn thread_cpu() -> Duration {
-    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
     // SAFETY: `ts` is a valid, writable timespec; CLOCK_THREAD_CPUTIME_ID is supported on Linux.
     let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
     assert_eq!(rc, 0, "clock_gettime");
@@ -80,10 +83,23 @@ struct RawUsage {
 async fn hand_written(client: &reqwest::Client, url: &str, params: &Value) -> String {
     let body = RawRequest {
         model: "gpt-4o-mini",
-        messages: [RawMessage { role: "system", content: SYSTEM }, RawMessage { role: "user", content: USER }],
+        messages: [
+            RawMessage {
+                role: "system",
+                content: SYSTEM,
+            },
+            RawMessage {
+                role: "user",
+                content: USER,
+            },
+        ],
         tools: [RawTool {
             r#type: "function",
-            function: RawFunction { name: "get_weather", description: "Current weather for a city.", parameters: params },
+            function: RawFunction {
+                name: "get_weather",
+                description: "Current weather for a city.",
+                parameters: params,
+            },
         }],
         temperature: 0.2,
     };
@@ -101,7 +117,10 @@ async fn hand_written(client: &reqwest::Client, url: &str, params: &Value) -> St
         .await
         .unwrap();
     let mut r: RawResponse = serde_json::from_slice(&bytes).unwrap();
-    assert!(r.usage.prompt_tokens + r.usage.completion_tokens > 0 && r.choices[0].finish_reason == "stop");
+    assert!(
+        r.usage.prompt_tokens + r.usage.completion_tokens > 0
+            && r.choices[0].finish_reason == "stop"
+    );
     r.choices.swap_remove(0).message.content.unwrap_or_default()
 }
 
@@ -121,21 +140,37 @@ fn main() {
         .build()
         .unwrap();
     let server = server_rt.block_on(MockServer::with_handler(|_| MockResponse::text(ANSWER)));
-    let client_rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let client_rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
 
     let params = json!({
         "type": "object",
         "properties": { "city": { "type": "string", "description": "City name." } },
         "required": ["city"]
     });
-    let tool: DefinitionRef = Arc::new(ToolDefinition::new("get_weather", "Current weather for a city.", params.clone(), false)).into();
-    let model = server.openai_builder("gpt-4o-mini").retry_policy(RetryPolicy::none()).build().unwrap();
+    let tool: DefinitionRef = Arc::new(ToolDefinition::new(
+        "get_weather",
+        "Current weather for a city.",
+        params.clone(),
+        false,
+    ))
+    .into();
+    let model = server
+        .openai_builder("gpt-4o-mini")
+        .retry_policy(RetryPolicy::none())
+        .build()
+        .unwrap();
     let raw = reqwest::Client::builder().build().unwrap();
     let url = format!("{}/chat/completions", server.url());
 
     // Same request, same answer.
     assert_eq!(client_rt.block_on(sdk(&model, &tool)), ANSWER);
-    assert_eq!(client_rt.block_on(hand_written(&raw, &url, &params)), ANSWER);
+    assert_eq!(
+        client_rt.block_on(hand_written(&raw, &url, &params)),
+        ANSWER
+    );
     let sent = server.requests();
     let (a, b) = (&sent[0].body, &sent[1].body);
     assert_eq!(a, b, "both clients send the same body");
@@ -182,8 +217,20 @@ fn main() {
     });
     group.finish();
     c.final_summary();
-    support::print_ratio("client_cpu", "agent_sdk", "hand_written", 1.2, "criterion medians, bench-thread CPU time per request");
-    support::print_ratio("client_wall", "agent_sdk", "hand_written", 1.2, "criterion medians, wall time per request");
+    support::print_ratio(
+        "client_cpu",
+        "agent_sdk",
+        "hand_written",
+        1.2,
+        "criterion medians, bench-thread CPU time per request",
+    );
+    support::print_ratio(
+        "client_wall",
+        "agent_sdk",
+        "hand_written",
+        1.2,
+        "criterion medians, wall time per request",
+    );
     let ratio = support::interleaved_ratio(
         || {
             client_rt.block_on(sdk(&model, &tool));
@@ -195,7 +242,9 @@ fn main() {
         41,
         200,
     );
-    println!("RATIO client_cpu (interleaved, median of 41 rounds of 200 requests): {ratio:.3}x (target <= 1.2x)");
+    println!(
+        "RATIO client_cpu (interleaved, median of 41 rounds of 200 requests): {ratio:.3}x (target <= 1.2x)"
+    );
     drop(server);
     drop(server_rt);
 }

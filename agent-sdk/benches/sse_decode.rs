@@ -16,20 +16,38 @@ use serde_json::json;
 /// The shape OpenAI sends: a role chunk, ~400 content deltas of a few characters, two tool
 /// calls streamed in fragments, the finish chunk, the usage chunk, `[DONE]`.
 fn recorded_body() -> String {
-    let words = ["The", " weather", " in", " Zürich", " is", " mild", ",", " 18", "°C", " with", " light", " wind", "."];
+    let words = [
+        "The", " weather", " in", " Zürich", " is", " mild", ",", " 18", "°C", " with", " light",
+        " wind", ".",
+    ];
     let base = |delta: serde_json::Value, finish: serde_json::Value| {
         json!({"id":"chatcmpl-BRg5ZQ0Yp0QqXr3mVh8rV1b9sFkLm","object":"chat.completion.chunk","created":1745843461,
                "model":"gpt-4o-mini-2024-07-18","service_tier":"default","system_fingerprint":"fp_0392822090",
                "choices":[{"index":0,"delta":delta,"logprobs":null,"finish_reason":finish}],"usage":null})
     };
-    let mut chunks = vec![base(json!({"role":"assistant","content":"","refusal":null}), json!(null))];
+    let mut chunks = vec![base(
+        json!({"role":"assistant","content":"","refusal":null}),
+        json!(null),
+    )];
     for i in 0..400 {
-        chunks.push(base(json!({"content": words[i % words.len()]}), json!(null)));
+        chunks.push(base(
+            json!({"content": words[i % words.len()]}),
+            json!(null),
+        ));
     }
-    for (i, (id, name)) in [("call_8dhG2kLx0", "get_weather"), ("call_Qm3vT9aZ1", "get_time")].iter().enumerate() {
+    for (i, (id, name)) in [
+        ("call_8dhG2kLx0", "get_weather"),
+        ("call_Qm3vT9aZ1", "get_time"),
+    ]
+    .iter()
+    .enumerate()
+    {
         chunks.push(base(json!({"tool_calls":[{"index":i,"id":id,"type":"function","function":{"name":name,"arguments":""}}]}), json!(null)));
         for frag in ["{\"", "city", "\":\"", "Zür", "ich", "\"}"] {
-            chunks.push(base(json!({"tool_calls":[{"index":i,"function":{"arguments":frag}}]}), json!(null)));
+            chunks.push(base(
+                json!({"tool_calls":[{"index":i,"function":{"arguments":frag}}]}),
+                json!(null),
+            ));
         }
     }
     chunks.push(base(json!({}), json!("tool_calls")));
@@ -50,14 +68,22 @@ fn recorded_body() -> String {
 
 /// The body as network reads deliver it: pieces of `size` bytes.
 fn pieces(body: &Bytes, size: usize) -> Vec<Bytes> {
-    (0..body.len()).step_by(size).map(|i| body.slice(i..(i + size).min(body.len()))).collect()
+    (0..body.len())
+        .step_by(size)
+        .map(|i| body.slice(i..(i + size).min(body.len())))
+        .collect()
 }
 
 fn sdk_decode(pieces: &[Bytes]) -> (usize, usize) {
-    let stream = futures::stream::iter(pieces.to_vec().into_iter().map(Ok));
-    let events = futures::executor::block_on(futures::StreamExt::collect::<Vec<_>>(decode_chat_stream(stream, "gpt-4o-mini")));
+    let stream = futures::StreamExt::map(futures::stream::iter(pieces.to_vec()), Ok);
+    let events = futures::executor::block_on(futures::StreamExt::collect::<Vec<_>>(
+        decode_chat_stream(stream, "gpt-4o-mini"),
+    ));
     match events.last() {
-        Some(Ok(StreamEvent::Completed { response })) => (response.message.text().len(), response.message.tool_calls.len()),
+        Some(Ok(StreamEvent::Completed { response })) => (
+            response.message.text().len(),
+            response.message.tool_calls.len(),
+        ),
         other => panic!("{other:?}"),
     }
 }
@@ -118,7 +144,9 @@ fn baseline_decode(pieces: &[Bytes]) -> (usize, usize) {
         while let Some(nl) = buf[start..].iter().position(|&b| b == b'\n') {
             let line = std::str::from_utf8(&buf[start..start + nl]).expect("utf-8");
             start += nl + 1;
-            let Some(data) = line.strip_prefix("data: ") else { continue };
+            let Some(data) = line.strip_prefix("data: ") else {
+                continue;
+            };
             if data == "[DONE]" {
                 break;
             }
@@ -163,26 +191,43 @@ fn main() {
     let mut c = Criterion::default().configure_from_args();
     for (label, size) in [("mss_1460", 1460), ("read_16k", 16 * 1024)] {
         let parts = pieces(&body, size);
-        assert_eq!(sdk_decode(&parts), baseline_decode(&parts), "both decoders agree");
+        assert_eq!(
+            sdk_decode(&parts),
+            baseline_decode(&parts),
+            "both decoders agree"
+        );
         let group_name = format!("sse_decode_{label}");
         let mut group = c.benchmark_group(&group_name);
         group.throughput(Throughput::Bytes(body.len() as u64));
-        group.bench_function("agent_sdk", |b| b.iter(|| sdk_decode(std::hint::black_box(&parts))));
-        group.bench_function("hand_written", |b| b.iter(|| baseline_decode(std::hint::black_box(&parts))));
+        group.bench_function("agent_sdk", |b| {
+            b.iter(|| sdk_decode(std::hint::black_box(&parts)))
+        });
+        group.bench_function("hand_written", |b| {
+            b.iter(|| baseline_decode(std::hint::black_box(&parts)))
+        });
         group.finish();
     }
     c.final_summary();
     println!("body: {} bytes", body.len());
     for (label, size) in [("mss_1460", 1460), ("read_16k", 16 * 1024)] {
         let group = format!("sse_decode_{label}");
-        if let (Some(ours), Some(base)) = (support::median_ns(&group, "agent_sdk"), support::median_ns(&group, "hand_written")) {
+        if let (Some(ours), Some(base)) = (
+            support::median_ns(&group, "agent_sdk"),
+            support::median_ns(&group, "hand_written"),
+        ) {
             println!(
                 "{group}: agent_sdk {:.1} MB/s, hand_written {:.1} MB/s",
                 body.len() as f64 / ours * 1e3,
                 body.len() as f64 / base * 1e3
             );
         }
-        support::print_ratio(&group, "agent_sdk", "hand_written", 1.5, "criterion medians, wall time");
+        support::print_ratio(
+            &group,
+            "agent_sdk",
+            "hand_written",
+            1.5,
+            "criterion medians, wall time",
+        );
         let parts = pieces(&body, size);
         let ratio = support::interleaved_ratio(
             || {

@@ -38,7 +38,10 @@ fn conversation() -> Vec<Message> {
         Message::user("Weather in Paris and Rome?"),
         Message::Assistant(AssistantMessage {
             content: vec![
-                ContentBlock::Reasoning { text: "I should call the tool twice.".into(), signature: None },
+                ContentBlock::Reasoning {
+                    text: "I should call the tool twice.".into(),
+                    signature: None,
+                },
                 ContentBlock::text("Checking."),
             ],
             tool_calls: vec![
@@ -63,7 +66,12 @@ async fn request_body_follows_the_wire_format() {
         .unwrap();
     let mut req = ChatRequest::new(conversation());
     req.tools = vec![weather_tool(true), {
-        let mut t = ToolDefinition::new("search", "Search the web.", json!({"type":"object","properties":{"q":{"type":"string"}},"required":["q"]}), false);
+        let mut t = ToolDefinition::new(
+            "search",
+            "Search the web.",
+            json!({"type":"object","properties":{"q":{"type":"string"}},"required":["q"]}),
+            false,
+        );
         t.strict = false;
         t.into()
     }];
@@ -77,7 +85,10 @@ async fn request_body_follows_the_wire_format() {
 
     let recorded = &server.requests()[0];
     assert_eq!(recorded.path, "/v1/chat/completions");
-    assert_eq!(recorded.header("authorization"), Some("Bearer sk-mock-key-0000"));
+    assert_eq!(
+        recorded.header("authorization"),
+        Some("Bearer sk-mock-key-0000")
+    );
     assert_eq!(recorded.header("openai-organization"), Some("org-test"));
     assert_eq!(recorded.header("content-type"), Some("application/json"));
     let body = &recorded.body;
@@ -100,11 +111,23 @@ async fn request_body_follows_the_wire_format() {
     assert_eq!(strict_tool["type"], "function");
     assert_eq!(strict_tool["function"]["name"], "get_weather");
     assert_eq!(strict_tool["function"]["strict"], true);
-    assert_eq!(strict_tool["function"]["parameters"]["additionalProperties"], false);
-    assert_eq!(strict_tool["function"]["parameters"]["required"], json!(["city", "days"]));
+    assert_eq!(
+        strict_tool["function"]["parameters"]["additionalProperties"],
+        false
+    );
+    assert_eq!(
+        strict_tool["function"]["parameters"]["required"],
+        json!(["city", "days"])
+    );
     assert!(body["tools"][1]["function"].get("strict").is_none());
-    assert_eq!(body["tools"][1]["function"]["parameters"]["required"], json!(["q"]));
-    assert_eq!(body["tool_choice"], json!({ "type": "function", "function": { "name": "get_weather" } }));
+    assert_eq!(
+        body["tools"][1]["function"]["parameters"]["required"],
+        json!(["q"])
+    );
+    assert_eq!(
+        body["tool_choice"],
+        json!({ "type": "function", "function": { "name": "get_weather" } })
+    );
     assert_eq!(body["parallel_tool_calls"], false);
     assert_eq!(body["temperature"], 0.25);
     assert_eq!(body["max_completion_tokens"], 256);
@@ -123,8 +146,17 @@ async fn images_and_tool_choice_modes() {
     let user = Message::User(UserMessage {
         content: vec![
             ContentBlock::text("What is this?"),
-            ContentBlock::Image { source: ImageSource::Url { url: "https://example.invalid/cat.png".into() } },
-            ContentBlock::Image { source: ImageSource::Base64 { media_type: "image/png".into(), data: "iVBORw0K".into() } },
+            ContentBlock::Image {
+                source: ImageSource::Url {
+                    url: "https://example.invalid/cat.png".into(),
+                },
+            },
+            ContentBlock::Image {
+                source: ImageSource::Base64 {
+                    media_type: "image/png".into(),
+                    data: "iVBORw0K".into(),
+                },
+            },
         ],
     });
     for (choice, wire) in [
@@ -164,16 +196,25 @@ async fn response_format_json_schema_is_lowered_strictly() {
     assert_eq!(answer.message.text(), r#"{"city":"Paris"}"#);
     let rf = &server.requests()[0].body["response_format"];
     assert_eq!(rf["type"], "json_schema");
-    assert_eq!(rf["json_schema"]["name"], "City_Choice_", "name made valid for OpenAI");
+    assert_eq!(
+        rf["json_schema"]["name"], "City_Choice_",
+        "name made valid for OpenAI"
+    );
     assert_eq!(rf["json_schema"]["description"], "A city.");
     assert_eq!(rf["json_schema"]["strict"], true);
     assert_eq!(rf["json_schema"]["schema"]["additionalProperties"], false);
-    assert_eq!(rf["json_schema"]["schema"]["required"], json!(["city", "note"]));
+    assert_eq!(
+        rf["json_schema"]["schema"]["required"],
+        json!(["city", "note"])
+    );
 
     let mut req = ChatRequest::new(vec![Message::user("JSON please")]);
     req.response_format = Some(ResponseFormat::JsonObject);
     model.invoke_with_default_answer(&server, req).await;
-    assert_eq!(server.requests()[1].body["response_format"], json!({ "type": "json_object" }));
+    assert_eq!(
+        server.requests()[1].body["response_format"],
+        json!({ "type": "json_object" })
+    );
 }
 
 /// Queues a default answer and invokes.
@@ -191,7 +232,9 @@ impl InvokeExt for OpenAiModel {
 #[tokio::test]
 async fn unsupported_settings_are_refused_or_dropped_before_sending() {
     let server = MockServer::with_handler(|_| MockResponse::text("ok")).await;
-    let compat = OpenAiModel::compatible("llama3.2", server.url()).build().unwrap();
+    let compat = OpenAiModel::compatible("llama3.2", server.url())
+        .build()
+        .unwrap();
     assert_eq!(compat.profile(), &ModelProfile::conservative());
 
     let mut schema_req = ChatRequest::new(vec![Message::user("x")]);
@@ -202,13 +245,19 @@ async fn unsupported_settings_are_refused_or_dropped_before_sending() {
         strict: true,
     });
     let err = compat.invoke(schema_req).await.unwrap_err();
-    assert!(matches!(&err, ModelError::Unsupported { model, setting } if model == "llama3.2" && setting.contains("json_schema")), "{err}");
+    assert!(
+        matches!(&err, ModelError::Unsupported { model, setting } if model == "llama3.2" && setting.contains("json_schema")),
+        "{err}"
+    );
 
     for choice in [ToolChoice::Required, ToolChoice::Tool("get_weather".into())] {
         let mut req = ChatRequest::new(vec![Message::user("x")]);
         req.tools = vec![weather_tool(false)];
         req.tool_choice = Some(choice);
-        assert!(matches!(compat.invoke(req).await, Err(ModelError::Unsupported { .. })));
+        assert!(matches!(
+            compat.invoke(req).await,
+            Err(ModelError::Unsupported { .. })
+        ));
     }
     assert_eq!(server.request_count(), 0, "refused requests are never sent");
 
@@ -223,12 +272,18 @@ async fn unsupported_settings_are_refused_or_dropped_before_sending() {
     assert_eq!(body["max_tokens"], 64);
     assert!(body.get("max_completion_tokens").is_none());
     assert!(body["tools"][0]["function"].get("strict").is_none());
-    assert_eq!(body["tools"][0]["function"]["parameters"]["required"], json!(["city"]));
+    assert_eq!(
+        body["tools"][0]["function"]["parameters"]["required"],
+        json!(["city"])
+    );
 
     // A reasoning model does not get a temperature.
     let reasoning = server
         .openai_builder("o3-mini")
-        .profile(ModelProfile { reasoning: true, ..ModelProfile::full() })
+        .profile(ModelProfile {
+            reasoning: true,
+            ..ModelProfile::full()
+        })
         .max_tokens_field(MaxTokensField::MaxCompletionTokens)
         .build()
         .unwrap();
@@ -246,11 +301,17 @@ async fn user_mistakes_are_typed_errors_before_sending() {
     req.tools = vec![weather_tool(false)];
     req.tool_choice = Some(ToolChoice::Tool("nope".into()));
     let err = model.invoke(req).await.unwrap_err();
-    assert!(matches!(&err, ModelError::InvalidRequest { param: Some(p), .. } if p == "tool_choice"), "{err}");
+    assert!(
+        matches!(&err, ModelError::InvalidRequest { param: Some(p), .. } if p == "tool_choice"),
+        "{err}"
+    );
 
     let mut req = ChatRequest::new(vec![Message::user("x")]);
     req.tool_choice = Some(ToolChoice::Required);
-    assert!(matches!(model.invoke(req).await, Err(ModelError::InvalidRequest { .. })));
+    assert!(matches!(
+        model.invoke(req).await,
+        Err(ModelError::InvalidRequest { .. })
+    ));
 
     // A strict tool whose schema strict mode cannot express: a schema error, nothing sent.
     let mut req = ChatRequest::new(vec![Message::user("x")]);
@@ -268,9 +329,19 @@ async fn user_mistakes_are_typed_errors_before_sending() {
 
 #[tokio::test]
 async fn answers_are_decoded() {
-    let usage = Usage { input_tokens: 120, output_tokens: 40, cached_input_tokens: 100, reasoning_tokens: 16, requests: 1, ..Usage::default() };
+    let usage = Usage {
+        input_tokens: 120,
+        output_tokens: 40,
+        cached_input_tokens: 100,
+        reasoning_tokens: 16,
+        requests: 1,
+        ..Usage::default()
+    };
     let server = MockServer::with_script([
-        MockResponse::text("Bonjour").usage(usage).reasoning("Think in French.").model("gpt-4o-mini-2024-07-18"),
+        MockResponse::text("Bonjour")
+            .usage(usage)
+            .reasoning("Think in French.")
+            .model("gpt-4o-mini-2024-07-18"),
         MockResponse::tool_calls(vec![
             ToolCall::new("call_a", "get_weather", r#"{"city":"Paris"}"#),
             ToolCall::new("", "get_weather", r#"{"city":"Rome"}"#),
@@ -286,7 +357,13 @@ async fn answers_are_decoded() {
 
     let a = model.invoke(ask()).await.unwrap();
     assert_eq!(a.message.text(), "Bonjour");
-    assert_eq!(a.message.content[0], ContentBlock::Reasoning { text: "Think in French.".into(), signature: None });
+    assert_eq!(
+        a.message.content[0],
+        ContentBlock::Reasoning {
+            text: "Think in French.".into(),
+            signature: None
+        }
+    );
     assert_eq!(a.usage, usage);
     assert_eq!(a.finish_reason, FinishReason::Stop);
     assert_eq!(a.model, "gpt-4o-mini-2024-07-18");
@@ -294,7 +371,10 @@ async fn answers_are_decoded() {
 
     let a = model.invoke(ask()).await.unwrap();
     assert_eq!(a.finish_reason, FinishReason::ToolCalls);
-    assert_eq!(a.message.tool_calls[1], ToolCall::new("", "get_weather", r#"{"city":"Rome"}"#));
+    assert_eq!(
+        a.message.tool_calls[1],
+        ToolCall::new("", "get_weather", r#"{"city":"Rome"}"#)
+    );
 
     // The empty id goes back unchanged with the tool result.
     let mut history = vec![Message::user("hi"), Message::Assistant(a.message.clone())];
@@ -303,11 +383,23 @@ async fn answers_are_decoded() {
     server.push(MockResponse::text("Paris 18, Rome 21"));
 
     let a = model.invoke(ask()).await.unwrap();
-    assert_eq!(a.message.refusal.as_deref(), Some("I can't help with that."));
+    assert_eq!(
+        a.message.refusal.as_deref(),
+        Some("I can't help with that.")
+    );
     assert_eq!(a.finish_reason, FinishReason::Refusal);
-    assert_eq!(model.invoke(ask()).await.unwrap().finish_reason, FinishReason::Length);
-    assert_eq!(model.invoke(ask()).await.unwrap().finish_reason, FinishReason::ContentFilter);
-    assert_eq!(model.invoke(ask()).await.unwrap().finish_reason, FinishReason::Other("something_new".into()));
+    assert_eq!(
+        model.invoke(ask()).await.unwrap().finish_reason,
+        FinishReason::Length
+    );
+    assert_eq!(
+        model.invoke(ask()).await.unwrap().finish_reason,
+        FinishReason::ContentFilter
+    );
+    assert_eq!(
+        model.invoke(ask()).await.unwrap().finish_reason,
+        FinishReason::Other("something_new".into())
+    );
 
     let a = model.invoke(ChatRequest::new(history)).await.unwrap();
     assert_eq!(a.message.text(), "Paris 18, Rome 21");
@@ -327,16 +419,30 @@ async fn api_key_never_shows() {
         Some("invalid_api_key"),
     )])
     .await;
-    let model = OpenAiModel::builder("gpt-4o-mini").base_url(server.url()).api_key(key).build().unwrap();
+    let model = OpenAiModel::builder("gpt-4o-mini")
+        .base_url(server.url())
+        .api_key(key)
+        .build()
+        .unwrap();
     assert!(!format!("{model:?}").contains(key));
     assert!(!format!("{:?}", OpenAiModel::builder("gpt-4o-mini").api_key(key)).contains(key));
-    let err = model.invoke(ChatRequest::new(vec![Message::user("hi")])).await.unwrap_err();
+    let err = model
+        .invoke(ChatRequest::new(vec![Message::user("hi")]))
+        .await
+        .unwrap_err();
     assert!(matches!(err, ModelError::Authentication { .. }));
     assert!(!err.to_string().contains(key), "{err}");
     assert!(!format!("{err:?}").contains(key));
-    assert!(err.to_string().contains("Incorrect API key provided: [redacted]"), "{err}");
+    assert!(
+        err.to_string()
+            .contains("Incorrect API key provided: [redacted]"),
+        "{err}"
+    );
     // The key was sent, though.
-    assert_eq!(server.requests()[0].header("authorization"), Some(format!("Bearer {key}").as_str()));
+    assert_eq!(
+        server.requests()[0].header("authorization"),
+        Some(format!("Bearer {key}").as_str())
+    );
 }
 
 #[tokio::test]
@@ -348,27 +454,63 @@ async fn one_variable_points_openai_at_any_compatible_server() {
         .env(move |name| (name == "OPENAI_BASE_URL").then(|| url.clone()))
         .build()
         .unwrap();
-    let a = model.invoke(ChatRequest::new(vec![Message::user("hi")])).await.unwrap();
+    let a = model
+        .invoke(ChatRequest::new(vec![Message::user("hi")]))
+        .await
+        .unwrap();
     assert_eq!(a.message.text(), "hello from a local server");
-    assert_eq!(server.requests()[0].header("authorization"), None, "no key, no header");
+    assert_eq!(
+        server.requests()[0].header("authorization"),
+        None,
+        "no key, no header"
+    );
 }
 
 #[tokio::test]
 async fn real_network_can_be_denied() {
     agent_sdk::testing::deny_real_network();
-    let model = OpenAiModel::builder("gpt-4o-mini").api_key("sk-unused-0123456789").build().unwrap();
-    let err = model.invoke(ChatRequest::new(vec![Message::user("hi")])).await.unwrap_err();
-    assert!(matches!(&err, ModelError::Configuration(m) if m.contains("api.openai.com")), "{err}");
-    let events: Vec<_> = model.stream(ChatRequest::new(vec![Message::user("hi")])).collect().await;
-    assert!(matches!(events.as_slice(), [Err(ModelError::Configuration(_))]));
+    let model = OpenAiModel::builder("gpt-4o-mini")
+        .api_key("sk-unused-0123456789")
+        .build()
+        .unwrap();
+    let err = model
+        .invoke(ChatRequest::new(vec![Message::user("hi")]))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&err, ModelError::Configuration(m) if m.contains("api.openai.com")),
+        "{err}"
+    );
+    let events: Vec<_> = model
+        .stream(ChatRequest::new(vec![Message::user("hi")]))
+        .collect()
+        .await;
+    assert!(matches!(
+        events.as_slice(),
+        [Err(ModelError::Configuration(_))]
+    ));
     // Loopback still works.
     let server = MockServer::with_script([MockResponse::text("local")]).await;
-    assert_eq!(server.openai_model("m").invoke(ChatRequest::new(vec![Message::user("hi")])).await.unwrap().message.text(), "local");
+    assert_eq!(
+        server
+            .openai_model("m")
+            .invoke(ChatRequest::new(vec![Message::user("hi")]))
+            .await
+            .unwrap()
+            .message
+            .text(),
+        "local"
+    );
 }
 
 #[tokio::test]
 async fn usage_is_tracked_per_model_across_calls_and_streams() {
-    let u = |i, o| Usage { input_tokens: i, output_tokens: o, requests: 1, ..Usage::default() };
+    let u = |i, o| Usage {
+        input_tokens: i,
+        output_tokens: o,
+        requests: 1,
+        ..Usage::default()
+    };
     let server = MockServer::with_script([
         MockResponse::text("a").usage(u(10, 1)),
         MockResponse::text("b").usage(u(20, 2)),
@@ -377,7 +519,11 @@ async fn usage_is_tracked_per_model_across_calls_and_streams() {
     ])
     .await;
     let tracker = UsageTracker::new();
-    let mini = server.openai_builder("gpt-4o-mini").usage_tracker(tracker.clone()).build().unwrap();
+    let mini = server
+        .openai_builder("gpt-4o-mini")
+        .usage_tracker(tracker.clone())
+        .build()
+        .unwrap();
     let big: Arc<dyn ChatModel> = tracker.wrap(Arc::new(server.openai_model("gpt-4o")));
     let ask = || ChatRequest::new(vec![Message::user("hi")]);
 

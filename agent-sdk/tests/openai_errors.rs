@@ -3,25 +3,34 @@
 
 use std::time::Duration;
 
+use agent_sdk::Message;
 use agent_sdk::http::RetryPolicy;
 use agent_sdk::model::{ChatModel, ChatRequest, ModelError, StreamEvent};
 use agent_sdk::providers::openai::OpenAiModel;
 use agent_sdk::testing::{MockResponse, MockServer};
-use agent_sdk::Message;
 use futures::StreamExt;
 
 fn ask() -> ChatRequest {
     ChatRequest::new(vec![Message::user("hi")])
 }
 
-fn err(status: u16, message: &str, kind: &str, param: Option<&str>, code: Option<&str>) -> MockResponse {
+fn err(
+    status: u16,
+    message: &str,
+    kind: &str,
+    param: Option<&str>,
+    code: Option<&str>,
+) -> MockResponse {
     MockResponse::error(status, message, kind, param, code)
 }
+
+/// An answer, whether it is retried, and a check of the error it becomes.
+type Case = (MockResponse, bool, fn(&ModelError) -> bool);
 
 #[tokio::test]
 async fn error_bodies_map_to_typed_errors() {
     // (answer, whether it is retried, the expected error)
-    let cases: Vec<(MockResponse, bool, fn(&ModelError) -> bool)> = vec![
+    let cases: Vec<Case> = vec![
         (err(401, "Incorrect API key provided", "invalid_request_error", None, Some("invalid_api_key")), false,
             |e| matches!(e, ModelError::Authentication { message } if message == "Incorrect API key provided")),
         (err(403, "Project does not have access to model", "invalid_request_error", None, Some("model_not_found")), false,
@@ -45,27 +54,45 @@ async fn error_bodies_map_to_typed_errors() {
     ];
     for (i, (response, retryable, check)) in cases.into_iter().enumerate() {
         let server = MockServer::with_handler(move |_| response.clone()).await;
-        let model = server.openai_builder("gpt-4o-mini").max_retries(2).build().unwrap();
+        let model = server
+            .openai_builder("gpt-4o-mini")
+            .max_retries(2)
+            .build()
+            .unwrap();
         let e = model.invoke(ask()).await.unwrap_err();
         assert!(check(&e), "case {i}: {e:?}");
         let expected = if retryable { 3 } else { 1 };
         assert_eq!(server.request_count(), expected, "case {i}: {e}");
         // The streamed path maps the same way.
         let events: Vec<_> = model.stream(ask()).collect().await;
-        assert!(matches!(events.as_slice(), [Err(e2)] if e2 == &e), "case {i}: {events:?}");
+        assert!(
+            matches!(events.as_slice(), [Err(e2)] if e2 == &e),
+            "case {i}: {events:?}"
+        );
     }
 }
 
 #[tokio::test]
 async fn retries_429_and_5xx_until_success() {
     let server = MockServer::with_script([
-        err(429, "Rate limit reached", "requests", None, Some("rate_limit_exceeded")).header("retry-after-ms", "5"),
+        err(
+            429,
+            "Rate limit reached",
+            "requests",
+            None,
+            Some("rate_limit_exceeded"),
+        )
+        .header("retry-after-ms", "5"),
         err(500, "The server had an error", "server_error", None, None),
         err(503, "Overloaded", "server_error", None, None),
         MockResponse::text("finally"),
     ])
     .await;
-    let model = server.openai_builder("gpt-4o-mini").max_retries(3).build().unwrap();
+    let model = server
+        .openai_builder("gpt-4o-mini")
+        .max_retries(3)
+        .build()
+        .unwrap();
     let answer = model.invoke(ask()).await.unwrap();
     assert_eq!(answer.message.text(), "finally");
     assert_eq!(server.request_count(), 4);
@@ -84,7 +111,9 @@ async fn streams_are_retried_before_the_first_event() {
     let model = server.openai_model("gpt-4o-mini");
     let events: Vec<_> = model.stream(ask()).collect().await;
     match events.last() {
-        Some(Ok(StreamEvent::Completed { response })) => assert_eq!(response.message.text(), "streamed after a retry"),
+        Some(Ok(StreamEvent::Completed { response })) => {
+            assert_eq!(response.message.text(), "streamed after a retry")
+        }
         other => panic!("{other:?}"),
     }
     assert_eq!(server.request_count(), 2);
@@ -93,11 +122,19 @@ async fn streams_are_retried_before_the_first_event() {
 #[tokio::test]
 async fn gives_up_after_the_budget() {
     let server = MockServer::with_handler(|_| err(500, "down", "server_error", None, None)).await;
-    let model = server.openai_builder("gpt-4o-mini").max_retries(2).build().unwrap();
+    let model = server
+        .openai_builder("gpt-4o-mini")
+        .max_retries(2)
+        .build()
+        .unwrap();
     let e = model.invoke(ask()).await.unwrap_err();
     assert!(matches!(e, ModelError::Server { status: 500, .. }));
     assert_eq!(server.request_count(), 3);
-    let none = server.openai_builder("gpt-4o-mini").retry_policy(RetryPolicy::none()).build().unwrap();
+    let none = server
+        .openai_builder("gpt-4o-mini")
+        .retry_policy(RetryPolicy::none())
+        .build()
+        .unwrap();
     none.invoke(ask()).await.unwrap_err();
     assert_eq!(server.request_count(), 4);
 }
@@ -107,7 +144,8 @@ async fn retry_after_is_read_and_honoured() {
     // `Retry-After: 0` (seconds) and an HTTP date in the past both mean "now".
     let server = MockServer::with_script([
         err(429, "slow down", "requests", None, None).header("retry-after", "0"),
-        err(429, "slow down", "requests", None, None).header("retry-after", "Wed, 21 Oct 2015 07:28:00 GMT"),
+        err(429, "slow down", "requests", None, None)
+            .header("retry-after", "Wed, 21 Oct 2015 07:28:00 GMT"),
         MockResponse::text("ok"),
     ])
     .await;
@@ -116,14 +154,27 @@ async fn retry_after_is_read_and_honoured() {
         .max_retries(2)
         .initial_delay(Duration::from_secs(3600))
         .max_delay(Duration::from_secs(3600));
-    let model = server.openai_builder("gpt-4o-mini").retry_policy(policy).build().unwrap();
+    let model = server
+        .openai_builder("gpt-4o-mini")
+        .retry_policy(policy)
+        .build()
+        .unwrap();
     assert_eq!(model.invoke(ask()).await.unwrap().message.text(), "ok");
     assert_eq!(server.request_count(), 3);
 
     // The hint is reported on the error, and a wait beyond `max_server_wait` is not retried.
-    let server = MockServer::with_handler(|_| err(429, "slow down", "requests", None, None).header("retry-after", "120")).await;
-    let policy = RetryPolicy::default().max_retries(3).max_server_wait(Duration::from_secs(60));
-    let model = server.openai_builder("gpt-4o-mini").retry_policy(policy).build().unwrap();
+    let server = MockServer::with_handler(|_| {
+        err(429, "slow down", "requests", None, None).header("retry-after", "120")
+    })
+    .await;
+    let policy = RetryPolicy::default()
+        .max_retries(3)
+        .max_server_wait(Duration::from_secs(60));
+    let model = server
+        .openai_builder("gpt-4o-mini")
+        .retry_policy(policy)
+        .build()
+        .unwrap();
     let e = model.invoke(ask()).await.unwrap_err();
     assert_eq!(e.retry_after(), Some(Duration::from_secs(120)));
     assert_eq!(server.request_count(), 1);
@@ -131,30 +182,56 @@ async fn retry_after_is_read_and_honoured() {
 
 #[tokio::test]
 async fn timeouts_connect_and_decode_failures() {
-    let server = MockServer::with_handler(|_| MockResponse::text("late").delay(Duration::from_millis(500))).await;
+    let server =
+        MockServer::with_handler(|_| MockResponse::text("late").delay(Duration::from_millis(500)))
+            .await;
     let model = server
         .openai_builder("gpt-4o-mini")
         .timeout(Duration::from_millis(50))
         .retry_policy(RetryPolicy::none())
         .build()
         .unwrap();
-    assert_eq!(model.invoke(ask()).await.unwrap_err(), ModelError::Timeout(Duration::from_millis(50)));
+    assert_eq!(
+        model.invoke(ask()).await.unwrap_err(),
+        ModelError::Timeout(Duration::from_millis(50))
+    );
     let events: Vec<_> = model.stream(ask()).collect().await;
-    assert!(matches!(events.as_slice(), [Err(ModelError::Timeout(_))]), "{events:?}");
+    assert!(
+        matches!(events.as_slice(), [Err(ModelError::Timeout(_))]),
+        "{events:?}"
+    );
 
     // Nothing listens on port 1: a network error, retried like any other.
     let closed = OpenAiModel::compatible("m", "http://127.0.0.1:1/v1")
-        .retry_policy(RetryPolicy::default().max_retries(1).initial_delay(Duration::from_millis(1)))
+        .retry_policy(
+            RetryPolicy::default()
+                .max_retries(1)
+                .initial_delay(Duration::from_millis(1)),
+        )
         .build()
         .unwrap();
     let e = closed.invoke(ask()).await.unwrap_err();
-    assert!(matches!(&e, ModelError::Network(m) if m.contains("connect")), "{e:?}");
+    assert!(
+        matches!(&e, ModelError::Network(m) if m.contains("connect")),
+        "{e:?}"
+    );
 
-    let server = MockServer::with_handler(|_| MockResponse::json(serde_json::json!({ "unexpected": true }))).await;
+    let server =
+        MockServer::with_handler(|_| MockResponse::json(serde_json::json!({ "unexpected": true })))
+            .await;
     let e = server.openai_model("m").invoke(ask()).await.unwrap_err();
-    assert!(matches!(&e, ModelError::Decode(m) if m.contains("no choices")), "{e:?}");
-    let server = MockServer::with_handler(|_| MockResponse::raw_sse("{\"choices\": [").header("content-type", "application/json")).await;
+    assert!(
+        matches!(&e, ModelError::Decode(m) if m.contains("no choices")),
+        "{e:?}"
+    );
+    let server = MockServer::with_handler(|_| {
+        MockResponse::raw_sse("{\"choices\": [").header("content-type", "application/json")
+    })
+    .await;
     let e = server.openai_model("m").invoke(ask()).await.unwrap_err();
-    assert!(matches!(&e, ModelError::Decode(m) if m.contains("began with")), "{e:?}");
+    assert!(
+        matches!(&e, ModelError::Decode(m) if m.contains("began with")),
+        "{e:?}"
+    );
     assert_eq!(server.request_count(), 1, "decode errors are not retried");
 }

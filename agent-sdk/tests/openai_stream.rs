@@ -4,7 +4,9 @@
 use std::time::Duration;
 
 use agent_sdk::http::RateLimit;
-use agent_sdk::model::{ChatModel, ChatRequest, ChatResponse, FinishReason, ModelError, StreamEvent};
+use agent_sdk::model::{
+    ChatModel, ChatRequest, ChatResponse, FinishReason, ModelError, StreamEvent,
+};
 use agent_sdk::providers::openai::decode_chat_stream;
 use agent_sdk::testing::{MockResponse, MockServer};
 use agent_sdk::{Message, ToolCall, Usage};
@@ -34,12 +36,30 @@ fn interleaved_body() -> String {
         chunk(json!({ "role": "assistant", "content": "" }), None),
         chunk(json!({ "content": "Voilà — " }), None),
         chunk(json!({ "content": "🌍 météo" }), None),
-        chunk(json!({ "tool_calls": [{ "index": 0, "id": "call_A", "type": "function", "function": { "name": "get_weather", "arguments": "" } }] }), None),
-        chunk(json!({ "tool_calls": [{ "index": 1, "id": "call_B", "type": "function", "function": { "name": "get_time", "arguments": "" } }] }), None),
-        chunk(json!({ "tool_calls": [{ "index": 0, "function": { "arguments": "{\"city\":" } }] }), None),
-        chunk(json!({ "tool_calls": [{ "index": 1, "function": { "arguments": "{\"tz\":\"Europe/" } }] }), None),
-        chunk(json!({ "tool_calls": [{ "index": 0, "function": { "arguments": "\"Zürich\"}" } }] }), None),
-        chunk(json!({ "tool_calls": [{ "index": 1, "function": { "arguments": "Paris\"}" } }] }), None),
+        chunk(
+            json!({ "tool_calls": [{ "index": 0, "id": "call_A", "type": "function", "function": { "name": "get_weather", "arguments": "" } }] }),
+            None,
+        ),
+        chunk(
+            json!({ "tool_calls": [{ "index": 1, "id": "call_B", "type": "function", "function": { "name": "get_time", "arguments": "" } }] }),
+            None,
+        ),
+        chunk(
+            json!({ "tool_calls": [{ "index": 0, "function": { "arguments": "{\"city\":" } }] }),
+            None,
+        ),
+        chunk(
+            json!({ "tool_calls": [{ "index": 1, "function": { "arguments": "{\"tz\":\"Europe/" } }] }),
+            None,
+        ),
+        chunk(
+            json!({ "tool_calls": [{ "index": 0, "function": { "arguments": "\"Zürich\"}" } }] }),
+            None,
+        ),
+        chunk(
+            json!({ "tool_calls": [{ "index": 1, "function": { "arguments": "Paris\"}" } }] }),
+            None,
+        ),
         chunk(json!({}), Some("tool_calls")),
         usage_chunk(50, 20),
     ];
@@ -65,12 +85,21 @@ fn check_interleaved(response: &ChatResponse) {
     assert_eq!(response.finish_reason, FinishReason::ToolCalls);
     assert_eq!(
         response.usage,
-        Usage { input_tokens: 50, output_tokens: 20, cached_input_tokens: 3, reasoning_tokens: 2, requests: 1, ..Usage::default() }
+        Usage {
+            input_tokens: 50,
+            output_tokens: 20,
+            cached_input_tokens: 3,
+            reasoning_tokens: 2,
+            requests: 1,
+            ..Usage::default()
+        }
     );
 }
 
 async fn decode_pieces(pieces: Vec<Bytes>) -> Vec<Result<StreamEvent, ModelError>> {
-    decode_chat_stream(stream::iter(pieces.into_iter().map(Ok)), "gpt-4o-mini").collect().await
+    decode_chat_stream(stream::iter(pieces.into_iter().map(Ok)), "gpt-4o-mini")
+        .collect()
+        .await
 }
 
 fn completed(events: &[Result<StreamEvent, ModelError>]) -> &ChatResponse {
@@ -89,13 +118,16 @@ async fn every_two_way_split_decodes_the_same() {
     // (é, à, —, 🌍, ü) and between the two newlines ending an event.
     let mut inside_char = 0;
     for at in 1..body.len() {
-        if !std::str::from_utf8(&body[..at]).is_ok() {
+        if std::str::from_utf8(&body[..at]).is_err() {
             inside_char += 1;
         }
         let events = decode_pieces(vec![body.slice(..at), body.slice(at..)]).await;
         assert_eq!(events, whole, "split at byte {at}");
     }
-    assert!(inside_char >= 8, "the body has splits inside characters ({inside_char})");
+    assert!(
+        inside_char >= 8,
+        "the body has splits inside characters ({inside_char})"
+    );
 }
 
 #[tokio::test]
@@ -106,7 +138,10 @@ async fn one_byte_pieces_and_crlf_line_ends_decode_the_same() {
     let singles = (0..bytes.len()).map(|i| bytes.slice(i..i + 1)).collect();
     assert_eq!(decode_pieces(singles).await, whole);
     let crlf = Bytes::from(body.replace('\n', "\r\n"));
-    let pieces = (0..crlf.len()).step_by(7).map(|i| crlf.slice(i..(i + 7).min(crlf.len()))).collect();
+    let pieces = (0..crlf.len())
+        .step_by(7)
+        .map(|i| crlf.slice(i..(i + 7).min(crlf.len())))
+        .collect();
     assert_eq!(decode_pieces(pieces).await, whole);
 }
 
@@ -117,11 +152,16 @@ async fn interleaved_tool_calls_emit_events_per_index() {
     let starts: Vec<_> = events
         .iter()
         .filter_map(|e| match e {
-            StreamEvent::ToolCallStart { index, id, name } => Some((*index, id.as_str(), name.as_str())),
+            StreamEvent::ToolCallStart { index, id, name } => {
+                Some((*index, id.as_str(), name.as_str()))
+            }
             _ => None,
         })
         .collect();
-    assert_eq!(starts, [(0, "call_A", "get_weather"), (1, "call_B", "get_time")]);
+    assert_eq!(
+        starts,
+        [(0, "call_A", "get_weather"), (1, "call_B", "get_time")]
+    );
     let mut args = [String::new(), String::new()];
     for e in &events {
         if let StreamEvent::ToolCallDelta { index, arguments } = e {
@@ -137,7 +177,9 @@ async fn interleaved_tool_calls_emit_events_per_index() {
         })
         .collect();
     assert_eq!(text, "Voilà — 🌍 météo");
-    assert!(matches!(events[events.len() - 2], StreamEvent::Usage { usage } if usage.input_tokens == 50));
+    assert!(
+        matches!(events[events.len() - 2], StreamEvent::Usage { usage } if usage.input_tokens == 50)
+    );
 }
 
 #[tokio::test]
@@ -156,7 +198,12 @@ async fn streamed_over_http_split_every_byte() {
 
 #[tokio::test]
 async fn stream_request_asks_for_usage_and_answers_in_the_documented_shape() {
-    let usage = Usage { input_tokens: 9, output_tokens: 4, requests: 1, ..Usage::default() };
+    let usage = Usage {
+        input_tokens: 9,
+        output_tokens: 4,
+        requests: 1,
+        ..Usage::default()
+    };
     let server = MockServer::with_script([MockResponse::text("Hello, wörld!").usage(usage)]).await;
     let model = server.openai_model("gpt-4o-mini");
     let events: Vec<StreamEvent> = model.stream(ask()).map(Result::unwrap).collect().await;
@@ -173,17 +220,27 @@ async fn stream_request_asks_for_usage_and_answers_in_the_documented_shape() {
         .collect();
     assert!(deltas.len() > 1, "the answer arrives in pieces: {deltas:?}");
     assert_eq!(deltas.concat(), "Hello, wörld!");
-    let StreamEvent::Completed { response } = events.last().unwrap() else { panic!() };
+    let StreamEvent::Completed { response } = events.last().unwrap() else {
+        panic!()
+    };
     assert_eq!(response.message.text(), "Hello, wörld!");
     assert_eq!(response.usage, usage);
     assert_eq!(response.finish_reason, FinishReason::Stop);
 
     // A server without streaming usage: no stream_options, usage defaults to one request.
-    let compat = agent_sdk::providers::openai::OpenAiModel::compatible("llama", server.url()).build().unwrap();
+    let compat = agent_sdk::providers::openai::OpenAiModel::compatible("llama", server.url())
+        .build()
+        .unwrap();
     server.push(MockResponse::text("hi"));
     let events: Vec<_> = compat.stream(ask()).collect().await;
     assert!(server.requests()[1].body.get("stream_options").is_none());
-    assert_eq!(completed(&events).usage, Usage { requests: 1, ..Usage::default() });
+    assert_eq!(
+        completed(&events).usage,
+        Usage {
+            requests: 1,
+            ..Usage::default()
+        }
+    );
 }
 
 #[tokio::test]
@@ -209,14 +266,21 @@ async fn refusals_and_every_finish_reason() {
     assert_eq!(refusal, "I can't help with that.");
     let r = completed(&events);
     assert_eq!(r.finish_reason, FinishReason::Refusal);
-    assert_eq!(r.message.refusal.as_deref(), Some("I can't help with that."));
+    assert_eq!(
+        r.message.refusal.as_deref(),
+        Some("I can't help with that.")
+    );
 
     let mut reasons = Vec::new();
     for _ in 0..5 {
         let events: Vec<_> = model.stream(ask()).collect().await;
         reasons.push(completed(&events).finish_reason.clone());
         if let Some(call) = completed(&events).message.tool_calls.first() {
-            assert_eq!(call, &ToolCall::new("", "noop", "{}"), "an empty id is kept");
+            assert_eq!(
+                call,
+                &ToolCall::new("", "noop", "{}"),
+                "an empty id is kept"
+            );
         }
     }
     assert_eq!(
@@ -245,12 +309,20 @@ async fn an_error_inside_a_200_stream_is_an_error() {
     let events: Vec<_> = model.stream(ask()).collect().await;
     assert!(matches!(events[0], Ok(StreamEvent::TextDelta { .. })));
     match events.last().unwrap() {
-        Err(ModelError::Stream { message }) => assert!(message.contains("server had an error"), "{message}"),
+        Err(ModelError::Stream { message }) => {
+            assert!(message.contains("server had an error"), "{message}")
+        }
         other => panic!("{other:?}"),
     }
-    assert!(!events.iter().any(|e| matches!(e, Ok(StreamEvent::Completed { .. }))));
+    assert!(
+        !events
+            .iter()
+            .any(|e| matches!(e, Ok(StreamEvent::Completed { .. })))
+    );
     let events: Vec<_> = model.stream(ask()).collect().await;
-    assert!(matches!(events.last().unwrap(), Err(ModelError::Stream { message }) if message == "overloaded"));
+    assert!(
+        matches!(events.last().unwrap(), Err(ModelError::Stream { message }) if message == "overloaded")
+    );
 }
 
 #[tokio::test]
@@ -267,14 +339,27 @@ async fn a_cut_off_stream_is_incomplete_not_short() {
     .await;
     let model = server.openai_model("gpt-4o-mini");
     let events: Vec<_> = model.stream(ask()).collect().await;
-    assert!(matches!(events.last().unwrap(), Err(ModelError::Incomplete(_))), "{:?}", events.last());
-    assert!(events.iter().any(|e| matches!(e, Ok(StreamEvent::TextDelta { .. }))));
+    assert!(
+        matches!(events.last().unwrap(), Err(ModelError::Incomplete(_))),
+        "{:?}",
+        events.last()
+    );
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, Ok(StreamEvent::TextDelta { .. })))
+    );
     let events: Vec<_> = model.stream(ask()).collect().await;
-    assert!(matches!(events.last().unwrap(), Err(ModelError::Incomplete(m)) if m.contains("[DONE]")));
+    assert!(
+        matches!(events.last().unwrap(), Err(ModelError::Incomplete(m)) if m.contains("[DONE]"))
+    );
     let events: Vec<_> = model.stream(ask()).collect().await;
     assert_eq!(completed(&events).message.text(), "Whole");
     let events: Vec<_> = model.stream(ask()).collect().await;
-    assert!(matches!(events.last().unwrap(), Err(ModelError::Incomplete(_))));
+    assert!(matches!(
+        events.last().unwrap(),
+        Err(ModelError::Incomplete(_))
+    ));
     assert_eq!(server.request_count(), 4, "stream errors are not retried");
 }
 
@@ -296,12 +381,23 @@ async fn malformed_chunks_and_compatible_variants() {
     .await;
     let model = server.openai_model("llama3.2");
     let events: Vec<_> = model.stream(ask()).collect().await;
-    assert!(matches!(events.last().unwrap(), Err(ModelError::Decode(m)) if m.contains("{not json}")));
+    assert!(
+        matches!(events.last().unwrap(), Err(ModelError::Decode(m)) if m.contains("{not json}"))
+    );
 
     let events: Vec<_> = model.stream(ask()).collect().await;
     let r = completed(&events);
-    assert_eq!(r.message.tool_calls, vec![ToolCall::new("c1", "add", r#"{"a":1}"#)]);
-    assert_eq!(r.message.content[0], agent_sdk::ContentBlock::Reasoning { text: "hmm".into(), signature: None });
+    assert_eq!(
+        r.message.tool_calls,
+        vec![ToolCall::new("c1", "add", r#"{"a":1}"#)]
+    );
+    assert_eq!(
+        r.message.content[0],
+        agent_sdk::ContentBlock::Reasoning {
+            text: "hmm".into(),
+            signature: None
+        }
+    );
     assert_eq!(r.usage.input_tokens, 5);
 
     // A server that ignores `stream: true` and answers with one JSON body.
@@ -314,14 +410,20 @@ async fn malformed_chunks_and_compatible_variants() {
 #[tokio::test]
 async fn concurrency_limit_holds_while_a_stream_is_open() {
     // Sent in two pieces: the stream stays open until the consumer reads past the first.
-    let server = MockServer::with_handler(|_| MockResponse::text("a fairly long answer").split_at(vec![700])).await;
+    let server = MockServer::with_handler(|_| {
+        MockResponse::text("a fairly long answer").split_at(vec![700])
+    })
+    .await;
     let model = server
         .openai_builder("gpt-4o-mini")
         .rate_limit(RateLimit::default().max_concurrent(1))
         .build()
         .unwrap();
     let mut first = model.stream(ask());
-    assert!(matches!(first.next().await, Some(Ok(StreamEvent::TextDelta { .. }))));
+    assert!(matches!(
+        first.next().await,
+        Some(Ok(StreamEvent::TextDelta { .. }))
+    ));
     let clone = model.clone();
     let second = tokio::spawn(async move { clone.invoke(ask()).await });
     // The clone shares the limiter: its request cannot start while the stream is open.

@@ -17,7 +17,11 @@ fn criterion_home() -> PathBuf {
 
 /// The median estimate (ns per iteration) criterion just measured for `group/id`.
 pub fn median_ns(group: &str, id: &str) -> Option<f64> {
-    let path = criterion_home().join(group).join(id).join("new").join("estimates.json");
+    let path = criterion_home()
+        .join(group)
+        .join(id)
+        .join("new")
+        .join("estimates.json");
     let text = std::fs::read_to_string(path).ok()?;
     let v: serde_json::Value = serde_json::from_str(&text).ok()?;
     v["median"]["point_estimate"].as_f64()
@@ -47,7 +51,7 @@ pub fn interleaved_ratio(
     rounds: usize,
     iters: usize,
 ) -> f64 {
-    let mut time = |f: &mut dyn FnMut()| {
+    let time = |f: &mut dyn FnMut()| {
         let start = clock();
         for _ in 0..iters {
             f();

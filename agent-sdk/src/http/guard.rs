@@ -74,7 +74,11 @@ mod tests {
         ] {
             assert!(is_loopback(&ok.parse().unwrap()), "{ok}");
         }
-        for bad in ["https://api.openai.com/v1", "http://10.0.0.1/", "http://localhost.evil.com/"] {
+        for bad in [
+            "https://api.openai.com/v1",
+            "http://10.0.0.1/",
+            "http://localhost.evil.com/",
+        ] {
             assert!(!is_loopback(&bad.parse().unwrap()), "{bad}");
         }
     }

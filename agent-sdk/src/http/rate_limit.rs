@@ -108,7 +108,11 @@ impl RateLimiter {
         if let Some(interval) = self.inner.interval {
             let slot = {
                 let now = Instant::now();
-                let mut next = self.inner.next_slot.lock().unwrap_or_else(|e| e.into_inner());
+                let mut next = self
+                    .inner
+                    .next_slot
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner());
                 let slot = match *next {
                     Some(t) if t > now => t,
                     _ => now,

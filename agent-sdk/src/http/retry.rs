@@ -110,7 +110,11 @@ impl RetryPolicy {
 
 /// Runs `attempt` (given the attempt number, from 0) until it succeeds, fails with an error
 /// that is not retryable, or the policy's retries are spent. `what` names the operation in logs.
-pub async fn retry<T, F, Fut>(policy: &RetryPolicy, what: &str, mut attempt: F) -> Result<T, ModelError>
+pub async fn retry<T, F, Fut>(
+    policy: &RetryPolicy,
+    what: &str,
+    mut attempt: F,
+) -> Result<T, ModelError>
 where
     F: FnMut(u32) -> Fut,
     Fut: Future<Output = Result<T, ModelError>>,
@@ -165,7 +169,10 @@ mod tests {
             calls.fetch_add(1, Ordering::SeqCst);
             async move {
                 if n < 2 {
-                    Err(ModelError::Server { status: 503, message: "busy".into() })
+                    Err(ModelError::Server {
+                        status: 503,
+                        message: "busy".into(),
+                    })
                 } else {
                     Ok(n)
                 }
@@ -181,7 +188,11 @@ mod tests {
         let calls = AtomicU32::new(0);
         let out: Result<(), _> = retry(&fast(), "test", |_| {
             calls.fetch_add(1, Ordering::SeqCst);
-            async { Err(ModelError::Authentication { message: "no".into() }) }
+            async {
+                Err(ModelError::Authentication {
+                    message: "no".into(),
+                })
+            }
         })
         .await;
         assert!(matches!(out, Err(ModelError::Authentication { .. })));

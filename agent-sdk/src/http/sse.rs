@@ -167,8 +167,15 @@ impl SseDecoder {
         if line.is_empty() {
             let result = if self.has_data {
                 self.data.pop(); // the `\n` after the last data line
-                let event = if self.event.is_empty() { "message" } else { &self.event };
-                out(SseEventRef { event, data: &self.data })
+                let event = if self.event.is_empty() {
+                    "message"
+                } else {
+                    &self.event
+                };
+                out(SseEventRef {
+                    event,
+                    data: &self.data,
+                })
             } else {
                 Ok(())
             };
@@ -221,29 +228,32 @@ where
     B: AsRef<[u8]> + Send,
 {
     let state = (body.boxed(), SseDecoder::new(), VecDeque::new(), false);
-    futures::stream::unfold(state, |(mut body, mut decoder, mut pending, mut done)| async move {
-        loop {
-            if let Some(event) = pending.pop_front() {
-                return Some((Ok(event), (body, decoder, pending, done)));
-            }
-            if done {
-                return None;
-            }
-            match body.next().await {
-                Some(Ok(bytes)) => {
-                    if let Err(e) = decoder.push(bytes.as_ref(), &mut pending) {
+    futures::stream::unfold(
+        state,
+        |(mut body, mut decoder, mut pending, mut done)| async move {
+            loop {
+                if let Some(event) = pending.pop_front() {
+                    return Some((Ok(event), (body, decoder, pending, done)));
+                }
+                if done {
+                    return None;
+                }
+                match body.next().await {
+                    Some(Ok(bytes)) => {
+                        if let Err(e) = decoder.push(bytes.as_ref(), &mut pending) {
+                            done = true;
+                            return Some((Err(e), (body, decoder, pending, done)));
+                        }
+                    }
+                    Some(Err(e)) => {
                         done = true;
                         return Some((Err(e), (body, decoder, pending, done)));
                     }
+                    None => done = true,
                 }
-                Some(Err(e)) => {
-                    done = true;
-                    return Some((Err(e), (body, decoder, pending, done)));
-                }
-                None => done = true,
             }
-        }
-    })
+        },
+    )
 }
 
 #[cfg(test)]
@@ -260,7 +270,10 @@ mod tests {
     }
 
     fn ev(event: &str, data: &str) -> SseEvent {
-        SseEvent { event: event.into(), data: data.into() }
+        SseEvent {
+            event: event.into(),
+            data: data.into(),
+        }
     }
 
     #[test]
@@ -277,13 +290,18 @@ mod tests {
 
     #[test]
     fn crlf_split_between_cr_and_lf() {
-        assert_eq!(all(&[b"data: x\r", b"\n\r", b"\n"]), vec![ev("message", "x")]);
+        assert_eq!(
+            all(&[b"data: x\r", b"\n\r", b"\n"]),
+            vec![ev("message", "x")]
+        );
     }
 
     #[test]
     fn invalid_utf8_is_a_decode_error() {
         let mut d = SseDecoder::new();
-        let err = d.push(b"data: \xff\xfe\n\n", &mut VecDeque::new()).unwrap_err();
+        let err = d
+            .push(b"data: \xff\xfe\n\n", &mut VecDeque::new())
+            .unwrap_err();
         assert!(matches!(err, ModelError::Decode(_)));
     }
 }

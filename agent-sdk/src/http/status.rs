@@ -46,7 +46,10 @@ pub fn retry_after(headers: &HeaderMap) -> Option<Duration> {
         return (secs.is_finite() && secs >= 0.0).then(|| Duration::from_secs_f64(secs));
     }
     let date = httpdate::parse_http_date(value).ok()?;
-    Some(date.duration_since(SystemTime::now()).unwrap_or(Duration::ZERO))
+    Some(
+        date.duration_since(SystemTime::now())
+            .unwrap_or(Duration::ZERO),
+    )
 }
 
 fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
@@ -62,15 +65,24 @@ fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
 /// * 400, 413, 422 → `ContextLengthExceeded` when the code (or, for servers without codes,
 ///   the message) says the context is too long, else `InvalidRequest` with the parameter;
 /// * 408 → `Timeout`; 409 and 5xx → `Server` (retryable); anything else → `InvalidRequest`.
-pub fn error_from_status(status: u16, headers: &HeaderMap, body: ErrorBody, raw: &str) -> ModelError {
-    let message = body.message.clone().filter(|m| !m.is_empty()).unwrap_or_else(|| {
-        let raw = raw.trim();
-        if raw.is_empty() {
-            format!("HTTP {status} with an empty body")
-        } else {
-            truncate(raw, 1000)
-        }
-    });
+pub fn error_from_status(
+    status: u16,
+    headers: &HeaderMap,
+    body: ErrorBody,
+    raw: &str,
+) -> ModelError {
+    let message = body
+        .message
+        .clone()
+        .filter(|m| !m.is_empty())
+        .unwrap_or_else(|| {
+            let raw = raw.trim();
+            if raw.is_empty() {
+                format!("HTTP {status} with an empty body")
+            } else {
+                truncate(raw, 1000)
+            }
+        });
     let code = body.code.as_deref().unwrap_or_default();
     match status {
         401 => ModelError::Authentication { message },
@@ -124,7 +136,10 @@ mod tests {
     #[test]
     fn retry_after_http_date_in_the_past_is_zero() {
         let mut h = HeaderMap::new();
-        h.insert("retry-after", HeaderValue::from_static("Wed, 21 Oct 2015 07:28:00 GMT"));
+        h.insert(
+            "retry-after",
+            HeaderValue::from_static("Wed, 21 Oct 2015 07:28:00 GMT"),
+        );
         assert_eq!(retry_after(&h), Some(Duration::ZERO));
     }
 
@@ -132,9 +147,15 @@ mod tests {
     fn retry_after_http_date_in_the_future() {
         let mut h = HeaderMap::new();
         let future = SystemTime::now() + Duration::from_secs(120);
-        h.insert("retry-after", HeaderValue::from_str(&httpdate::fmt_http_date(future)).unwrap());
+        h.insert(
+            "retry-after",
+            HeaderValue::from_str(&httpdate::fmt_http_date(future)).unwrap(),
+        );
         let wait = retry_after(&h).unwrap();
-        assert!(wait > Duration::from_secs(100) && wait <= Duration::from_secs(120), "{wait:?}");
+        assert!(
+            wait > Duration::from_secs(100) && wait <= Duration::from_secs(120),
+            "{wait:?}"
+        );
     }
 
     #[test]
@@ -149,7 +170,10 @@ mod tests {
     #[test]
     fn empty_body_gets_a_message() {
         let e = error_from_status(502, &HeaderMap::new(), ErrorBody::default(), "");
-        assert_eq!(e.to_string(), "server error (HTTP 502): HTTP 502 with an empty body");
+        assert_eq!(
+            e.to_string(),
+            "server error (HTTP 502): HTTP 502 with an empty body"
+        );
     }
 
     #[test]

@@ -31,7 +31,11 @@ impl Default for Timeouts {
 
 /// The typed error for a failed `reqwest` request. The URL is left out (it may carry
 /// credentials in a query string) and `key` is redacted from the message.
-pub fn map_reqwest_error(err: reqwest::Error, timeout: Duration, key: Option<&ApiKey>) -> ModelError {
+pub fn map_reqwest_error(
+    err: reqwest::Error,
+    timeout: Duration,
+    key: Option<&ApiKey>,
+) -> ModelError {
     if err.is_timeout() {
         return ModelError::Timeout(timeout);
     }

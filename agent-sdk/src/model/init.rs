@@ -54,11 +54,15 @@ fn other_provider(spec: &str) -> Result<Option<SharedModel>, ModelError> {
         return Ok(None);
     }
     let built: SharedModel = match provider.as_str() {
-        "anthropic" => Arc::new(crate::providers::anthropic::AnthropicModel::builder(model).build()?),
-        "google" | "gemini" => Arc::new(crate::providers::gemini::GeminiModel::builder(model).build()?),
-        "openai-responses" | "openai_responses" => {
-            Arc::new(crate::providers::openai_responses::OpenAiResponsesModel::builder(model).build()?)
+        "anthropic" => {
+            Arc::new(crate::providers::anthropic::AnthropicModel::builder(model).build()?)
         }
+        "google" | "gemini" => {
+            Arc::new(crate::providers::gemini::GeminiModel::builder(model).build()?)
+        }
+        "openai-responses" | "openai_responses" => Arc::new(
+            crate::providers::openai_responses::OpenAiResponsesModel::builder(model).build()?,
+        ),
         _ => return Ok(None),
     };
     Ok(Some(built))
@@ -74,7 +78,9 @@ pub fn chat_model_builder(spec: &str) -> Result<OpenAiModelBuilder, ModelError> 
     let provider = provider.trim().to_ascii_lowercase();
     let model = model.trim();
     if model.is_empty() {
-        return Err(ModelError::Configuration(format!("model `{spec}` has no model name after `{provider}:`")));
+        return Err(ModelError::Configuration(format!(
+            "model `{spec}` has no model name after `{provider}:`"
+        )));
     }
     let local = |default: &str, var: &str| {
         OpenAiModel::compatible(model, default)
@@ -86,14 +92,20 @@ pub fn chat_model_builder(spec: &str) -> Result<OpenAiModelBuilder, ModelError> 
         "openai" => OpenAiModel::builder(model),
         "ollama" => reset_base(local("http://localhost:11434/v1", "OLLAMA_BASE_URL")),
         "lmstudio" => reset_base(local("http://localhost:1234/v1", "LMSTUDIO_BASE_URL")),
-        "vllm" => reset_base(local("http://localhost:8000/v1", "VLLM_BASE_URL")).api_key_env("VLLM_API_KEY", false),
+        "vllm" => reset_base(local("http://localhost:8000/v1", "VLLM_BASE_URL"))
+            .api_key_env("VLLM_API_KEY", false),
         "openai-compatible" | "openai_compatible" => {
             reset_base(local("", "OPENAI_COMPATIBLE_BASE_URL"))
                 .api_key_env("OPENAI_COMPATIBLE_API_KEY", false)
                 .require_base_url("OPENAI_COMPATIBLE_BASE_URL")
         }
         "groq" => hosted(model, &provider, "https://api.groq.com/openai/v1", "GROQ"),
-        "openrouter" => hosted(model, &provider, "https://openrouter.ai/api/v1", "OPENROUTER"),
+        "openrouter" => hosted(
+            model,
+            &provider,
+            "https://openrouter.ai/api/v1",
+            "OPENROUTER",
+        ),
         "together" => hosted(model, &provider, "https://api.together.xyz/v1", "TOGETHER"),
         other => {
             return Err(ModelError::Configuration(format!(
@@ -129,14 +141,27 @@ mod tests {
     use super::*;
     use crate::model::ChatModel;
 
-    fn env(vars: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> + Send + Sync {
-        move |k| vars.iter().find(|(n, _)| *n == k).map(|(_, v)| v.to_string())
+    fn env(
+        vars: &'static [(&'static str, &'static str)],
+    ) -> impl Fn(&str) -> Option<String> + Send + Sync {
+        move |k| {
+            vars.iter()
+                .find(|(n, _)| *n == k)
+                .map(|(_, v)| v.to_string())
+        }
     }
 
     #[test]
     fn openai_needs_a_key_naming_the_variable() {
-        let err = chat_model_builder("openai:gpt-4o-mini").unwrap().env(env(&[])).build().unwrap_err();
-        assert!(matches!(&err, ModelError::Configuration(m) if m.contains("OPENAI_API_KEY")), "{err}");
+        let err = chat_model_builder("openai:gpt-4o-mini")
+            .unwrap()
+            .env(env(&[]))
+            .build()
+            .unwrap_err();
+        assert!(
+            matches!(&err, ModelError::Configuration(m) if m.contains("OPENAI_API_KEY")),
+            "{err}"
+        );
     }
 
     #[test]
@@ -152,7 +177,11 @@ mod tests {
 
     #[test]
     fn presets() {
-        let m = chat_model_builder("ollama:llama3.2").unwrap().env(env(&[])).build().unwrap();
+        let m = chat_model_builder("ollama:llama3.2")
+            .unwrap()
+            .env(env(&[]))
+            .build()
+            .unwrap();
         assert_eq!(m.endpoint(), "http://localhost:11434/v1/chat/completions");
         assert_eq!(m.profile(), &ModelProfile::conservative());
         let m = chat_model_builder("ollama:llama3.2")
@@ -161,23 +190,40 @@ mod tests {
             .build()
             .unwrap();
         assert_eq!(m.endpoint(), "http://gpu-box:11434/v1/chat/completions");
-        let err = chat_model_builder("groq:llama-3.1-8b-instant").unwrap().env(env(&[])).build().unwrap_err();
+        let err = chat_model_builder("groq:llama-3.1-8b-instant")
+            .unwrap()
+            .env(env(&[]))
+            .build()
+            .unwrap_err();
         assert!(err.to_string().contains("GROQ_API_KEY"), "{err}");
         let m = chat_model_builder("groq:llama-3.1-8b-instant")
             .unwrap()
             .env(env(&[("GROQ_API_KEY", "gsk-0123456789")]))
             .build()
             .unwrap();
-        assert_eq!(m.endpoint(), "https://api.groq.com/openai/v1/chat/completions");
+        assert_eq!(
+            m.endpoint(),
+            "https://api.groq.com/openai/v1/chat/completions"
+        );
     }
 
     #[test]
     fn openai_compatible_requires_a_base_url() {
-        let err = chat_model_builder("openai-compatible:qwen").unwrap().env(env(&[])).build().unwrap_err();
-        assert!(err.to_string().contains("OPENAI_COMPATIBLE_BASE_URL"), "{err}");
+        let err = chat_model_builder("openai-compatible:qwen")
+            .unwrap()
+            .env(env(&[]))
+            .build()
+            .unwrap_err();
+        assert!(
+            err.to_string().contains("OPENAI_COMPATIBLE_BASE_URL"),
+            "{err}"
+        );
         let m = chat_model_builder("openai-compatible:qwen")
             .unwrap()
-            .env(env(&[("OPENAI_COMPATIBLE_BASE_URL", "http://10.0.0.2:8000/v1")]))
+            .env(env(&[(
+                "OPENAI_COMPATIBLE_BASE_URL",
+                "http://10.0.0.2:8000/v1",
+            )]))
             .build()
             .unwrap();
         assert_eq!(m.endpoint(), "http://10.0.0.2:8000/v1/chat/completions");
@@ -194,7 +240,10 @@ mod tests {
     #[test]
     fn bad_specs() {
         for spec in ["gpt-4o", "openai:", "nope:model"] {
-            assert!(matches!(chat_model_builder(spec), Err(ModelError::Configuration(_))), "{spec}");
+            assert!(
+                matches!(chat_model_builder(spec), Err(ModelError::Configuration(_))),
+                "{spec}"
+            );
         }
     }
 }

@@ -7,10 +7,13 @@ use std::sync::{Arc, Mutex};
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use futures::{Stream, StreamExt};
 use futures::future::BoxFuture;
+use futures::{Stream, StreamExt};
 
-use super::{ChatModel, ChatRequest, ChatResponse, EventStream, ModelError, ModelProfile, SharedModel, StreamEvent};
+use super::{
+    ChatModel, ChatRequest, ChatResponse, EventStream, ModelError, ModelProfile, SharedModel,
+    StreamEvent,
+};
 use crate::usage::Usage;
 
 /// A cloneable handle that adds up [`Usage`] per model name; every clone shares one tally.

@@ -152,7 +152,13 @@ impl MockResponse {
     }
 
     /// An error answer with an OpenAI-style body `{"error": {"message", "type", "param", "code"}}`.
-    pub fn error(status: u16, message: &str, kind: &str, param: Option<&str>, code: Option<&str>) -> Self {
+    pub fn error(
+        status: u16,
+        message: &str,
+        kind: &str,
+        param: Option<&str>,
+        code: Option<&str>,
+    ) -> Self {
         MockResponse::json(json!({
             "error": { "message": message, "type": kind, "param": param, "code": code }
         }))
@@ -178,7 +184,10 @@ impl MockResponse {
     /// An SSE body of these `data:` payloads, sent as they are, then `data: [DONE]`.
     pub fn sse_data(payloads: Vec<String>) -> Self {
         MockResponse {
-            kind: Kind::Sse { payloads, done: true },
+            kind: Kind::Sse {
+                payloads,
+                done: true,
+            },
             status: 200,
             headers: vec![("content-type".into(), "text/event-stream".into())],
             split: Split::Whole,
@@ -205,7 +214,8 @@ impl MockResponse {
 
     /// An extra response header, e.g. `retry-after`.
     pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
-        self.headers.push((name.into().to_ascii_lowercase(), value.into()));
+        self.headers
+            .push((name.into().to_ascii_lowercase(), value.into()));
         self
     }
 
@@ -403,7 +413,9 @@ impl Drop for MockServer {
 
 impl std::fmt::Debug for MockServer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("MockServer").field("addr", &self.addr).finish_non_exhaustive()
+        f.debug_struct("MockServer")
+            .field("addr", &self.addr)
+            .finish_non_exhaustive()
     }
 }
 
@@ -423,7 +435,12 @@ async fn handle(
         path: uri.path().to_owned(),
         headers: headers
             .iter()
-            .map(|(n, v)| (n.as_str().to_owned(), String::from_utf8_lossy(v.as_bytes()).into_owned()))
+            .map(|(n, v)| {
+                (
+                    n.as_str().to_owned(),
+                    String::from_utf8_lossy(v.as_bytes()).into_owned(),
+                )
+            })
             .collect(),
         body: serde_json::from_slice(&body).unwrap_or(Value::Null),
         raw_body: body,
@@ -432,14 +449,26 @@ async fn handle(
 
     if method != Method::POST || !request.path.ends_with("/chat/completions") {
         return render(
-            MockResponse::error(404, &format!("mock server: no route for {} {}", method, request.path), "invalid_request_error", None, None),
+            MockResponse::error(
+                404,
+                &format!("mock server: no route for {} {}", method, request.path),
+                "invalid_request_error",
+                None,
+                None,
+            ),
             &request,
         );
     }
     let response = match &shared.handler {
         Some(handler) => handler(&request),
         None => lock(&shared.script).pop_front().unwrap_or_else(|| {
-            MockResponse::error(500, "mock server: the script has no more responses", "server_error", None, None)
+            MockResponse::error(
+                500,
+                "mock server: the script has no more responses",
+                "server_error",
+                None,
+                None,
+            )
         }),
     };
     if let Some(delay) = response.delay {
@@ -449,7 +478,10 @@ async fn handle(
 }
 
 fn render(response: MockResponse, request: &RecordedRequest) -> Response {
-    let model = request.body["model"].as_str().unwrap_or("mock-model").to_owned();
+    let model = request.body["model"]
+        .as_str()
+        .unwrap_or("mock-model")
+        .to_owned();
     let mut headers = response.headers.clone();
     let bytes: Bytes = match &response.kind {
         Kind::Json(v) => {
@@ -470,7 +502,8 @@ fn render(response: MockResponse, request: &RecordedRequest) -> Response {
             Bytes::from(completion(a, &model).to_string())
         }
     };
-    let mut builder = Response::builder().status(StatusCode::from_u16(response.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR));
+    let mut builder = Response::builder()
+        .status(StatusCode::from_u16(response.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR));
     let mut seen = std::collections::HashSet::new();
     for (name, value) in headers.iter().rev() {
         // Later (explicit) headers win over the defaults added above.
@@ -481,7 +514,10 @@ fn render(response: MockResponse, request: &RecordedRequest) -> Response {
     let body = match response.split {
         Split::Whole => Body::from(bytes),
         Split::Every(n) => {
-            let pieces: Vec<Bytes> = (0..bytes.len()).step_by(n).map(|i| bytes.slice(i..(i + n).min(bytes.len()))).collect();
+            let pieces: Vec<Bytes> = (0..bytes.len())
+                .step_by(n)
+                .map(|i| bytes.slice(i..(i + n).min(bytes.len())))
+                .collect();
             paced(pieces, false)
         }
         Split::At(offsets) => {
@@ -497,7 +533,9 @@ fn render(response: MockResponse, request: &RecordedRequest) -> Response {
             paced(pieces, true)
         }
     };
-    builder.body(body).unwrap_or_else(|_| Response::new(Body::from("mock server: bad response headers")))
+    builder
+        .body(body)
+        .unwrap_or_else(|_| Response::new(Body::from("mock server: bad response headers")))
 }
 
 /// A body sent piece by piece, yielding (or sleeping 2 ms, when `pause`) between pieces so the
@@ -543,12 +581,19 @@ fn usage_json(u: &Usage) -> Value {
 }
 
 fn finish_of(a: &MockAnswer) -> &str {
-    a.finish_reason.as_deref().unwrap_or(if a.tool_calls.is_empty() { "stop" } else { "tool_calls" })
+    a.finish_reason
+        .as_deref()
+        .unwrap_or(if a.tool_calls.is_empty() {
+            "stop"
+        } else {
+            "tool_calls"
+        })
 }
 
 /// The documented non-streamed `chat.completion` object.
 fn completion(a: &MockAnswer, model: &str) -> Value {
-    let mut message = json!({ "role": "assistant", "content": a.text, "refusal": a.refusal, "annotations": [] });
+    let mut message =
+        json!({ "role": "assistant", "content": a.text, "refusal": a.refusal, "annotations": [] });
     if let Some(r) = &a.reasoning {
         message["reasoning_content"] = json!(r);
     }
@@ -585,7 +630,10 @@ fn stream_chunks(a: &MockAnswer, model: &str, include_usage: bool) -> Vec<Value>
         }
         c
     };
-    let mut out = vec![chunk(json!({ "role": "assistant", "content": "", "refusal": null }), None)];
+    let mut out = vec![chunk(
+        json!({ "role": "assistant", "content": "", "refusal": null }),
+        None,
+    )];
     if let Some(r) = &a.reasoning {
         for piece in pieces(r, 8) {
             out.push(chunk(json!({ "reasoning_content": piece }), None));
@@ -608,7 +656,10 @@ fn stream_chunks(a: &MockAnswer, model: &str, include_usage: bool) -> Vec<Value>
             None,
         ));
         for piece in pieces(&c.arguments, 5) {
-            out.push(chunk(json!({ "tool_calls": [{ "index": i, "function": { "arguments": piece } }] }), None));
+            out.push(chunk(
+                json!({ "tool_calls": [{ "index": i, "function": { "arguments": piece } }] }),
+                None,
+            ));
         }
     }
     if a.stream_cut {

@@ -121,7 +121,11 @@ impl OpenAiModelBuilder {
     /// Reads the key from `var` and requires one (`required`) or sends it only when set.
     pub fn api_key_env(mut self, var: impl Into<String>, required: bool) -> Self {
         self.api_key_env = Some(var.into());
-        self.key_rule = if required { KeyRule::Required } else { KeyRule::Optional };
+        self.key_rule = if required {
+            KeyRule::Required
+        } else {
+            KeyRule::Optional
+        };
         self
     }
 
@@ -287,9 +291,12 @@ impl OpenAiModelBuilder {
         let mut headers = HeaderMap::new();
         headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
         if let Some(key) = &api_key {
-            let mut value = HeaderValue::from_str(&format!("Bearer {}", key.expose())).map_err(|_| {
-                ModelError::Configuration("the API key contains characters not allowed in a header".into())
-            })?;
+            let mut value =
+                HeaderValue::from_str(&format!("Bearer {}", key.expose())).map_err(|_| {
+                    ModelError::Configuration(
+                        "the API key contains characters not allowed in a header".into(),
+                    )
+                })?;
             value.set_sensitive(true);
             headers.insert(AUTHORIZATION, value);
         }
@@ -297,8 +304,9 @@ impl OpenAiModelBuilder {
         for (name, value) in &self.headers {
             let n = HeaderName::from_bytes(name.as_bytes())
                 .map_err(|_| ModelError::Configuration(format!("invalid header name `{name}`")))?;
-            let mut v = HeaderValue::from_str(value)
-                .map_err(|_| ModelError::Configuration(format!("invalid value for header `{name}`")))?;
+            let mut v = HeaderValue::from_str(value).map_err(|_| {
+                ModelError::Configuration(format!("invalid value for header `{name}`"))
+            })?;
             v.set_sensitive(true);
             headers.insert(n, v);
             header_names.push(name.clone());
@@ -308,12 +316,14 @@ impl OpenAiModelBuilder {
             Some(c) => (c, Some(headers)),
             None => (
                 reqwest::Client::builder()
-                .default_headers(headers)
-                .connect_timeout(self.timeouts.connect)
-                .read_timeout(self.timeouts.stream_idle)
-                .user_agent(concat!("agent-sdk/", env!("CARGO_PKG_VERSION")))
-                .build()
-                    .map_err(|e| ModelError::Configuration(format!("could not build the HTTP client: {e}")))?,
+                    .default_headers(headers)
+                    .connect_timeout(self.timeouts.connect)
+                    .read_timeout(self.timeouts.stream_idle)
+                    .user_agent(concat!("agent-sdk/", env!("CARGO_PKG_VERSION")))
+                    .build()
+                    .map_err(|e| {
+                        ModelError::Configuration(format!("could not build the HTTP client: {e}"))
+                    })?,
                 None,
             ),
         };

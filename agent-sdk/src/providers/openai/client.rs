@@ -54,7 +54,8 @@ impl Inner {
         } else {
             builder.timeout(self.timeouts.request).send().await
         };
-        let response = sent.map_err(|e| map_reqwest_error(e, self.timeouts.request, self.api_key.as_ref()))?;
+        let response =
+            sent.map_err(|e| map_reqwest_error(e, self.timeouts.request, self.api_key.as_ref()))?;
         let status = response.status();
         tracing::debug!(status = status.as_u16(), elapsed = ?started.elapsed(), "response headers received");
         if status.is_success() {
@@ -73,12 +74,11 @@ impl Inner {
         retry(&self.retry, "chat completions", |n| {
             let body = body.clone();
             async move {
-            let (response, _permit) = self.attempt(body, false, n).await?;
-            let bytes = response
-                .bytes()
-                .await
-                .map_err(|e| map_reqwest_error(e, self.timeouts.request, self.api_key.as_ref()))?;
-            self.decode(&bytes)
+                let (response, _permit) = self.attempt(body, false, n).await?;
+                let bytes = response.bytes().await.map_err(|e| {
+                    map_reqwest_error(e, self.timeouts.request, self.api_key.as_ref())
+                })?;
+                self.decode(&bytes)
             }
         })
         .await
@@ -91,12 +91,18 @@ impl Inner {
                 Some(k) => k.redact(&text),
                 None => text.into_owned(),
             };
-            ModelError::Decode(format!("{e}; the answer began with: {}", truncate(&text, 200)))
+            ModelError::Decode(format!(
+                "{e}; the answer began with: {}",
+                truncate(&text, 200)
+            ))
         })?;
         response::convert(wire, &self.model)
     }
 
-    pub(crate) async fn open_stream(&self, request: &ChatRequest) -> Result<EventStream, ModelError> {
+    pub(crate) async fn open_stream(
+        &self,
+        request: &ChatRequest,
+    ) -> Result<EventStream, ModelError> {
         let body = self.body(request, true)?;
         check_url(&self.endpoint)?;
         let (response, permit) = retry(&self.retry, "chat completions stream", |n| {
@@ -160,7 +166,9 @@ fn events_of(answer: ChatResponse) -> Vec<StreamEvent> {
             });
         }
     }
-    events.push(StreamEvent::Usage { usage: answer.usage });
+    events.push(StreamEvent::Usage {
+        usage: answer.usage,
+    });
     events.push(StreamEvent::Completed { response: answer });
     events
 }

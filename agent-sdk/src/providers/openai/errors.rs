@@ -85,7 +85,9 @@ mod tests {
 
     #[test]
     fn compatible_shapes() {
-        let b = parse_error_body(r#"{"object":"error","message":"too long","type":"BadRequestError","code":400}"#);
+        let b = parse_error_body(
+            r#"{"object":"error","message":"too long","type":"BadRequestError","code":400}"#,
+        );
         assert_eq!(b.message.as_deref(), Some("too long"));
         assert_eq!(b.code.as_deref(), Some("400"));
         let b = parse_error_body(r#"{"error":"model not found"}"#);

@@ -57,7 +57,11 @@ pub(crate) fn lower<'a>(
         if def.strict && !profile.strict_tools {
             tracing::warn!(model = opts.model, tool = %def.name, "model does not support strict tools; sending a non-strict definition");
         }
-        let dialect = if strict { Dialect::OpenAiStrict } else { Dialect::OpenAi };
+        let dialect = if strict {
+            Dialect::OpenAiStrict
+        } else {
+            Dialect::OpenAi
+        };
         tools.push(WireTool {
             kind: "function",
             function: WireFunctionDef {
@@ -95,7 +99,9 @@ pub(crate) fn lower<'a>(
             }
             if !req.tools.iter().any(|t| &t.name == name) {
                 return Err(ModelError::InvalidRequest {
-                    message: format!("tool_choice names `{name}`, which is not among the request's tools"),
+                    message: format!(
+                        "tool_choice names `{name}`, which is not among the request's tools"
+                    ),
                     param: Some("tool_choice".into()),
                 });
             }
@@ -106,7 +112,11 @@ pub(crate) fn lower<'a>(
     let parallel_tool_calls = match req.parallel_tool_calls {
         Some(_) if tools.is_empty() => None,
         Some(v) if !profile.parallel_tool_calls => {
-            tracing::warn!(model = opts.model, value = v, "model does not support parallel_tool_calls; not sending it");
+            tracing::warn!(
+                model = opts.model,
+                value = v,
+                "model does not support parallel_tool_calls; not sending it"
+            );
             None
         }
         other => other,
@@ -114,7 +124,10 @@ pub(crate) fn lower<'a>(
 
     let seed = match req.seed {
         Some(_) if !profile.seed => {
-            tracing::warn!(model = opts.model, "model does not support seed; not sending it");
+            tracing::warn!(
+                model = opts.model,
+                "model does not support seed; not sending it"
+            );
             None
         }
         other => other,
@@ -122,7 +135,10 @@ pub(crate) fn lower<'a>(
 
     let temperature = match req.temperature {
         Some(_) if profile.reasoning => {
-            tracing::warn!(model = opts.model, "reasoning models do not accept temperature; not sending it");
+            tracing::warn!(
+                model = opts.model,
+                "reasoning models do not accept temperature; not sending it"
+            );
             None
         }
         other => other,
@@ -136,13 +152,25 @@ pub(crate) fn lower<'a>(
     let response_format = match &req.response_format {
         None | Some(ResponseFormat::Text) => None,
         Some(ResponseFormat::JsonObject) => Some(json!({ "type": "json_object" })),
-        Some(ResponseFormat::JsonSchema { name, description, schema: canonical, strict }) => {
+        Some(ResponseFormat::JsonSchema {
+            name,
+            description,
+            schema: canonical,
+            strict,
+        }) => {
             if !profile.native_structured_output {
-                return Err(unsupported("response_format: json_schema (native structured output)"));
+                return Err(unsupported(
+                    "response_format: json_schema (native structured output)",
+                ));
             }
-            let dialect = if *strict { Dialect::OpenAiStrict } else { Dialect::OpenAi };
+            let dialect = if *strict {
+                Dialect::OpenAiStrict
+            } else {
+                Dialect::OpenAi
+            };
             let lowered = schema::lower(canonical, dialect)?;
-            let mut spec = json!({ "name": schema_name(name), "schema": lowered, "strict": strict });
+            let mut spec =
+                json!({ "name": schema_name(name), "schema": lowered, "strict": strict });
             if let Some(d) = description {
                 spec["description"] = Value::String(d.clone());
             }
@@ -150,7 +178,9 @@ pub(crate) fn lower<'a>(
         }
     };
 
-    let stream_options = (stream && profile.streaming_usage).then_some(StreamOptions { include_usage: true });
+    let stream_options = (stream && profile.streaming_usage).then_some(StreamOptions {
+        include_usage: true,
+    });
 
     Ok(WireRequest {
         model: opts.model,
@@ -175,7 +205,11 @@ fn schema_name(name: &str) -> Cow<'_, str> {
     if !name.is_empty() && name.len() <= 64 && name.chars().all(ok) {
         return Cow::Borrowed(name);
     }
-    let mut out: String = name.chars().map(|c| if ok(c) { c } else { '_' }).take(64).collect();
+    let mut out: String = name
+        .chars()
+        .map(|c| if ok(c) { c } else { '_' })
+        .take(64)
+        .collect();
     if out.is_empty() {
         out.push_str("output");
     }
@@ -207,7 +241,10 @@ fn lower_messages<'a>(messages: &'a [Message], model: &str) -> Vec<WireMessage<'
                         .map(|c| WireToolCall {
                             id: &c.id,
                             kind: "function",
-                            function: WireFunctionCall { name: &c.name, arguments: &c.arguments },
+                            function: WireFunctionCall {
+                                name: &c.name,
+                                arguments: &c.arguments,
+                            },
                         })
                         .collect(),
                     refusal: m.refusal.as_deref(),

@@ -18,7 +18,11 @@ pub(crate) fn convert(wire: WireResponse, model: &str) -> Result<ChatResponse, M
         .map(|c| ToolCall {
             id: c.id,
             name: c.function.name,
-            arguments: c.function.arguments.map(|a| a.into_text()).unwrap_or_default(),
+            arguments: c
+                .function
+                .arguments
+                .map(|a| a.into_text())
+                .unwrap_or_default(),
         })
         .collect();
     let message = assemble(reasoning, m.content, tool_calls, m.refusal);
@@ -64,7 +68,9 @@ pub(crate) fn assemble(
 /// answer: tool calls mean `ToolCalls`, anything else `Stop`.
 pub(crate) fn finish_reason(raw: Option<&str>, message: &AssistantMessage) -> FinishReason {
     match raw {
-        _ if message.refusal.is_some() && matches!(raw, None | Some("stop")) => FinishReason::Refusal,
+        _ if message.refusal.is_some() && matches!(raw, None | Some("stop")) => {
+            FinishReason::Refusal
+        }
         Some("stop") | Some("eos") | Some("end_turn") => FinishReason::Stop,
         Some("length") => FinishReason::Length,
         Some("tool_calls") | Some("function_call") => FinishReason::ToolCalls,

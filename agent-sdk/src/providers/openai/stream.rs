@@ -226,14 +226,21 @@ impl Accumulator {
             self.id = chunk.id.filter(|s| !s.is_empty()).map(|s| s.into_owned());
         }
         if self.server_model.is_none() {
-            self.server_model = chunk.model.filter(|s| !s.is_empty()).map(|s| s.into_owned());
+            self.server_model = chunk
+                .model
+                .filter(|s| !s.is_empty())
+                .map(|s| s.into_owned());
         }
         for choice in chunk.choices {
             if choice.index != 0 {
                 continue;
             }
             let delta = choice.delta;
-            if let Some(r) = delta.reasoning_content.or(delta.reasoning).filter(|s| !s.is_empty()) {
+            if let Some(r) = delta
+                .reasoning_content
+                .or(delta.reasoning)
+                .filter(|s| !s.is_empty())
+            {
                 self.reasoning.push_str(&r);
                 out.push_back(StreamEvent::ReasoningDelta { text: r });
             }
@@ -301,7 +308,10 @@ impl Accumulator {
         }
         if call.started {
             if let Some(arguments) = args {
-                out.push_back(StreamEvent::ToolCallDelta { index: pos, arguments });
+                out.push_back(StreamEvent::ToolCallDelta {
+                    index: pos,
+                    arguments,
+                });
             }
         } else if !call.name.is_empty() {
             call.started = true;
@@ -345,7 +355,12 @@ impl Accumulator {
             })
             .collect();
         let some = |s: String| (!s.is_empty()).then_some(s);
-        let message = assemble(some(self.reasoning), some(self.text), tool_calls, some(self.refusal));
+        let message = assemble(
+            some(self.reasoning),
+            some(self.text),
+            tool_calls,
+            some(self.refusal),
+        );
         let finish_reason = finish_reason(self.finish.as_deref(), &message);
         Ok(ChatResponse {
             message,
