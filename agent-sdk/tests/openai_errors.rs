@@ -235,3 +235,71 @@ async fn timeouts_connect_and_decode_failures() {
     );
     assert_eq!(server.request_count(), 1, "decode errors are not retried");
 }
+
+/// Collects every `tracing` event (all levels) as text.
+struct Capture(std::sync::Arc<std::sync::Mutex<String>>);
+
+impl tracing::Subscriber for Capture {
+    fn enabled(&self, _: &tracing::Metadata<'_>) -> bool {
+        true
+    }
+    fn new_span(&self, _: &tracing::span::Attributes<'_>) -> tracing::span::Id {
+        tracing::span::Id::from_u64(1)
+    }
+    fn record(&self, _: &tracing::span::Id, _: &tracing::span::Record<'_>) {}
+    fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
+    fn event(&self, event: &tracing::Event<'_>) {
+        struct Visit<'a>(&'a mut String);
+        impl tracing::field::Visit for Visit<'_> {
+            fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn std::fmt::Debug) {
+                use std::fmt::Write;
+                let _ = write!(self.0, "{}={:?} ", field.name(), value);
+            }
+        }
+        let mut line = String::new();
+        event.record(&mut Visit(&mut line));
+        let mut all = self.0.lock().unwrap();
+        all.push_str(&line);
+        all.push('\n');
+    }
+    fn enter(&self, _: &tracing::span::Id) {}
+    fn exit(&self, _: &tracing::span::Id) {}
+}
+
+#[tokio::test]
+async fn api_key_never_reaches_the_logs() {
+    let key = "sk-proj-LOGSECRET-0123456789";
+    let echo = format!("Incorrect API key provided: {key}");
+    let server = MockServer::with_script([
+        err(429, &echo, "requests", None, None).header("retry-after-ms", "1"),
+        err(500, &echo, "server_error", None, None),
+        err(
+            401,
+            &echo,
+            "invalid_request_error",
+            None,
+            Some("invalid_api_key"),
+        ),
+    ])
+    .await;
+    let logs = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+    let _guard = tracing::subscriber::set_default(Capture(logs.clone()));
+    let model = OpenAiModel::builder("gpt-4o-mini")
+        .base_url(server.url())
+        .api_key(key)
+        .retry_policy(
+            RetryPolicy::default()
+                .max_retries(3)
+                .initial_delay(Duration::from_millis(1)),
+        )
+        .build()
+        .unwrap();
+    tracing::debug!(?model, "built");
+    let e = model.invoke(ask()).await.unwrap_err();
+    assert!(matches!(e, ModelError::Authentication { .. }));
+    assert_eq!(server.request_count(), 3);
+    let logs = logs.lock().unwrap().clone();
+    assert!(logs.contains("retrying"), "the retries were logged: {logs}");
+    assert!(logs.contains("[redacted]"), "{logs}");
+    assert!(!logs.contains(key), "{logs}");
+}
