@@ -55,10 +55,10 @@ pub mod usage;
 
 pub use agent_macros::{StructuredOutput, agent, tool};
 pub use error::{Error, Result};
-pub use model::init_chat_model;
 pub use message::{
     AssistantMessage, ContentBlock, ImageSource, Message, ToolCall, ToolResultMessage, UserMessage,
 };
+pub use model::init_chat_model;
 pub use schema::{Dialect, SchemaError};
 pub use tool::{
     Artifact, CallTool, Context, Inject, InjectError, State, Store, StreamWriter, Tool,

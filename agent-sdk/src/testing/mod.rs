@@ -8,9 +8,9 @@ mod schema_values;
 mod scripted;
 mod test_model;
 
+pub use crate::http::{allow_real_network, deny_real_network};
 pub use function::{Answer, FunctionModel};
+pub use mock_server::{MockResponse, MockServer, RecordedRequest};
 pub use schema_values::example_value;
 pub use scripted::{ScriptedModel, Turn};
 pub use test_model::TestModel;
-pub use crate::http::{allow_real_network, deny_real_network};
-pub use mock_server::{MockResponse, MockServer, RecordedRequest};
