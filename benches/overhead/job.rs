@@ -1,0 +1,42 @@
+//! The job both clients do, and what the mock model answers: one tool, one city, one answer.
+
+use agent_sdk::prelude::*;
+
+/// The model name both clients send.
+pub const MODEL: &str = "gpt-4o-mini";
+
+/// The API key both clients send (the mock server accepts any).
+pub const API_KEY: &str = "sk-bench-overhead-0000";
+
+/// The system prompt both clients send.
+pub const INSTRUCTIONS: &str = "You are a weather assistant. Use the tools to answer.";
+
+/// The user message of every run.
+pub const QUESTION: &str = "What is the weather in Paris?";
+
+/// The arguments of the tool call the mock model makes.
+pub const TOOL_ARGUMENTS: &str = r#"{"city":"Paris"}"#;
+
+/// The id of the tool call the mock model makes.
+pub const TOOL_CALL_ID: &str = "call_weather_1";
+
+/// The final answer the mock model gives once it has the tool result.
+pub const ANSWER: &str = "It is 21 degrees and sunny in Paris.";
+
+/// Look up the current weather for a city.
+///
+/// # Arguments
+/// * `city` - City name, e.g. "Paris".
+#[tool]
+pub fn get_weather(city: String) -> String {
+    format!("{city}: 21 degrees, sunny")
+}
+
+/// You are a weather assistant. Use the tools to answer.
+#[agent(tools(get_weather))]
+pub struct Forecaster;
+
+/// The tool result the mock model expects for the run's call.
+pub fn expected_tool_result() -> String {
+    get_weather("Paris".to_owned())
+}
