@@ -1,7 +1,7 @@
 //! Macro-generated code must compile when `agent-sdk` is renamed in `Cargo.toml`
 //! (here to `my_sdk`) and no crate named `agent_sdk`, `serde` or `schemars` is in scope.
 
-use my_sdk::{Context, Tool};
+use my_sdk::Context;
 
 /// Greets someone.
 ///
@@ -15,6 +15,7 @@ pub async fn greet(name: String, greeting: Context<String>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use my_sdk::Tool;
 
     #[tokio::test]
     async fn works_under_a_renamed_dependency() {
