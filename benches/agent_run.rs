@@ -1,0 +1,95 @@
+//! Framework time of one full agent run — model → one tool call → model — against an
+//! in-process model that answers instantly, so what is measured is the loop itself:
+//! building requests, dispatching the call through the generated `match`, running the tool,
+//! appending results, parsing the final answer.
+//!
+//! `baseline` does the unavoidable work of the same job by hand (two model calls with the
+//! same messages, one `serde_json` parse, one direct call); the difference is the framework's
+//! cost per run.
+//!
+//! Run: `cargo bench --bench agent_run`
+
+use std::hint::black_box;
+use std::sync::Arc;
+
+use agent_sdk::model::{ChatModel, ChatRequest};
+use agent_sdk::prelude::*;
+use agent_sdk::testing::FunctionModel;
+use criterion::{Criterion, criterion_group, criterion_main};
+
+/// Add two integers.
+///
+/// # Arguments
+/// * `a` - The first addend.
+/// * `b` - The second addend.
+#[tool]
+fn add(a: i64, b: i64) -> i64 {
+    a + b
+}
+
+/// You add numbers with the `add` tool.
+#[agent(tools(add))]
+struct Adder;
+
+/// Calls `add` on the first request, answers once the tool result is in.
+fn model() -> FunctionModel {
+    FunctionModel::new(|req: &ChatRequest| match req.messages.last() {
+        Some(Message::Tool(result)) => FunctionModel::text(format!(
+            "The sum is {}.",
+            Message::Tool(result.clone()).text()
+        )),
+        _ => FunctionModel::tool_call("add", serde_json::json!({ "a": 2, "b": 3 })),
+    })
+}
+
+#[derive(serde::Deserialize)]
+struct HandArgs {
+    a: i64,
+    b: i64,
+}
+
+async fn baseline(model: &FunctionModel, tool_def: &agent_sdk::tool::DefinitionRef) -> String {
+    let mut messages = vec![
+        Message::system("You add numbers with the `add` tool."),
+        Message::user("2 + 3?"),
+    ];
+    let mut request = ChatRequest::new(messages.clone());
+    request.tools = vec![tool_def.clone()];
+    let first = model.invoke(request).await.unwrap();
+    let call = first.message.tool_calls[0].clone();
+    messages.push(Message::Assistant(first.message));
+    let args: HandArgs = serde_json::from_str(&call.arguments).unwrap();
+    let sum = add(args.a, args.b);
+    messages.push(Message::tool_result(call.id, call.name, sum.to_string()));
+    let mut request = ChatRequest::new(messages);
+    request.tools = vec![tool_def.clone()];
+    model.invoke(request).await.unwrap().message.text()
+}
+
+fn bench(c: &mut Criterion) {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let agent = Adder::builder(Arc::new(model())).build();
+    let direct = model();
+    let tool_def: agent_sdk::tool::DefinitionRef = <add as Tool>::definition().into();
+
+    let check = rt.block_on(agent.run("2 + 3?", ())).unwrap();
+    assert_eq!(check.output, "The sum is 5.");
+    assert_eq!(rt.block_on(baseline(&direct, &tool_def)), "The sum is 5.");
+
+    let mut group = c.benchmark_group("agent_run");
+    group.bench_function("full_run", |b| {
+        b.iter(|| {
+            rt.block_on(async { black_box(agent.run(black_box("2 + 3?"), ()).await.unwrap()) })
+        })
+    });
+    group.bench_function("baseline_by_hand", |b| {
+        b.iter(|| rt.block_on(async { black_box(baseline(&direct, &tool_def).await) }))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
