@@ -38,6 +38,14 @@ pub enum BaselineError {
         /// The parse error.
         source: serde_json::Error,
     },
+    /// The base URL does not parse.
+    #[error("invalid base URL `{url}`: {reason}")]
+    Url {
+        /// The URL.
+        url: String,
+        /// Why it does not parse.
+        reason: String,
+    },
     /// The model kept calling tools.
     #[error("no final answer after {0} requests")]
     TooManyTurns(u32),
@@ -46,7 +54,7 @@ pub enum BaselineError {
 /// One client for all runs: a reqwest client (connection pool) and the tool list.
 pub struct Baseline {
     http: reqwest::Client,
-    url: String,
+    url: reqwest::Url,
     auth: String,
     tools: Value,
 }
@@ -68,6 +76,7 @@ enum OutMessage {
         content: String,
     },
     Assistant {
+        #[serde(skip_serializing_if = "Option::is_none")]
         content: Option<String>,
         tool_calls: Vec<OutToolCall>,
     },
@@ -154,13 +163,17 @@ impl Baseline {
                     },
                     "required": ["city"],
                     "additionalProperties": false
-                },
-                "strict": true
+                }
             }
         }]);
+        let endpoint = format!("{}/chat/completions", base_url.trim_end_matches('/'));
         Ok(Baseline {
             http,
-            url: format!("{}/chat/completions", base_url.trim_end_matches('/')),
+            // Parsed once: `post(&String)` would parse it again on every request.
+            url: reqwest::Url::parse(&endpoint).map_err(|e| BaselineError::Url {
+                url: endpoint.clone(),
+                reason: e.to_string(),
+            })?,
             auth: format!("Bearer {}", job::API_KEY),
             tools,
         })
@@ -180,7 +193,7 @@ impl Baseline {
         for _ in 0..MAX_REQUESTS {
             let response = self
                 .http
-                .post(&self.url)
+                .post(self.url.clone())
                 .header(reqwest::header::AUTHORIZATION, &self.auth)
                 .json(&Request {
                     model: job::MODEL,
