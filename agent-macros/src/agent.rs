@@ -1,50 +1,56 @@
-//! `#[agent]`: binds tools, context, state, output and instructions into an agent type.
+//! `#[agent]`: binds tools, context, state, output and instructions into an agent.
 //!
 //! [`attrs`] parses `#[agent(...)]`, collecting every mistake; [`codegen`] writes the
 //! `Toolset` implementation (an enum over the tools' argument types, dispatched by `match`)
-//! and the `builder` constructor.
+//! and the builders, for a struct; [`impl_block`] does the same for an impl block whose
+//! `#[tool]` methods are the tools.
 
 mod attrs;
 mod codegen;
+mod impl_block;
 
 use proc_macro2::TokenStream;
 use quote::ToTokens;
+use syn::Item;
 
 use crate::docs::doc_text;
 
 pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
-    let parsed = attrs::parse(attr);
-    let item_struct: syn::ItemStruct = match syn::parse2(item.clone()) {
-        Ok(s) => s,
-        Err(_) => {
+    let parsed_item: Option<Item> = syn::parse2(item.clone()).ok();
+    let (result, fallback) = match parsed_item {
+        Some(Item::Struct(s)) => {
+            let fallback = s.to_token_stream();
+            let result = attrs::parse(attr, true)
+                .and_then(|attrs| codegen::generate_struct(&s, &attrs, &doc_text(&s.attrs)));
+            (result, fallback)
+        }
+        Some(Item::Impl(i)) => {
+            let fallback = i.to_token_stream();
+            let docs = doc_text(&i.attrs);
+            let result =
+                attrs::parse(attr, false).and_then(|attrs| impl_block::generate(i, &attrs, &docs));
+            (result, fallback)
+        }
+        _ => {
             let mut out = item.clone();
             out.extend(
                 syn::Error::new_spanned(
                     first_tokens(&item),
-                    "`#[agent]` goes on a struct: `#[agent(tools(get_weather))] struct Planner;`",
+                    "`#[agent]` goes on a struct (`#[agent(tools(get_weather))] struct Planner;`) or on an impl block whose `#[tool]` methods are the tools",
                 )
                 .to_compile_error(),
             );
-            if let Err(e) = parsed {
+            if let Err(e) = attrs::parse(attr, false) {
                 out.extend(e.to_compile_error());
             }
             return out;
         }
     };
-    let attrs = match parsed {
-        Ok(attrs) => attrs,
-        Err(e) => {
-            // Keep the struct so the user's other code still resolves it.
-            let mut out = item_struct.to_token_stream();
-            out.extend(e.to_compile_error());
-            return out;
-        }
-    };
-    let docs = doc_text(&item_struct.attrs);
-    match codegen::generate(&item_struct, &attrs, &docs) {
+    match result {
         Ok(tokens) => tokens,
         Err(e) => {
-            let mut out = item_struct.to_token_stream();
+            // Keep the item so the user's other code still resolves it.
+            let mut out = fallback;
             out.extend(e.to_compile_error());
             out
         }

@@ -28,8 +28,9 @@ pub struct AgentAttrs {
     pub instructions: Option<InstructionsAttr>,
 }
 
-/// Parses the attribute; `Err` holds every error found, combined.
-pub fn parse(attr: TokenStream) -> Result<AgentAttrs, syn::Error> {
+/// Parses the attribute; `Err` holds every error found, combined. `tools(...)` is required on
+/// a struct, optional on an impl block (whose `#[tool]` methods are tools).
+pub fn parse(attr: TokenStream, tools_required: bool) -> Result<AgentAttrs, syn::Error> {
     let mut errors: Vec<syn::Error> = Vec::new();
     let mut tools: Option<(Vec<Path>, Span)> = None;
     let mut output = None;
@@ -82,7 +83,7 @@ pub fn parse(attr: TokenStream) -> Result<AgentAttrs, syn::Error> {
         errors.push(e);
     }
 
-    if tools.is_none() {
+    if tools_required && tools.is_none() {
         errors.push(syn::Error::new(
             Span::call_site(),
             "`#[agent]` needs its tools: write `#[agent(tools(get_weather, book_hotel))]`, or `tools()` for an agent without tools",

@@ -1,14 +1,67 @@
-//! The expansion of `#[agent]` on a struct.
+//! The expansion of `#[agent]`: the `Toolset` over a generated enum, and the builders.
 
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{Fields, Ident, ItemStruct, Path, Type};
+use syn::{Fields, Ident, ItemStruct, Path, Type, Visibility};
 
 use super::attrs::{AgentAttrs, InstructionsAttr};
 use crate::crate_path::sdk_path;
 
-pub fn generate(item: &ItemStruct, attrs: &AgentAttrs, docs: &str) -> syn::Result<TokenStream> {
+/// One tool of the agent, however it was declared.
+pub struct ToolEntry {
+    /// The variant of the call enum.
+    pub variant: Ident,
+    /// The tool's marker type.
+    pub ty: TokenStream,
+    /// An expression making the marker; may use `self` (the toolset value).
+    pub make: TokenStream,
+    /// Where problems with this tool are reported.
+    pub span: Span,
+    /// Items to emit for this tool (an alias, or a method tool's marker and impls).
+    pub items: TokenStream,
+}
+
+/// What the expansion is for.
+pub struct Target<'a> {
+    /// The agent's name, used to name generated items.
+    pub name: &'a Ident,
+    pub vis: &'a Visibility,
+    /// The type implementing `Toolset`.
+    pub toolset: TokenStream,
+}
+
+/// The tools listed in `tools(...)`: free `#[tool]` functions (their marker structs).
+pub fn path_entries(name: &Ident, tools: &[Path]) -> Vec<ToolEntry> {
+    tools
+        .iter()
+        .enumerate()
+        .map(|(i, path)| {
+            // One alias per tool, so a path that does not resolve is reported once, at the
+            // user's token, instead of at every use.
+            let alias = format_ident!("__{}_Tool{}", name, i, span = path.span());
+            let items = quote_spanned! {path.span()=>
+                #[doc(hidden)]
+                #[allow(non_camel_case_types)]
+                type #alias = #path;
+            };
+            ToolEntry {
+                variant: variant_ident(path.segments.last().map(|s| &s.ident)),
+                make: quote_spanned! {path.span()=> <#alias as ::core::default::Default>::default() },
+                ty: quote!(#alias),
+                span: path.span(),
+                items,
+            }
+        })
+        .collect()
+}
+
+/// `#[agent]` on a struct.
+pub fn generate_struct(
+    item: &ItemStruct,
+    attrs: &AgentAttrs,
+    docs: &str,
+) -> syn::Result<TokenStream> {
     let sdk = sdk_path();
     let name = &item.ident;
     let vis = &item.vis;
@@ -18,81 +71,99 @@ pub fn generate(item: &ItemStruct, attrs: &AgentAttrs, docs: &str) -> syn::Resul
             "`#[agent]` structs cannot be generic: the tools, context and state are fixed types",
         ));
     }
-    check_duplicates(&attrs.tools)?;
-
-    let unit = || quote!(());
-    let context = attrs.context.as_ref().map_or_else(unit, |t| quote!(#t));
-    let state = attrs.state.as_ref().map_or_else(unit, |t| quote!(#t));
-
-    // One alias per tool, so a path that does not resolve is reported once, at the user's
-    // token, instead of at every use.
-    let aliases: Vec<Ident> = attrs
-        .tools
-        .iter()
-        .enumerate()
-        .map(|(i, path)| format_ident!("__{}_Tool{}", name, i, span = path.span()))
-        .collect();
-    let alias_items = attrs.tools.iter().zip(&aliases).map(|(path, alias)| {
-        quote_spanned! {path.span()=>
-            #[doc(hidden)]
-            #[allow(non_camel_case_types)]
-            type #alias = #path;
+    let entries = path_entries(name, &attrs.tools);
+    check_duplicates(&attrs.tools, &entries)?;
+    let target = Target {
+        name,
+        vis,
+        toolset: quote!(#name),
+    };
+    let toolset = generate_toolset(&target, attrs, &entries);
+    let builder_ty = builder_type(&sdk, &target, attrs);
+    let output_bound = output_bound(&sdk, attrs);
+    let configure = configure(&sdk, attrs, docs, quote!(self));
+    let unit_builder = matches!(item.fields, Fields::Unit).then(|| {
+        quote! {
+            /// Starts configuring this agent with `model`; finish with `.build()`.
+            #vis fn builder(model: impl #sdk::agent::IntoSharedModel) -> #builder_ty #output_bound {
+                #name.into_builder(model)
+            }
         }
     });
-    let variants: Vec<Ident> = attrs.tools.iter().map(variant_ident).collect();
+    Ok(quote! {
+        #item
+
+        #toolset
+
+        impl #name {
+            /// Starts configuring this agent with `model`, taking the agent value (its tools'
+            /// resources); finish with `.build()`.
+            #vis fn into_builder(self, model: impl #sdk::agent::IntoSharedModel) -> #builder_ty #output_bound {
+                #configure
+            }
+
+            #unit_builder
+        }
+    })
+}
+
+/// The tool items, the call enum, the duplicate-name check and the `Toolset` impl.
+pub fn generate_toolset(
+    target: &Target<'_>,
+    attrs: &AgentAttrs,
+    entries: &[ToolEntry],
+) -> TokenStream {
+    let sdk = sdk_path();
+    let name = target.name;
+    let vis = target.vis;
+    let toolset = &target.toolset;
+    let (context, state) = context_state(attrs);
     let call_enum = format_ident!("{}ToolCall", name);
     let call_enum_doc = format!(
         "A parsed tool call of the `{name}` agent: one variant per tool, holding its arguments. Generated by `#[agent]`."
     );
+    let items = entries.iter().map(|e| &e.items);
 
-    // Every mention of a tool is spanned on the user's token in `tools(...)`, so whatever
-    // is wrong with a tool is reported there (and identical reports collapse into one).
-    let tool_sdk: Vec<TokenStream> = attrs.tools.iter().map(|p| respan(&sdk, p.span())).collect();
-    let enum_variants = variants
-        .iter()
-        .zip(&aliases)
-        .zip(&tool_sdk)
-        .map(|((v, a), sdk)| {
-            quote_spanned! {a.span()=> #v(<#a as #sdk::Tool>::Args) }
-        });
-    let definitions = aliases.iter().zip(&tool_sdk).map(|(a, sdk)| {
-        quote_spanned! {a.span()=> #sdk::tool::DefinitionRef::Static(<#a as #sdk::Tool>::definition()) }
+    // Every mention of a tool is spanned on the user's token, so whatever is wrong with a
+    // tool is reported there (and identical reports collapse into one).
+    let enum_variants = entries.iter().map(|e| {
+        let (v, ty, sdk) = (&e.variant, &e.ty, respan(&sdk, e.span));
+        quote_spanned! {e.span=> #v(<#ty as #sdk::Tool>::Args) }
     });
-    let parse_arms = variants.iter().zip(&aliases).zip(&tool_sdk).map(|((v, a), sdk)| {
-        quote_spanned! {a.span()=>
-            <#a as #sdk::Tool>::NAME => #sdk::agent::__support::parse_call::<#a>(call).map(#call_enum::#v),
+    let definitions = entries.iter().map(|e| {
+        let (ty, sdk) = (&e.ty, respan(&sdk, e.span));
+        quote_spanned! {e.span=> #sdk::tool::DefinitionRef::Static(<#ty as #sdk::Tool>::definition()) }
+    });
+    let parse_arms = entries.iter().map(|e| {
+        let (v, ty, sdk) = (&e.variant, &e.ty, respan(&sdk, e.span));
+        quote_spanned! {e.span=>
+            <#ty as #sdk::Tool>::NAME => #sdk::agent::__support::parse_call::<#ty>(call).map(#call_enum::#v),
         }
     });
-    let sequential_arms = variants
-        .iter()
-        .zip(&aliases)
-        .zip(&tool_sdk)
-        .map(|((v, a), sdk)| {
-            quote_spanned! {a.span()=> #call_enum::#v(_) => <#a as #sdk::Tool>::SEQUENTIAL, }
-        });
-    let direct_arms = variants
-        .iter()
-        .zip(&aliases)
-        .zip(&tool_sdk)
-        .map(|((v, a), sdk)| {
-            quote_spanned! {a.span()=> #call_enum::#v(_) => <#a as #sdk::Tool>::RETURN_DIRECT, }
-        });
-    // Spanned on the user's tool token: a tool that needs a context or state this agent does
-    // not provide is reported there, naming both types.
-    let call_arms = variants
-        .iter()
-        .zip(&aliases)
-        .zip(&tool_sdk)
-        .map(|((v, a), sdk)| {
-            quote_spanned! {a.span()=>
-                #call_enum::#v(args) => #sdk::agent::__support::call_tool::<#a, #context, #state>(
-                    &<#a as ::core::default::Default>::default(),
-                    args,
-                    runtime,
-                ).await,
-            }
-        });
-    let names = aliases.iter().map(|a| quote!(<#a as #sdk::Tool>::NAME));
+    let sequential_arms = entries.iter().map(|e| {
+        let (v, ty, sdk) = (&e.variant, &e.ty, respan(&sdk, e.span));
+        quote_spanned! {e.span=> #call_enum::#v(_) => <#ty as #sdk::Tool>::SEQUENTIAL, }
+    });
+    let direct_arms = entries.iter().map(|e| {
+        let (v, ty, sdk) = (&e.variant, &e.ty, respan(&sdk, e.span));
+        quote_spanned! {e.span=> #call_enum::#v(_) => <#ty as #sdk::Tool>::RETURN_DIRECT, }
+    });
+    // A tool that needs a context or state this agent does not provide is reported at the
+    // tool, naming both types.
+    let call_arms = entries.iter().map(|e| {
+        let (v, ty, make, sdk) = (&e.variant, &e.ty, &e.make, respan(&sdk, e.span));
+        quote_spanned! {e.span=>
+            #call_enum::#v(args) => #sdk::agent::__support::call_tool::<#ty, #context, #state>(
+                &#make,
+                args,
+                runtime,
+            ).await,
+        }
+    });
+    let names = entries.iter().map(|e| {
+        let ty = &e.ty;
+        quote!(<#ty as #sdk::Tool>::NAME)
+    });
     let duplicate_names = format!(
         "two tools of agent `{name}` have the same name; give one another name with `#[tool(name = \"...\")]`"
     );
@@ -103,7 +174,7 @@ pub fn generate(item: &ItemStruct, attrs: &AgentAttrs, docs: &str) -> syn::Resul
             }
         };
     };
-    let parse_body = if attrs.tools.is_empty() {
+    let parse_body = if entries.is_empty() {
         quote! {
             let _ = call;
             ::core::option::Option::None
@@ -117,44 +188,8 @@ pub fn generate(item: &ItemStruct, attrs: &AgentAttrs, docs: &str) -> syn::Resul
         }
     };
 
-    let (output_ty, output_spec) = output(&sdk, attrs.output.as_ref());
-    // A bad output type is reported once, here, at the user's type; the bodies below are
-    // then checked as if it were fine, instead of failing again at every use.
-    let output_bound = attrs.output.as_ref().filter(|ty| !is_string(ty)).map(|ty| {
-        let sdk = respan(&sdk, ty.span());
-        quote_spanned! {ty.span()=> where #ty: #sdk::agent::AgentOutput }
-    });
-    let instructions = match &attrs.instructions {
-        Some(InstructionsAttr::Text(text)) => quote!(.instructions(#text)),
-        Some(InstructionsAttr::Function(path)) => {
-            quote_spanned! {path.span()=> .dynamic_instructions(#path) }
-        }
-        None if !docs.is_empty() => quote!(.instructions(#docs)),
-        None => quote!(),
-    };
-    let max_turns = attrs.max_turns.as_ref().map(|n| quote!(.max_turns(#n)));
-    let builder_ty = quote! {
-        #sdk::agent::AgentBuilder<#name, #output_ty, #context, #state>
-    };
-    let configure = quote! {
-        #sdk::agent::AgentBuilder::new(model, self)
-            .output(#output_spec)
-            #instructions
-            #max_turns
-    };
-    let unit_builder = matches!(item.fields, Fields::Unit).then(|| {
-        quote! {
-            /// Starts configuring this agent with `model`; finish with `.build()`.
-            #vis fn builder(model: impl #sdk::agent::IntoSharedModel) -> #builder_ty #output_bound {
-                #name.into_builder(model)
-            }
-        }
-    });
-
-    Ok(quote! {
-        #item
-
-        #(#alias_items)*
+    quote! {
+        #(#items)*
 
         #[doc = #call_enum_doc]
         #[allow(non_camel_case_types)]
@@ -164,7 +199,7 @@ pub fn generate(item: &ItemStruct, attrs: &AgentAttrs, docs: &str) -> syn::Resul
 
         #name_check
 
-        impl #sdk::agent::Toolset<#context, #state> for #name {
+        impl #sdk::agent::Toolset<#context, #state> for #toolset {
             type Call = #call_enum;
 
             fn definitions(&self) -> ::std::vec::Vec<#sdk::tool::DefinitionRef> {
@@ -199,17 +234,58 @@ pub fn generate(item: &ItemStruct, attrs: &AgentAttrs, docs: &str) -> syn::Resul
                 }
             }
         }
+    }
+}
 
-        impl #name {
-            /// Starts configuring this agent with `model`, taking the agent value (its tools'
-            /// resources); finish with `.build()`.
-            #vis fn into_builder(self, model: impl #sdk::agent::IntoSharedModel) -> #builder_ty #output_bound {
-                #configure
-            }
+/// The context and state types (`()` when not given).
+pub fn context_state(attrs: &AgentAttrs) -> (TokenStream, TokenStream) {
+    let unit = || quote!(());
+    (
+        attrs.context.as_ref().map_or_else(unit, |t| quote!(#t)),
+        attrs.state.as_ref().map_or_else(unit, |t| quote!(#t)),
+    )
+}
 
-            #unit_builder
-        }
+/// `AgentBuilder<Toolset, Spec, C, S>`.
+pub fn builder_type(sdk: &TokenStream, target: &Target<'_>, attrs: &AgentAttrs) -> TokenStream {
+    let toolset = &target.toolset;
+    let (context, state) = context_state(attrs);
+    let (output_ty, _) = output(sdk, attrs.output.as_ref());
+    quote! { #sdk::agent::AgentBuilder<#toolset, #output_ty, #context, #state> }
+}
+
+/// `where Output: AgentOutput`, at the user's type: a bad output type is reported once, there;
+/// the bodies are then checked as if it were fine, instead of failing again at every use.
+pub fn output_bound(sdk: &TokenStream, attrs: &AgentAttrs) -> Option<TokenStream> {
+    attrs.output.as_ref().filter(|ty| !is_string(ty)).map(|ty| {
+        let sdk = respan(sdk, ty.span());
+        quote_spanned! {ty.span()=> where #ty: #sdk::agent::AgentOutput }
     })
+}
+
+/// `AgentBuilder::new(model, toolset)` with the attribute's output, instructions and limits.
+pub fn configure(
+    sdk: &TokenStream,
+    attrs: &AgentAttrs,
+    docs: &str,
+    toolset: TokenStream,
+) -> TokenStream {
+    let (_, output_spec) = output(sdk, attrs.output.as_ref());
+    let instructions = match &attrs.instructions {
+        Some(InstructionsAttr::Text(text)) => quote!(.instructions(#text)),
+        Some(InstructionsAttr::Function(path)) => {
+            quote_spanned! {path.span()=> .dynamic_instructions(#path) }
+        }
+        None if !docs.is_empty() => quote!(.instructions(#docs)),
+        None => quote!(),
+    };
+    let max_turns = attrs.max_turns.as_ref().map(|n| quote!(.max_turns(#n)));
+    quote! {
+        #sdk::agent::AgentBuilder::new(model, #toolset)
+            .output(#output_spec)
+            #instructions
+            #max_turns
+    }
 }
 
 /// `tokens` with every span set to `span`.
@@ -256,13 +332,12 @@ fn is_string(ty: &Type) -> bool {
         && p.path.segments.last().is_some_and(|s| s.ident == "String" && s.arguments.is_empty()))
 }
 
-/// The enum variant for a tool: its last path segment (tool markers are named after their
-/// function, so they are unique once duplicates are rejected).
-fn variant_ident(path: &Path) -> Ident {
-    let Some(last) = path.segments.last() else {
+/// The enum variant for a tool: its function's name in UpperCamelCase.
+pub fn variant_ident(ident: Option<&Ident>) -> Ident {
+    let Some(ident) = ident else {
         return Ident::new("Tool", Span::call_site());
     };
-    let name = last.ident.to_string();
+    let name = ident.to_string();
     let name = name.strip_prefix("r#").unwrap_or(&name);
     let mut camel = String::with_capacity(name.len());
     for part in name.split('_').filter(|p| !p.is_empty()) {
@@ -275,37 +350,43 @@ fn variant_ident(path: &Path) -> Ident {
     if camel.is_empty() {
         camel.push_str("Tool");
     }
-    Ident::new(&camel, last.ident.span())
+    Ident::new(&camel, ident.span())
 }
 
-/// A tool listed twice is an error on its second mention.
-fn check_duplicates(tools: &[Path]) -> syn::Result<()> {
-    let mut errors: Option<syn::Error> = None;
+/// A tool listed twice (or two tools with one variant name) is an error on its second mention.
+pub fn check_duplicates(tools: &[Path], entries: &[ToolEntry]) -> syn::Result<()> {
+    let mut errors: Vec<syn::Error> = Vec::new();
     let mut seen: Vec<String> = Vec::new();
-    let mut seen_last: Vec<String> = Vec::new();
     for path in tools {
         let text = quote!(#path).to_string().replace(' ', "");
-        let last = variant_ident(path).to_string();
-        let message = if seen.contains(&text) {
-            Some(format!(
-                "tool `{text}` is listed twice in `tools(...)`; remove one"
-            ))
-        } else if seen_last.contains(&last) {
-            Some(format!(
-                "two tools of this agent would share the variant `{last}`; rename one of the functions"
-            ))
-        } else {
-            None
-        };
-        if let Some(message) = message {
-            let e = syn::Error::new_spanned(path, message);
-            match &mut errors {
-                Some(all) => all.combine(e),
-                None => errors = Some(e),
-            }
+        if seen.contains(&text) {
+            errors.push(syn::Error::new_spanned(
+                path,
+                format!("tool `{text}` is listed twice in `tools(...)`; remove one"),
+            ));
         }
         seen.push(text);
-        seen_last.push(last);
     }
-    errors.map_or(Ok(()), Err)
+    if errors.is_empty() {
+        let mut variants: Vec<String> = Vec::new();
+        for entry in entries {
+            let variant = entry.variant.to_string();
+            if variants.contains(&variant) {
+                errors.push(syn::Error::new(
+                    entry.span,
+                    format!(
+                        "two tools of this agent would share the variant `{variant}`; rename one of them"
+                    ),
+                ));
+            }
+            variants.push(variant);
+        }
+    }
+    match errors.into_iter().reduce(|mut a, b| {
+        a.combine(b);
+        a
+    }) {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
 }

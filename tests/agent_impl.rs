@@ -1,0 +1,139 @@
+//! `#[agent]` on an impl block: `&self` tool methods use the value's resources.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use agent_sdk::agent::StopReason;
+use agent_sdk::prelude::*;
+use agent_sdk::testing::{ScriptedModel, Turn};
+use serde_json::json;
+
+struct User {
+    name: String,
+}
+
+/// A free tool, mixed in with `tools(...)`.
+#[tool]
+fn shout(text: String) -> String {
+    text.to_uppercase()
+}
+
+/// Stands in for a database pool.
+struct Inventory {
+    stock: Mutex<HashMap<String, u32>>,
+    queries: AtomicUsize,
+}
+
+/// You manage a shop's stock.
+#[agent(tools(shout), context = User)]
+impl Inventory {
+    /// How many items of a product are in stock.
+    ///
+    /// # Arguments
+    /// * `product` - The product name.
+    #[tool]
+    async fn count(&self, product: String) -> u32 {
+        self.queries.fetch_add(1, Ordering::SeqCst);
+        self.stock
+            .lock()
+            .unwrap()
+            .get(&product)
+            .copied()
+            .unwrap_or(0)
+    }
+
+    /// Remove items from the stock.
+    ///
+    /// # Arguments
+    /// * `product` - The product name.
+    /// * `n` - How many.
+    #[tool(sequential)]
+    fn take(&self, product: String, n: u32, user: Context<User>) -> Result<String, String> {
+        let mut stock = self.stock.lock().unwrap();
+        let have = stock.entry(product.clone()).or_default();
+        if *have < n {
+            return Err(format!("only {have} {product} left"));
+        }
+        *have -= n;
+        Ok(format!("{} took {n} {product}", user.name))
+    }
+
+    /// Not a tool: an ordinary method stays as it is.
+    fn total(&self) -> u32 {
+        self.stock.lock().unwrap().values().sum()
+    }
+}
+
+#[tokio::test]
+async fn tool_methods_share_the_agents_value() {
+    let inventory = Arc::new(Inventory {
+        stock: Mutex::new(HashMap::from([("apple".to_string(), 5)])),
+        queries: AtomicUsize::new(0),
+    });
+    let model = Arc::new(ScriptedModel::new([
+        Turn::tool_calls([
+            ToolCall::new("a", "count", r#"{"product":"apple"}"#),
+            ToolCall::new("b", "take", r#"{"product":"apple","n":9}"#),
+            ToolCall::new("c", "take", r#"{"product":"apple","n":2}"#),
+            ToolCall::new("d", "shout", r#"{"text":"done"}"#),
+        ]),
+        Turn::text("Took two apples."),
+    ]));
+    let agent = Inventory::shared_builder(Arc::clone(&inventory), model.clone()).build();
+    let names: Vec<&str> = agent
+        .tool_definitions()
+        .iter()
+        .map(|d| d.name.as_str())
+        .collect();
+    assert_eq!(names, ["count", "take", "shout"]);
+
+    let run = agent
+        .run("Take two apples", User { name: "Ada".into() })
+        .await
+        .unwrap();
+    assert_eq!(run.output, "Took two apples.");
+    assert_eq!(run.stop_reason, StopReason::FinalAnswer);
+    let results: Vec<String> = run
+        .steps
+        .iter()
+        .map(|s| match &s.result {
+            Ok(out) => out.text_content(),
+            Err(e) => e.to_string(),
+        })
+        .collect();
+    assert_eq!(
+        results,
+        [
+            "5",
+            "tool `take` failed: only 5 apple left",
+            "Ada took 2 apple",
+            "DONE"
+        ]
+    );
+    assert_eq!(inventory.total(), 3);
+    assert_eq!(inventory.queries.load(Ordering::SeqCst), 1);
+    assert_eq!(
+        model.requests()[0].messages[0],
+        Message::system("You manage a shop's stock.")
+    );
+}
+
+#[tokio::test]
+async fn into_builder_takes_the_value() {
+    let model = ScriptedModel::new([
+        Turn::tool_call("count", json!({ "product": "pear" })),
+        Turn::text("None."),
+    ]);
+    let inventory = Inventory {
+        stock: Mutex::new(HashMap::new()),
+        queries: AtomicUsize::new(0),
+    };
+    let run = inventory
+        .into_builder(model)
+        .build()
+        .run("Pears?", User { name: "Bo".into() })
+        .await
+        .unwrap();
+    assert_eq!(run.steps[0].result.as_ref().unwrap().text_content(), "0");
+}

@@ -1,0 +1,19 @@
+use agent_sdk::{Context, agent};
+
+struct User;
+struct Tenant;
+
+struct Db;
+
+/// A database agent.
+#[agent(context = Tenant)]
+impl Db {
+    /// Who is asking.
+    #[tool]
+    fn whoami(&self, user: Context<User>) -> String {
+        let _ = user;
+        String::new()
+    }
+}
+
+fn main() {}
