@@ -10,7 +10,7 @@ pub const DEFAULT_SEQUENTIAL: u64 = 500;
 /// Concurrent runs per mode by default.
 pub const DEFAULT_CONCURRENT: u64 = 200;
 /// Rounds (one client process per mode per round) by default.
-pub const DEFAULT_ROUNDS: u64 = 5;
+pub const DEFAULT_ROUNDS: u64 = 11;
 /// Sequential warm-up runs by default.
 pub const DEFAULT_WARMUP: u64 = 20;
 
@@ -22,7 +22,7 @@ usage: overhead [N] [C] [--rounds R] [--warmup W]
   N           sequential runs per mode (default 500; env OVERHEAD_N)
   C           concurrent runs per mode, all spawned at once (default 200; env OVERHEAD_C)
   --rounds R  client processes per mode, alternating the order; medians are reported
-              (default 5; env OVERHEAD_ROUNDS)
+              (default 11; env OVERHEAD_ROUNDS)
   --warmup W  sequential warm-up runs before measuring, followed by one burst of C
               (default 20; env OVERHEAD_WARMUP)";
 
