@@ -12,6 +12,11 @@
 //! and the SDK/baseline ratios.
 //!
 //! Run: `cargo bench --bench overhead` (or `cargo bench --bench overhead -- N C`).
+//!
+//! To profile one side, start the server and point a client at it under a profiler:
+//! `overhead --serve` prints `URL <base url>` and serves until its stdin closes; then
+//! `valgrind --tool=callgrind overhead --client sdk --url <base url> --runs 300 --concurrent 100`
+//! (and the same with `--client baseline`) gives instruction counts to compare.
 
 #[path = "overhead/args.rs"]
 mod args;
