@@ -108,6 +108,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         name: "Ada".to_string(),
         home_city: "London".to_string(),
     };
+    print_tools(planner.tool_definitions());
     println!("{} asks: Plan two days in Lisbon.\n", traveller.name);
 
     let mut events = planner.stream("Plan two days in Lisbon.", traveller);
@@ -140,6 +141,47 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     Ok(())
+}
+
+/// What the model is shown: each tool's parameters (`?` marks optional ones; the injected
+/// `Context<Traveller>` is not there) and whether its schema lowers into each provider's
+/// dialect. `cargo run --example tool_schemas` prints the schemas themselves.
+fn print_tools(definitions: &[agent_sdk::tool::DefinitionRef]) {
+    println!("tools offered to the model:");
+    for def in definitions {
+        let schema = &def.parameters;
+        let required = schema["required"].as_array().cloned().unwrap_or_default();
+        let params: Vec<String> = schema["properties"]
+            .as_object()
+            .map(|props| {
+                props
+                    .keys()
+                    .map(|k| {
+                        let optional = !required.iter().any(|r| r == k.as_str());
+                        format!("{k}{}", if optional { "?" } else { "" })
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let dialects: Vec<String> = Dialect::ALL
+            .iter()
+            .map(|d| {
+                let ok = if def.parameters_for(*d).is_ok() {
+                    "ok"
+                } else {
+                    "refused"
+                };
+                format!("{d} {ok}")
+            })
+            .collect();
+        println!(
+            "  {}({}) — {}",
+            def.name,
+            params.join(", "),
+            dialects.join(", ")
+        );
+    }
+    println!();
 }
 
 /// The offline stand-in for a model, answering in the OpenAI wire format: first it calls both
