@@ -1,6 +1,7 @@
 //! Provider implementations of [`ChatModel`](crate::model::ChatModel).
 
 pub mod anthropic;
+mod driver;
 pub mod gemini;
 pub mod openai;
 pub mod openai_responses;

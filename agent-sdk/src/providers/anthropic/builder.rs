@@ -1,12 +1,12 @@
 //! Configuring an [`AnthropicModel`].
 
 use std::fmt;
-use std::sync::Arc;
 
 use reqwest::header::HeaderName;
 
-use super::{ANTHROPIC_VERSION, AnthropicModel, Inner, PROVIDER};
+use super::{ANTHROPIC_VERSION, Anthropic, AnthropicModel, PROVIDER};
 use crate::model::{ModelError, ModelProfile};
+use crate::providers::driver::{Driver, Parts};
 use crate::providers::transport::{Settings, is_local, parse_url, secret_header, settings_setters};
 
 /// Anthropic's API.
@@ -102,14 +102,17 @@ impl AnthropicModelBuilder {
             self.settings
                 .build(api_key, auth, &[("anthropic-version", ANTHROPIC_VERSION)])?;
         Ok(AnthropicModel {
-            inner: Arc::new(Inner {
+            driver: Driver::new(Parts {
                 model: self.model,
                 endpoint,
+                stream_endpoint: None,
                 transport,
                 profile: self.profile,
-                default_max_tokens: self.default_max_tokens,
-                thinking_budget: self.thinking_budget,
                 tracker,
+                format: Anthropic {
+                    default_max_tokens: self.default_max_tokens,
+                    thinking_budget: self.thinking_budget,
+                },
             }),
         })
     }

@@ -25,16 +25,12 @@ mod stream;
 pub use builder::AnthropicModelBuilder;
 
 use std::fmt;
-use std::sync::Arc;
 
 use bytes::Bytes;
-use futures::future::BoxFuture;
-use futures::{StreamExt, TryFutureExt};
 
-use super::transport::{self, Call, Opened, Transport};
-use crate::model::{
-    ChatModel, ChatRequest, ChatResponse, EventStream, ModelError, ModelProfile, UsageTracker,
-};
+use super::driver::{Driver, ProviderModel, WireFormat, encode};
+use super::transport::ErrorMapper;
+use crate::model::{ChatRequest, ChatResponse, ModelError, ModelProfile, UsageTracker};
 
 /// The provider name of content blocks this provider keeps as they came.
 pub(crate) const PROVIDER: &str = "anthropic";
@@ -66,19 +62,17 @@ pub const ANTHROPIC_VERSION: &str = "2023-06-01";
 /// `max_tokens` is `Length`, `tool_use` is `ToolCalls`; input tokens include cache reads
 /// (`cached_input_tokens`) and writes (`cache_write_tokens`); an `overloaded_error` (529) is a
 /// retryable [`ModelError::Server`].
+///
+/// It implements [`ChatModel`](crate::model::ChatModel).
 #[derive(Clone)]
 pub struct AnthropicModel {
-    inner: Arc<Inner>,
+    driver: Driver<Anthropic>,
 }
 
-struct Inner {
-    model: String,
-    endpoint: reqwest::Url,
-    transport: Transport,
-    profile: ModelProfile,
+/// The Messages API wire format and its settings.
+pub(crate) struct Anthropic {
     default_max_tokens: u32,
     thinking_budget: Option<u32>,
-    tracker: Option<UsageTracker>,
 }
 
 impl AnthropicModel {
@@ -90,114 +84,65 @@ impl AnthropicModel {
 
     /// The URL requests are sent to (`.../v1/messages`).
     pub fn endpoint(&self) -> &str {
-        self.inner.endpoint.as_str()
+        self.driver.endpoint()
+    }
+
+    /// The usage tracker attached when the model was built, if any.
+    pub fn usage_tracker(&self) -> Option<&UsageTracker> {
+        self.driver.tracker()
     }
 }
 
-impl Inner {
-    fn call(&self) -> Call<'_> {
-        Call {
-            provider: PROVIDER,
-            model: &self.model,
-            url: &self.endpoint,
-            errors: errors::error_from_response,
-        }
-    }
-
-    fn body(&self, request: &ChatRequest, stream: bool) -> Result<Bytes, ModelError> {
-        let opts = request::LowerOptions {
-            model: &self.model,
-            default_max_tokens: self.default_max_tokens,
-            thinking_budget: self.thinking_budget,
-        };
-        let wire = request::lower(request, &opts, stream)?;
-        serde_json::to_vec(&wire)
-            .map(Bytes::from)
-            .map_err(|e| ModelError::Decode(format!("could not encode the request: {e}")))
-    }
-
-    fn decode(&self, bytes: &[u8]) -> Result<ChatResponse, ModelError> {
-        let wire: response::WireResponse =
-            serde_json::from_slice(bytes).map_err(|e| self.transport.decode_error(e, bytes))?;
-        Ok(response::convert(wire, &self.model))
-    }
-
-    async fn invoke(&self, request: &ChatRequest) -> Result<ChatResponse, ModelError> {
-        let body = self.body(request, false)?;
-        let bytes = self.transport.post(&self.call(), body).await?;
-        self.decode(&bytes)
-    }
-
-    async fn open_stream(&self, request: &ChatRequest) -> Result<EventStream, ModelError> {
-        let body = self.body(request, true)?;
-        match self.transport.open(&self.call(), body).await? {
-            Opened::Json(bytes) => {
-                let answer = self.decode(&bytes)?;
-                Ok(futures::stream::iter(transport::events_of(answer).into_iter().map(Ok)).boxed())
-            }
-            Opened::Sse { body, guard } => Ok(transport::drive(
-                body,
-                stream::Decoder::new(self.model.clone()),
-                guard,
-            )),
-        }
-    }
-}
-
-impl fmt::Debug for AnthropicModel {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let i = &self.inner;
-        f.debug_struct("AnthropicModel")
-            .field("model", &i.model)
-            .field("endpoint", &i.endpoint.as_str())
-            .field("api_key", &i.transport.api_key)
-            .field("extra_headers", &i.transport.header_names)
-            .field("timeouts", &i.transport.timeouts)
-            .field("retry", &i.transport.retry)
-            .field(
-                "rate_limit",
-                &i.transport
-                    .limiter
-                    .as_ref()
-                    .map(crate::http::RateLimiter::limit),
-            )
-            .field("default_max_tokens", &i.default_max_tokens)
-            .field("thinking_budget", &i.thinking_budget)
-            .finish_non_exhaustive()
-    }
-}
-
-impl ChatModel for AnthropicModel {
-    fn model_name(&self) -> &str {
-        &self.inner.model
-    }
+impl WireFormat for Anthropic {
+    type Answer = response::WireResponse;
+    type Decoder = stream::Decoder;
+    const MODEL_TYPE: &'static str = "AnthropicModel";
+    const ERRORS: ErrorMapper = errors::error_from_response;
 
     fn provider(&self) -> &str {
         PROVIDER
     }
 
-    fn profile(&self) -> &ModelProfile {
-        &self.inner.profile
+    fn body(
+        &self,
+        model: &str,
+        _profile: &ModelProfile,
+        request: &ChatRequest,
+        stream: bool,
+    ) -> Result<Bytes, ModelError> {
+        let opts = request::LowerOptions {
+            model,
+            default_max_tokens: self.default_max_tokens,
+            thinking_budget: self.thinking_budget,
+        };
+        encode(&request::lower(request, &opts, stream)?)
     }
 
-    fn invoke(&self, request: ChatRequest) -> BoxFuture<'_, Result<ChatResponse, ModelError>> {
-        Box::pin(async move {
-            let response = self.inner.invoke(&request).await?;
-            if let Some(t) = &self.inner.tracker {
-                t.record(&self.inner.model, response.usage);
-            }
-            Ok(response)
-        })
+    fn convert(&self, answer: Self::Answer, model: &str) -> Result<ChatResponse, ModelError> {
+        Ok(response::convert(answer, model))
     }
 
-    fn stream(&self, request: ChatRequest) -> EventStream {
-        let inner = self.inner.clone();
-        let stream = async move { inner.open_stream(&request).await }
-            .try_flatten_stream()
-            .boxed();
-        match &self.inner.tracker {
-            Some(t) => t.track_stream(&self.inner.model, stream),
-            None => stream,
-        }
+    fn decoder(&self, model: &str) -> Self::Decoder {
+        stream::Decoder::new(model.to_owned())
+    }
+
+    fn debug_fields(&self, debug: &mut fmt::DebugStruct<'_, '_>) {
+        debug
+            .field("default_max_tokens", &self.default_max_tokens)
+            .field("thinking_budget", &self.thinking_budget);
+    }
+}
+
+impl ProviderModel for AnthropicModel {
+    type Format = Anthropic;
+
+    fn driver(&self) -> &Driver<Anthropic> {
+        &self.driver
+    }
+}
+
+impl fmt::Debug for AnthropicModel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.driver.fmt_debug(f)
     }
 }

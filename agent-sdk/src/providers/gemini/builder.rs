@@ -1,12 +1,12 @@
 //! Configuring a [`GeminiModel`].
 
 use std::fmt;
-use std::sync::Arc;
 
 use reqwest::header::HeaderName;
 
-use super::{GeminiModel, Inner, PROVIDER};
+use super::{Gemini, GeminiModel, PROVIDER};
 use crate::model::{ModelError, ModelProfile};
+use crate::providers::driver::{Driver, Parts};
 use crate::providers::transport::{Settings, is_local, parse_url, secret_header, settings_setters};
 
 /// Google's Generative Language API.
@@ -101,14 +101,16 @@ impl GeminiModelBuilder {
         };
         let (transport, tracker) = self.settings.build(api_key, auth, &[])?;
         Ok(GeminiModel {
-            inner: Arc::new(Inner {
+            driver: Driver::new(Parts {
                 model: self.model,
                 endpoint,
-                stream_endpoint,
+                stream_endpoint: Some(stream_endpoint),
                 transport,
                 profile: self.profile,
-                thinking_budget: self.thinking_budget,
                 tracker,
+                format: Gemini {
+                    thinking_budget: self.thinking_budget,
+                },
             }),
         })
     }

@@ -29,16 +29,12 @@ mod stream;
 pub use builder::GeminiModelBuilder;
 
 use std::fmt;
-use std::sync::Arc;
 
 use bytes::Bytes;
-use futures::future::BoxFuture;
-use futures::{StreamExt, TryFutureExt};
 
-use super::transport::{self, Call, Opened, Transport};
-use crate::model::{
-    ChatModel, ChatRequest, ChatResponse, EventStream, ModelError, ModelProfile, UsageTracker,
-};
+use super::driver::{Driver, ProviderModel, WireFormat, encode};
+use super::transport::ErrorMapper;
+use crate::model::{ChatRequest, ChatResponse, ModelError, ModelProfile, UsageTracker};
 
 /// The provider name of content blocks this provider keeps as they came.
 pub(crate) const PROVIDER: &str = "gemini";
@@ -55,19 +51,16 @@ pub(crate) const SYNTHETIC_ID_PREFIX: &str = "gemini_call_";
 /// mode (`AUTO`, `NONE`, `ANY`, `ANY` with one allowed name), JSON-schema output
 /// `generationConfig.responseJsonSchema`. `parallel_tool_calls: false` cannot be expressed and
 /// is dropped with a warning.
+///
+/// It implements [`ChatModel`](crate::model::ChatModel).
 #[derive(Clone)]
 pub struct GeminiModel {
-    inner: Arc<Inner>,
+    driver: Driver<Gemini>,
 }
 
-struct Inner {
-    model: String,
-    endpoint: reqwest::Url,
-    stream_endpoint: reqwest::Url,
-    transport: Transport,
-    profile: ModelProfile,
+/// The Gemini wire format and its settings.
+pub(crate) struct Gemini {
     thinking_budget: Option<i32>,
-    tracker: Option<UsageTracker>,
 }
 
 impl GeminiModel {
@@ -79,115 +72,58 @@ impl GeminiModel {
 
     /// The URL of non-streamed requests (`.../models/<model>:generateContent`).
     pub fn endpoint(&self) -> &str {
-        self.inner.endpoint.as_str()
+        self.driver.endpoint()
+    }
+
+    /// The usage tracker attached when the model was built, if any.
+    pub fn usage_tracker(&self) -> Option<&UsageTracker> {
+        self.driver.tracker()
     }
 }
 
-impl Inner {
-    fn call<'a>(&'a self, url: &'a reqwest::Url) -> Call<'a> {
-        Call {
-            provider: PROVIDER,
-            model: &self.model,
-            url,
-            errors: errors::error_from_response,
-        }
-    }
-
-    fn body(&self, request: &ChatRequest) -> Result<Bytes, ModelError> {
-        let wire = request::lower(request, &self.model, self.thinking_budget)?;
-        serde_json::to_vec(&wire)
-            .map(Bytes::from)
-            .map_err(|e| ModelError::Decode(format!("could not encode the request: {e}")))
-    }
-
-    fn decode(&self, bytes: &[u8]) -> Result<ChatResponse, ModelError> {
-        let wire: serde_json::Value =
-            serde_json::from_slice(bytes).map_err(|e| self.transport.decode_error(e, bytes))?;
-        response::convert(&wire, &self.model)
-    }
-
-    async fn invoke(&self, request: &ChatRequest) -> Result<ChatResponse, ModelError> {
-        let body = self.body(request)?;
-        let bytes = self
-            .transport
-            .post(&self.call(&self.endpoint), body)
-            .await?;
-        self.decode(&bytes)
-    }
-
-    async fn open_stream(&self, request: &ChatRequest) -> Result<EventStream, ModelError> {
-        let body = self.body(request)?;
-        match self
-            .transport
-            .open(&self.call(&self.stream_endpoint), body)
-            .await?
-        {
-            Opened::Json(bytes) => {
-                let answer = self.decode(&bytes)?;
-                Ok(futures::stream::iter(transport::events_of(answer).into_iter().map(Ok)).boxed())
-            }
-            Opened::Sse { body, guard } => Ok(transport::drive(
-                body,
-                stream::Decoder::new(self.model.clone()),
-                guard,
-            )),
-        }
-    }
-}
-
-impl fmt::Debug for GeminiModel {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let i = &self.inner;
-        f.debug_struct("GeminiModel")
-            .field("model", &i.model)
-            .field("endpoint", &i.endpoint.as_str())
-            .field("api_key", &i.transport.api_key)
-            .field("extra_headers", &i.transport.header_names)
-            .field("timeouts", &i.transport.timeouts)
-            .field("retry", &i.transport.retry)
-            .field(
-                "rate_limit",
-                &i.transport
-                    .limiter
-                    .as_ref()
-                    .map(crate::http::RateLimiter::limit),
-            )
-            .field("thinking_budget", &i.thinking_budget)
-            .finish_non_exhaustive()
-    }
-}
-
-impl ChatModel for GeminiModel {
-    fn model_name(&self) -> &str {
-        &self.inner.model
-    }
+impl WireFormat for Gemini {
+    type Answer = serde_json::Value;
+    type Decoder = stream::Decoder;
+    const MODEL_TYPE: &'static str = "GeminiModel";
+    const ERRORS: ErrorMapper = errors::error_from_response;
 
     fn provider(&self) -> &str {
         PROVIDER
     }
 
-    fn profile(&self) -> &ModelProfile {
-        &self.inner.profile
+    fn body(
+        &self,
+        model: &str,
+        _profile: &ModelProfile,
+        request: &ChatRequest,
+        _stream: bool,
+    ) -> Result<Bytes, ModelError> {
+        encode(&request::lower(request, model, self.thinking_budget)?)
     }
 
-    fn invoke(&self, request: ChatRequest) -> BoxFuture<'_, Result<ChatResponse, ModelError>> {
-        Box::pin(async move {
-            let response = self.inner.invoke(&request).await?;
-            if let Some(t) = &self.inner.tracker {
-                t.record(&self.inner.model, response.usage);
-            }
-            Ok(response)
-        })
+    fn convert(&self, answer: Self::Answer, model: &str) -> Result<ChatResponse, ModelError> {
+        response::convert(&answer, model)
     }
 
-    fn stream(&self, request: ChatRequest) -> EventStream {
-        let inner = self.inner.clone();
-        let stream = async move { inner.open_stream(&request).await }
-            .try_flatten_stream()
-            .boxed();
-        match &self.inner.tracker {
-            Some(t) => t.track_stream(&self.inner.model, stream),
-            None => stream,
-        }
+    fn decoder(&self, model: &str) -> Self::Decoder {
+        stream::Decoder::new(model.to_owned())
+    }
+
+    fn debug_fields(&self, debug: &mut fmt::DebugStruct<'_, '_>) {
+        debug.field("thinking_budget", &self.thinking_budget);
+    }
+}
+
+impl ProviderModel for GeminiModel {
+    type Format = Gemini;
+
+    fn driver(&self) -> &Driver<Gemini> {
+        &self.driver
+    }
+}
+
+impl fmt::Debug for GeminiModel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.driver.fmt_debug(f)
     }
 }

@@ -1,12 +1,12 @@
 //! Configuring an [`OpenAiResponsesModel`].
 
 use std::fmt;
-use std::sync::Arc;
 
 use reqwest::header::AUTHORIZATION;
 
-use super::{Inner, OpenAiResponsesModel, PROVIDER};
+use super::{OpenAiResponsesModel, PROVIDER, Responses};
 use crate::model::{ModelError, ModelProfile};
+use crate::providers::driver::{Driver, Parts};
 use crate::providers::transport::{Settings, is_local, parse_url, secret_header, settings_setters};
 
 /// Builds an [`OpenAiResponsesModel`]; see [`OpenAiResponsesModel::builder`].
@@ -95,14 +95,17 @@ impl OpenAiResponsesModelBuilder {
         };
         let (transport, tracker) = self.settings.build(api_key, auth, &[])?;
         Ok(OpenAiResponsesModel {
-            inner: Arc::new(Inner {
+            driver: Driver::new(Parts {
                 model: self.model,
                 endpoint,
+                stream_endpoint: None,
                 transport,
                 profile: self.profile,
-                store: self.store,
-                reasoning_effort: self.reasoning_effort,
                 tracker,
+                format: Responses {
+                    store: self.store,
+                    reasoning_effort: self.reasoning_effort,
+                },
             }),
         })
     }

@@ -30,16 +30,12 @@ mod stream;
 pub use builder::OpenAiResponsesModelBuilder;
 
 use std::fmt;
-use std::sync::Arc;
 
 use bytes::Bytes;
-use futures::future::BoxFuture;
-use futures::{StreamExt, TryFutureExt};
 
-use super::transport::{self, Call, Opened, Transport};
-use crate::model::{
-    ChatModel, ChatRequest, ChatResponse, EventStream, ModelError, ModelProfile, UsageTracker,
-};
+use super::driver::{Driver, ProviderModel, WireFormat, encode};
+use super::transport::ErrorMapper;
+use crate::model::{ChatRequest, ChatResponse, ModelError, ModelProfile, UsageTracker};
 
 /// The provider name of content blocks this provider keeps as they came.
 pub(crate) const PROVIDER: &str = "openai-responses";
@@ -49,19 +45,17 @@ pub(crate) const PROVIDER: &str = "openai-responses";
 /// Cloning is cheap and shares the connection pool, the rate limiter and the usage tracker.
 /// `Debug` never shows the API key. Stop sequences and `seed` have no Responses API
 /// equivalent and are dropped with a warning, as is `temperature` for a reasoning model.
+///
+/// It implements [`ChatModel`](crate::model::ChatModel).
 #[derive(Clone)]
 pub struct OpenAiResponsesModel {
-    inner: Arc<Inner>,
+    driver: Driver<Responses>,
 }
 
-struct Inner {
-    model: String,
-    endpoint: reqwest::Url,
-    transport: Transport,
-    profile: ModelProfile,
+/// The Responses API wire format and its settings.
+pub(crate) struct Responses {
     store: bool,
     reasoning_effort: Option<String>,
-    tracker: Option<UsageTracker>,
 }
 
 impl OpenAiResponsesModel {
@@ -73,115 +67,66 @@ impl OpenAiResponsesModel {
 
     /// The URL requests are sent to (`.../responses`).
     pub fn endpoint(&self) -> &str {
-        self.inner.endpoint.as_str()
+        self.driver.endpoint()
+    }
+
+    /// The usage tracker attached when the model was built, if any.
+    pub fn usage_tracker(&self) -> Option<&UsageTracker> {
+        self.driver.tracker()
     }
 }
 
-impl Inner {
-    fn call(&self) -> Call<'_> {
-        Call {
-            provider: PROVIDER,
-            model: &self.model,
-            url: &self.endpoint,
-            errors: errors::error_from_response,
-        }
-    }
-
-    fn body(&self, request: &ChatRequest, stream: bool) -> Result<Bytes, ModelError> {
-        let opts = request::LowerOptions {
-            model: &self.model,
-            profile: &self.profile,
-            store: self.store,
-            reasoning_effort: self.reasoning_effort.as_deref(),
-        };
-        let wire = request::lower(request, &opts, stream)?;
-        serde_json::to_vec(&wire)
-            .map(Bytes::from)
-            .map_err(|e| ModelError::Decode(format!("could not encode the request: {e}")))
-    }
-
-    fn decode(&self, bytes: &[u8]) -> Result<ChatResponse, ModelError> {
-        let wire: serde_json::Value =
-            serde_json::from_slice(bytes).map_err(|e| self.transport.decode_error(e, bytes))?;
-        response::convert(&wire, &self.model)
-    }
-
-    async fn invoke(&self, request: &ChatRequest) -> Result<ChatResponse, ModelError> {
-        let body = self.body(request, false)?;
-        let bytes = self.transport.post(&self.call(), body).await?;
-        self.decode(&bytes)
-    }
-
-    async fn open_stream(&self, request: &ChatRequest) -> Result<EventStream, ModelError> {
-        let body = self.body(request, true)?;
-        match self.transport.open(&self.call(), body).await? {
-            Opened::Json(bytes) => {
-                let answer = self.decode(&bytes)?;
-                Ok(futures::stream::iter(transport::events_of(answer).into_iter().map(Ok)).boxed())
-            }
-            Opened::Sse { body, guard } => Ok(transport::drive(
-                body,
-                stream::Decoder::new(self.model.clone()),
-                guard,
-            )),
-        }
-    }
-}
-
-impl fmt::Debug for OpenAiResponsesModel {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let i = &self.inner;
-        f.debug_struct("OpenAiResponsesModel")
-            .field("model", &i.model)
-            .field("endpoint", &i.endpoint.as_str())
-            .field("api_key", &i.transport.api_key)
-            .field("extra_headers", &i.transport.header_names)
-            .field("timeouts", &i.transport.timeouts)
-            .field("retry", &i.transport.retry)
-            .field(
-                "rate_limit",
-                &i.transport
-                    .limiter
-                    .as_ref()
-                    .map(crate::http::RateLimiter::limit),
-            )
-            .field("store", &i.store)
-            .field("reasoning_effort", &i.reasoning_effort)
-            .finish_non_exhaustive()
-    }
-}
-
-impl ChatModel for OpenAiResponsesModel {
-    fn model_name(&self) -> &str {
-        &self.inner.model
-    }
+impl WireFormat for Responses {
+    type Answer = serde_json::Value;
+    type Decoder = stream::Decoder;
+    const MODEL_TYPE: &'static str = "OpenAiResponsesModel";
+    const ERRORS: ErrorMapper = errors::error_from_response;
 
     fn provider(&self) -> &str {
         PROVIDER
     }
 
-    fn profile(&self) -> &ModelProfile {
-        &self.inner.profile
+    fn body(
+        &self,
+        model: &str,
+        profile: &ModelProfile,
+        request: &ChatRequest,
+        stream: bool,
+    ) -> Result<Bytes, ModelError> {
+        let opts = request::LowerOptions {
+            model,
+            profile,
+            store: self.store,
+            reasoning_effort: self.reasoning_effort.as_deref(),
+        };
+        encode(&request::lower(request, &opts, stream)?)
     }
 
-    fn invoke(&self, request: ChatRequest) -> BoxFuture<'_, Result<ChatResponse, ModelError>> {
-        Box::pin(async move {
-            let response = self.inner.invoke(&request).await?;
-            if let Some(t) = &self.inner.tracker {
-                t.record(&self.inner.model, response.usage);
-            }
-            Ok(response)
-        })
+    fn convert(&self, answer: Self::Answer, model: &str) -> Result<ChatResponse, ModelError> {
+        response::convert(&answer, model)
     }
 
-    fn stream(&self, request: ChatRequest) -> EventStream {
-        let inner = self.inner.clone();
-        let stream = async move { inner.open_stream(&request).await }
-            .try_flatten_stream()
-            .boxed();
-        match &self.inner.tracker {
-            Some(t) => t.track_stream(&self.inner.model, stream),
-            None => stream,
-        }
+    fn decoder(&self, model: &str) -> Self::Decoder {
+        stream::Decoder::new(model.to_owned())
+    }
+
+    fn debug_fields(&self, debug: &mut fmt::DebugStruct<'_, '_>) {
+        debug
+            .field("store", &self.store)
+            .field("reasoning_effort", &self.reasoning_effort);
+    }
+}
+
+impl ProviderModel for OpenAiResponsesModel {
+    type Format = Responses;
+
+    fn driver(&self) -> &Driver<Responses> {
+        &self.driver
+    }
+}
+
+impl fmt::Debug for OpenAiResponsesModel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.driver.fmt_debug(f)
     }
 }

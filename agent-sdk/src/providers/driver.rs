@@ -1,0 +1,246 @@
+//! One model type for every wire format: [`Driver`] sends a request through the shared
+//! [`Transport`], decodes the answer or drives the format's stream decoder, records usage, and
+//! prints a `Debug` without the key. A provider supplies only its [`WireFormat`].
+//!
+//! The public model types (`AnthropicModel`, `GeminiModel`, ...) hold a `Driver` and get
+//! [`ChatModel`] through [`ProviderModel`].
+
+use std::fmt;
+use std::sync::Arc;
+
+use bytes::Bytes;
+use futures::future::BoxFuture;
+use futures::{StreamExt, TryFutureExt};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use super::transport::{self, Call, ErrorMapper, Opened, SseDecoder, Transport};
+use crate::http::RateLimiter;
+use crate::model::{
+    ChatModel, ChatRequest, ChatResponse, EventStream, ModelError, ModelProfile, UsageTracker,
+};
+
+/// What differs between providers: the request body, the answer's shape, the stream decoder,
+/// the error body and the settings shown by `Debug`.
+pub(crate) trait WireFormat: Send + Sync + 'static {
+    /// A whole (non-streamed) answer as it is deserialized.
+    type Answer: DeserializeOwned;
+
+    /// The streaming decoder.
+    type Decoder: SseDecoder;
+
+    /// The public model type, for `Debug`.
+    const MODEL_TYPE: &'static str;
+
+    /// Maps an HTTP error answer to a typed error.
+    const ERRORS: ErrorMapper;
+
+    /// The provider's name ([`ChatModel::provider`], logs, errors).
+    fn provider(&self) -> &str;
+
+    /// The request body (see [`encode`]) for `model` with what `profile` allows.
+    fn body(
+        &self,
+        model: &str,
+        profile: &ModelProfile,
+        request: &ChatRequest,
+        stream: bool,
+    ) -> Result<Bytes, ModelError>;
+
+    /// Converts a whole answer; `model` is used when the server names none.
+    fn convert(&self, answer: Self::Answer, model: &str) -> Result<ChatResponse, ModelError>;
+
+    /// A decoder for one streamed answer.
+    fn decoder(&self, model: &str) -> Self::Decoder;
+
+    /// The format's own settings, appended to the model's `Debug` output.
+    fn debug_fields(&self, debug: &mut fmt::DebugStruct<'_, '_>);
+}
+
+/// Serializes a lowered request.
+pub(crate) fn encode(wire: &impl Serialize) -> Result<Bytes, ModelError> {
+    serde_json::to_vec(wire)
+        .map(Bytes::from)
+        .map_err(|e| ModelError::Decode(format!("could not encode the request: {e}")))
+}
+
+/// A built model: its endpoints, transport, profile and tracker, and the wire format.
+/// Cloning shares all of it.
+pub(crate) struct Driver<F> {
+    inner: Arc<Inner<F>>,
+}
+
+impl<F> Clone for Driver<F> {
+    fn clone(&self) -> Self {
+        Driver {
+            inner: self.inner.clone(),
+        }
+    }
+}
+
+/// What a [`Driver`] is built from.
+pub(crate) struct Parts<F> {
+    pub model: String,
+    pub endpoint: reqwest::Url,
+    /// Where streamed requests go, when not to `endpoint`.
+    pub stream_endpoint: Option<reqwest::Url>,
+    pub transport: Transport,
+    pub profile: ModelProfile,
+    pub tracker: Option<UsageTracker>,
+    pub format: F,
+}
+
+struct Inner<F> {
+    model: String,
+    endpoint: reqwest::Url,
+    stream_endpoint: Option<reqwest::Url>,
+    transport: Transport,
+    profile: ModelProfile,
+    tracker: Option<UsageTracker>,
+    format: F,
+}
+
+impl<F: WireFormat> Driver<F> {
+    pub(crate) fn new(parts: Parts<F>) -> Self {
+        let Parts {
+            model,
+            endpoint,
+            stream_endpoint,
+            transport,
+            profile,
+            tracker,
+            format,
+        } = parts;
+        Driver {
+            inner: Arc::new(Inner {
+                model,
+                endpoint,
+                stream_endpoint,
+                transport,
+                profile,
+                tracker,
+                format,
+            }),
+        }
+    }
+
+    /// The URL of non-streamed requests.
+    pub(crate) fn endpoint(&self) -> &str {
+        self.inner.endpoint.as_str()
+    }
+
+    /// The usage tracker, if any.
+    pub(crate) fn tracker(&self) -> Option<&UsageTracker> {
+        self.inner.tracker.as_ref()
+    }
+
+    /// `Debug` for the model type: the shared settings, then the format's.
+    pub(crate) fn fmt_debug(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let i = &*self.inner;
+        let t = &i.transport;
+        let mut d = f.debug_struct(F::MODEL_TYPE);
+        d.field("provider", &i.format.provider())
+            .field("model", &i.model)
+            .field("endpoint", &i.endpoint.as_str())
+            .field("api_key", &t.api_key)
+            .field("extra_headers", &t.header_names)
+            .field("timeouts", &t.timeouts)
+            .field("retry", &t.retry)
+            .field("rate_limit", &t.limiter.as_ref().map(RateLimiter::limit))
+            .field("profile", &i.profile);
+        i.format.debug_fields(&mut d);
+        d.finish_non_exhaustive()
+    }
+}
+
+impl<F: WireFormat> Inner<F> {
+    fn call<'a>(&'a self, url: &'a reqwest::Url) -> Call<'a> {
+        Call {
+            provider: self.format.provider(),
+            model: &self.model,
+            url,
+            errors: F::ERRORS,
+        }
+    }
+
+    fn decode(&self, bytes: &[u8]) -> Result<ChatResponse, ModelError> {
+        let answer: F::Answer =
+            serde_json::from_slice(bytes).map_err(|e| self.transport.decode_error(e, bytes))?;
+        self.format.convert(answer, &self.model)
+    }
+
+    async fn invoke(&self, request: &ChatRequest) -> Result<ChatResponse, ModelError> {
+        let body = self
+            .format
+            .body(&self.model, &self.profile, request, false)?;
+        let bytes = self
+            .transport
+            .post(&self.call(&self.endpoint), body)
+            .await?;
+        self.decode(&bytes)
+    }
+
+    async fn open_stream(&self, request: &ChatRequest) -> Result<EventStream, ModelError> {
+        let body = self
+            .format
+            .body(&self.model, &self.profile, request, true)?;
+        let url = self.stream_endpoint.as_ref().unwrap_or(&self.endpoint);
+        match self.transport.open(&self.call(url), body).await? {
+            Opened::Json(bytes) => {
+                let answer = self.decode(&bytes)?;
+                Ok(futures::stream::iter(transport::events_of(answer).into_iter().map(Ok)).boxed())
+            }
+            Opened::Sse { body, guard } => Ok(transport::drive(
+                body,
+                self.format.decoder(&self.model),
+                guard,
+            )),
+        }
+    }
+}
+
+/// A public model type backed by a [`Driver`]; it implements [`ChatModel`] through it.
+pub(crate) trait ProviderModel: Send + Sync + 'static {
+    /// The wire format.
+    type Format: WireFormat;
+
+    /// The driver.
+    fn driver(&self) -> &Driver<Self::Format>;
+}
+
+impl<M: ProviderModel> ChatModel for M {
+    fn model_name(&self) -> &str {
+        &self.driver().inner.model
+    }
+
+    fn provider(&self) -> &str {
+        self.driver().inner.format.provider()
+    }
+
+    fn profile(&self) -> &ModelProfile {
+        &self.driver().inner.profile
+    }
+
+    fn invoke(&self, request: ChatRequest) -> BoxFuture<'_, Result<ChatResponse, ModelError>> {
+        Box::pin(async move {
+            let inner = &self.driver().inner;
+            let response = inner.invoke(&request).await?;
+            if let Some(t) = &inner.tracker {
+                t.record(&inner.model, response.usage);
+            }
+            Ok(response)
+        })
+    }
+
+    fn stream(&self, request: ChatRequest) -> EventStream {
+        let inner = self.driver().inner.clone();
+        let stream = async move { inner.open_stream(&request).await }
+            .try_flatten_stream()
+            .boxed();
+        let inner = &self.driver().inner;
+        match &inner.tracker {
+            Some(t) => t.track_stream(&inner.model, stream),
+            None => stream,
+        }
+    }
+}
