@@ -11,9 +11,9 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use futures::{Stream, StreamExt, TryStreamExt};
-use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
+use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 
-use crate::http::sse::{self, SseEvent};
+use crate::http::sse::{SseDecoder as SseParser, SseEventRef};
 use crate::http::status::truncate;
 use crate::http::{
     ApiKey, RateLimit, RateLimitPermit, RateLimiter, RetryPolicy, Timeouts, check_url,
@@ -30,11 +30,14 @@ pub(crate) type ErrorMapper = fn(u16, &HeaderMap, &str) -> ModelError;
 /// The settings every provider builder exposes.
 pub(crate) struct Settings {
     pub base_url: Option<String>,
-    pub base_url_env: &'static str,
-    pub default_base_url: &'static str,
+    /// The variable the base URL is read from when none is given.
+    pub base_url_env: Option<String>,
+    pub default_base_url: String,
+    /// Without a base URL given or in `base_url_env`, building fails (no default applies).
+    pub base_url_required: bool,
     pub api_key: Option<ApiKey>,
     /// Variables the key is read from, first set wins.
-    pub api_key_env: &'static [&'static str],
+    pub api_key_env: Vec<String>,
     pub headers: Vec<(String, String)>,
     pub timeouts: Timeouts,
     pub retry: RetryPolicy,
@@ -46,16 +49,17 @@ pub(crate) struct Settings {
 
 impl Settings {
     pub(crate) fn new(
-        base_url_env: &'static str,
-        default_base_url: &'static str,
-        api_key_env: &'static [&'static str],
+        base_url_env: Option<&str>,
+        default_base_url: &str,
+        api_key_env: &[&str],
     ) -> Self {
         Settings {
             base_url: None,
-            base_url_env,
-            default_base_url,
+            base_url_env: base_url_env.map(str::to_owned),
+            default_base_url: default_base_url.to_owned(),
+            base_url_required: false,
             api_key: None,
-            api_key_env,
+            api_key_env: api_key_env.iter().map(|v| (*v).to_owned()).collect(),
             headers: Vec::new(),
             timeouts: Timeouts::default(),
             retry: RetryPolicy::default(),
@@ -66,16 +70,30 @@ impl Settings {
         }
     }
 
-    /// The base URL: explicit, else from the variable, else the default; no trailing slash.
-    pub(crate) fn resolve_base_url(&self) -> String {
-        let base = self
-            .base_url
-            .clone()
-            .or_else(|| (self.env)(self.base_url_env).filter(|s| !s.trim().is_empty()));
-        base.unwrap_or_else(|| self.default_base_url.to_owned())
-            .trim()
-            .trim_end_matches('/')
-            .to_owned()
+    /// The base URL: explicit, else from the variable, else the default (unless a base URL is
+    /// required); no trailing slash.
+    pub(crate) fn resolve_base_url(
+        &self,
+        provider: &str,
+        model: &str,
+    ) -> Result<String, ModelError> {
+        let from_env = || {
+            self.base_url_env
+                .as_deref()
+                .and_then(|var| (self.env)(var))
+                .filter(|s| !s.trim().is_empty())
+        };
+        let base = match self.base_url.clone().or_else(from_env) {
+            Some(base) => base,
+            None if self.base_url_required => {
+                return Err(ModelError::Configuration(format!(
+                    "no base URL for {provider} model `{model}`: set the {} environment variable or call .base_url(..)",
+                    self.base_url_env.as_deref().unwrap_or("base URL")
+                )));
+            }
+            None => self.default_base_url.clone(),
+        };
+        Ok(base.trim().trim_end_matches('/').to_owned())
     }
 
     /// The key: explicit, else from the first variable that is set. `None` when the key is
@@ -93,22 +111,35 @@ impl Settings {
                 .map(|k| ApiKey::new(k.trim()))
         });
         if key.is_none() && required {
-            let vars = self.api_key_env.join(" or ");
+            let how = if self.api_key_env.is_empty() {
+                "call .api_key(..)".to_owned()
+            } else {
+                let vars = self.api_key_env.join(" or ");
+                format!("set the {vars} environment variable or call .api_key(..)")
+            };
             return Err(ModelError::Configuration(format!(
-                "no API key for {provider} model `{model}`: set the {vars} environment variable or call .api_key(..)"
+                "no API key for {provider} model `{model}`: {how}"
             )));
         }
         Ok(key)
     }
 
-    /// The HTTP client, with `auth` (the provider's key header, already built) and the extra
-    /// headers. Header values are marked sensitive so they never show in `Debug` output.
+    /// The key (required or not, see [`resolve_api_key`](Self::resolve_api_key)) and the
+    /// HTTP client, sending the key as `auth` says, the `fixed` headers and the extra headers.
+    /// Header values are marked sensitive so they never show in `Debug` output.
     pub(crate) fn build(
         self,
-        api_key: Option<ApiKey>,
-        auth: Option<(HeaderName, HeaderValue)>,
+        target: (&str, &str),
+        key_required: bool,
+        auth: Auth,
         fixed: &[(&'static str, &'static str)],
     ) -> Result<(Transport, Option<UsageTracker>), ModelError> {
+        let (provider, model) = target;
+        let api_key = self.resolve_api_key(provider, model, key_required)?;
+        let auth = match &api_key {
+            Some(key) => Some(auth.header(key)?),
+            None => None,
+        };
         let mut headers = HeaderMap::new();
         headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
         for (name, value) in fixed {
@@ -159,11 +190,35 @@ impl Settings {
     }
 }
 
-/// A header value from a secret, or a configuration error that does not show it.
-pub(crate) fn secret_header(value: &str) -> Result<HeaderValue, ModelError> {
-    HeaderValue::from_str(value).map_err(|_| {
-        ModelError::Configuration("the API key contains characters not allowed in a header".into())
-    })
+/// How a provider sends its API key.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Auth {
+    /// `Authorization: Bearer <key>`.
+    Bearer,
+    /// The key as the value of this header.
+    Header(&'static str),
+}
+
+impl Auth {
+    /// The header carrying `key`, or a configuration error that does not show it.
+    fn header(self, key: &ApiKey) -> Result<(HeaderName, HeaderValue), ModelError> {
+        let (name, value) = match self {
+            Auth::Bearer => (
+                AUTHORIZATION,
+                HeaderValue::from_str(&format!("Bearer {}", key.expose())),
+            ),
+            Auth::Header(name) => (
+                HeaderName::from_static(name),
+                HeaderValue::from_str(key.expose()),
+            ),
+        };
+        let value = value.map_err(|_| {
+            ModelError::Configuration(
+                "the API key contains characters not allowed in a header".into(),
+            )
+        })?;
+        Ok((name, value))
+    }
 }
 
 /// Parses and checks an endpoint URL.
@@ -188,7 +243,8 @@ macro_rules! settings_setters {
             self
         }
 
-        /// The base URL, e.g. `http://127.0.0.1:8080` for a local server.
+        /// The base URL, e.g. `http://127.0.0.1:8080` for a local server; the API's path is
+        /// appended unless the URL already ends with it.
         pub fn base_url(mut self, url: impl Into<String>) -> Self {
             self.settings.base_url = Some(url.into());
             self
@@ -203,6 +259,12 @@ macro_rules! settings_setters {
         /// The timeout of a whole request (of the wait for headers, for a stream).
         pub fn timeout(mut self, timeout: std::time::Duration) -> Self {
             self.settings.timeouts.request = timeout;
+            self
+        }
+
+        /// The timeout for establishing a connection.
+        pub fn connect_timeout(mut self, timeout: std::time::Duration) -> Self {
+            self.settings.timeouts.connect = timeout;
             self
         }
 
@@ -429,7 +491,7 @@ pub(crate) trait SseDecoder: Send + 'static {
     /// One event. Returning an error ends the stream with it.
     fn on_event(
         &mut self,
-        event: SseEvent,
+        event: SseEventRef<'_>,
         out: &mut VecDeque<StreamEvent>,
     ) -> Result<(), ModelError>;
 
@@ -440,72 +502,123 @@ pub(crate) trait SseDecoder: Send + 'static {
 
 /// Drives `decoder` over an SSE `body`. The stream ends after the first `Completed` event or
 /// the first error (events decoded before an error are delivered first); `guard` is dropped as
-/// soon as it ends.
+/// soon as it ends. Events are handed to the decoder as they are parsed, borrowed from the
+/// parser (no allocation per event).
 pub(crate) fn drive<S, D>(body: S, decoder: D, guard: Option<Box<dyn Send>>) -> EventStream
 where
     S: Stream<Item = Result<Bytes, ModelError>> + Send + 'static,
     D: SseDecoder,
 {
-    struct St<D> {
-        events: futures::stream::BoxStream<'static, Result<SseEvent, ModelError>>,
-        decoder: D,
-        decoded: VecDeque<StreamEvent>,
-        ready: VecDeque<Result<StreamEvent, ModelError>>,
-        finished: bool,
-        guard: Option<Box<dyn Send>>,
-    }
-    let state = St {
-        events: sse::decode(body).boxed(),
-        decoder,
-        decoded: VecDeque::new(),
-        ready: VecDeque::new(),
+    let state = Driven {
+        body: body.boxed(),
+        parser: SseParser::new(),
+        events: Decoded {
+            decoder,
+            pending: VecDeque::new(),
+            done: false,
+        },
         finished: false,
+        error: None,
         guard,
     };
     futures::stream::unfold(state, |mut st| async move {
         loop {
-            if let Some(item) = st.ready.pop_front() {
-                return Some((item, st));
+            if let Some(ev) = st.events.pending.pop_front() {
+                return Some((Ok(ev), st));
+            }
+            if let Some(err) = st.error.take() {
+                return Some((Err(err), st));
             }
             if st.finished {
                 return None;
             }
-            let step = match st.events.next().await {
-                Some(Ok(event)) => st.decoder.on_event(event, &mut st.decoded),
-                Some(Err(err)) => Err(err),
-                None => st.decoder.on_end(&mut st.decoded).and_then(|()| {
-                    if st
-                        .decoded
-                        .iter()
-                        .any(|e| matches!(e, StreamEvent::Completed { .. }))
-                    {
-                        Ok(())
-                    } else {
-                        Err(ModelError::Incomplete(
-                            "the body ended before the answer was complete".into(),
-                        ))
-                    }
-                }),
-            };
-            while let Some(ev) = st.decoded.pop_front() {
-                let done = matches!(ev, StreamEvent::Completed { .. });
-                st.ready.push_back(Ok(ev));
-                if done {
-                    st.decoded.clear();
-                    st.finished = true;
+            let step = match st.body.next().await {
+                Some(Ok(bytes)) => {
+                    let events = &mut st.events;
+                    st.parser.push_each(&bytes, |e| events.on_event(e))
                 }
-            }
+                Some(Err(err)) => Err(err),
+                None => st.events.on_end(),
+            };
             if let Err(err) = step {
-                st.ready.push_back(Err(err));
-                st.finished = true;
+                // Events decoded before the error (from the same read) come first.
+                st.finish();
+                st.error = Some(err);
+                continue;
             }
-            if st.finished {
-                st.guard = None;
-                st.events = futures::stream::empty().boxed();
+            if st.events.done {
+                st.finish();
             }
         }
     })
     .boxed()
+}
+
+/// The state of a [`drive`]n stream.
+struct Driven<D> {
+    body: futures::stream::BoxStream<'static, Result<Bytes, ModelError>>,
+    parser: SseParser,
+    events: Decoded<D>,
+    finished: bool,
+    error: Option<ModelError>,
+    guard: Option<Box<dyn Send>>,
+}
+
+impl<D> Driven<D> {
+    fn finish(&mut self) {
+        self.finished = true;
+        self.guard = None;
+        self.body = futures::stream::empty().boxed();
+    }
+}
+
+/// A decoder and the events it has produced but not yet delivered.
+struct Decoded<D> {
+    decoder: D,
+    pending: VecDeque<StreamEvent>,
+    /// `Completed` has been queued; later events are ignored.
+    done: bool,
+}
+
+impl<D: SseDecoder> Decoded<D> {
+    fn on_event(&mut self, event: SseEventRef<'_>) -> Result<(), ModelError> {
+        if self.done {
+            return Ok(());
+        }
+        let from = self.pending.len();
+        let result = self.decoder.on_event(event, &mut self.pending);
+        self.check_done(from);
+        result
+    }
+
+    fn on_end(&mut self) -> Result<(), ModelError> {
+        if self.done {
+            return Ok(());
+        }
+        let from = self.pending.len();
+        self.decoder.on_end(&mut self.pending)?;
+        self.check_done(from);
+        if self.done {
+            Ok(())
+        } else {
+            Err(ModelError::Incomplete(
+                "the body ended before the answer was complete".into(),
+            ))
+        }
+    }
+
+    /// Marks the stream done at the first `Completed` among the events queued from `from` on,
+    /// and drops what follows it.
+    fn check_done(&mut self, from: usize) {
+        if let Some(at) = self
+            .pending
+            .range(from..)
+            .position(|e| matches!(e, StreamEvent::Completed { .. }))
+        {
+            self.pending.truncate(from + at + 1);
+            self.done = true;
+        }
+    }
 }
 
 /// The events a stream of `answer` would have produced (for a server that answered a
@@ -522,6 +635,9 @@ pub(crate) fn events_of(answer: ChatResponse) -> Vec<StreamEvent> {
             }
             _ => {}
         }
+    }
+    if let Some(r) = &answer.message.refusal {
+        events.push(StreamEvent::RefusalDelta { text: r.clone() });
     }
     for (index, call) in answer.message.tool_calls.iter().enumerate() {
         events.push(StreamEvent::ToolCallStart {

@@ -2,12 +2,10 @@
 
 use std::fmt;
 
-use reqwest::header::HeaderName;
-
 use super::{ANTHROPIC_VERSION, Anthropic, AnthropicModel, PROVIDER};
 use crate::model::{ModelError, ModelProfile};
 use crate::providers::driver::{Driver, Parts};
-use crate::providers::transport::{Settings, is_local, parse_url, secret_header, settings_setters};
+use crate::providers::transport::{Auth, Settings, is_local, parse_url, settings_setters};
 
 /// Anthropic's API.
 pub const ANTHROPIC_BASE_URL: &str = "https://api.anthropic.com";
@@ -42,7 +40,7 @@ impl AnthropicModelBuilder {
         AnthropicModelBuilder {
             model,
             settings: Settings::new(
-                "ANTHROPIC_BASE_URL",
+                Some("ANTHROPIC_BASE_URL"),
                 ANTHROPIC_BASE_URL,
                 &["ANTHROPIC_API_KEY"],
             ),
@@ -78,7 +76,7 @@ impl AnthropicModelBuilder {
     /// Builds the model. Fails with [`ModelError::Configuration`] on a missing key (naming
     /// `ANTHROPIC_API_KEY`; none is needed for a loopback base URL), a malformed URL or header.
     pub fn build(self) -> Result<AnthropicModel, ModelError> {
-        let base = self.settings.resolve_base_url();
+        let base = self.settings.resolve_base_url(PROVIDER, &self.model)?;
         let full = if base.ends_with("/v1/messages") {
             base
         } else if base.ends_with("/v1") {
@@ -88,19 +86,12 @@ impl AnthropicModelBuilder {
         };
         let endpoint = parse_url(&full)?;
         let local = endpoint.host_str().is_some_and(is_local);
-        let api_key = self
-            .settings
-            .resolve_api_key(PROVIDER, &self.model, !local)?;
-        let auth = match &api_key {
-            Some(key) => Some((
-                HeaderName::from_static("x-api-key"),
-                secret_header(key.expose())?,
-            )),
-            None => None,
-        };
-        let (transport, tracker) =
-            self.settings
-                .build(api_key, auth, &[("anthropic-version", ANTHROPIC_VERSION)])?;
+        let (transport, tracker) = self.settings.build(
+            (PROVIDER, &self.model),
+            !local,
+            Auth::Header("x-api-key"),
+            &[("anthropic-version", ANTHROPIC_VERSION)],
+        )?;
         Ok(AnthropicModel {
             driver: Driver::new(Parts {
                 model: self.model,

@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use super::errors::stream_error;
 use super::response::{WireResponse, WireUsage, finish_reason, push_block};
-use crate::http::sse::SseEvent;
+use crate::http::sse::SseEventRef;
 use crate::http::status::truncate;
 use crate::message::AssistantMessage;
 use crate::model::{ChatResponse, ModelError, StreamEvent};
@@ -237,7 +237,7 @@ fn append(value: &mut Value, key: &str, text: &str) {
 impl SseDecoder for Decoder {
     fn on_event(
         &mut self,
-        event: SseEvent,
+        event: SseEventRef<'_>,
         out: &mut VecDeque<StreamEvent>,
     ) -> Result<(), ModelError> {
         let raw = event.data.trim();

@@ -2,12 +2,10 @@
 
 use std::fmt;
 
-use reqwest::header::HeaderName;
-
 use super::{Gemini, GeminiModel, PROVIDER};
 use crate::model::{ModelError, ModelProfile};
 use crate::providers::driver::{Driver, Parts};
-use crate::providers::transport::{Settings, is_local, parse_url, secret_header, settings_setters};
+use crate::providers::transport::{Auth, Settings, is_local, parse_url, settings_setters};
 
 /// Google's Generative Language API.
 pub const GEMINI_BASE_URL: &str = "https://generativelanguage.googleapis.com";
@@ -38,7 +36,7 @@ impl GeminiModelBuilder {
         GeminiModelBuilder {
             model,
             settings: Settings::new(
-                "GEMINI_BASE_URL",
+                Some("GEMINI_BASE_URL"),
                 GEMINI_BASE_URL,
                 &["GEMINI_API_KEY", "GOOGLE_API_KEY"],
             ),
@@ -77,7 +75,7 @@ impl GeminiModelBuilder {
     /// `GEMINI_API_KEY` and `GOOGLE_API_KEY`; none is needed for a loopback base URL), a
     /// malformed URL or header.
     pub fn build(self) -> Result<GeminiModel, ModelError> {
-        let base = self.settings.resolve_base_url();
+        let base = self.settings.resolve_base_url(PROVIDER, &self.model)?;
         let root = if base.ends_with("/v1beta") || base.ends_with("/v1") {
             base
         } else {
@@ -89,17 +87,12 @@ impl GeminiModelBuilder {
             self.model
         ))?;
         let local = endpoint.host_str().is_some_and(is_local);
-        let api_key = self
-            .settings
-            .resolve_api_key(PROVIDER, &self.model, !local)?;
-        let auth = match &api_key {
-            Some(key) => Some((
-                HeaderName::from_static("x-goog-api-key"),
-                secret_header(key.expose())?,
-            )),
-            None => None,
-        };
-        let (transport, tracker) = self.settings.build(api_key, auth, &[])?;
+        let (transport, tracker) = self.settings.build(
+            (PROVIDER, &self.model),
+            !local,
+            Auth::Header("x-goog-api-key"),
+            &[],
+        )?;
         Ok(GeminiModel {
             driver: Driver::new(Parts {
                 model: self.model,

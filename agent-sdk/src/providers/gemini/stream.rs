@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::errors::stream_error;
 use super::response::{call_id, finish_reason, message_of, usage};
-use crate::http::sse::SseEvent;
+use crate::http::sse::SseEventRef;
 use crate::http::status::truncate;
 use crate::model::{ChatResponse, ModelError, StreamEvent};
 use crate::providers::transport::SseDecoder;
@@ -62,7 +62,7 @@ impl Decoder {
 impl SseDecoder for Decoder {
     fn on_event(
         &mut self,
-        event: SseEvent,
+        event: SseEventRef<'_>,
         out: &mut VecDeque<StreamEvent>,
     ) -> Result<(), ModelError> {
         let raw = event.data.trim();

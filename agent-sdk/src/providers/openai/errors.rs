@@ -3,24 +3,12 @@
 use reqwest::header::HeaderMap;
 use serde_json::Value;
 
-use crate::http::ApiKey;
 use crate::http::status::{ErrorBody, error_from_status, truncate};
 use crate::model::ModelError;
 
-/// The typed error for an HTTP error answer with body `raw`. The key, should the server echo
-/// it, is redacted first.
-pub(crate) fn error_from_response(
-    status: u16,
-    headers: &HeaderMap,
-    raw: &str,
-    key: Option<&ApiKey>,
-) -> ModelError {
-    let raw = match key {
-        Some(key) => key.redact(raw),
-        None => raw.to_owned(),
-    };
-    let body = parse_error_body(&raw);
-    error_from_status(status, headers, body, &raw)
+/// The typed error for an HTTP error answer with body `raw` (the key already redacted).
+pub(crate) fn error_from_response(status: u16, headers: &HeaderMap, raw: &str) -> ModelError {
+    error_from_status(status, headers, parse_error_body(raw), raw)
 }
 
 /// Reads `{"error": {"message", "type", "param", "code"}}`, and the variants compatible

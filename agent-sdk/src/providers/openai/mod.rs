@@ -23,7 +23,6 @@
 //! [`OpenAiModel`]'s documentation.
 
 mod builder;
-mod client;
 mod errors;
 mod request;
 mod response;
@@ -34,15 +33,12 @@ pub use builder::OpenAiModelBuilder;
 pub use stream::decode_chat_stream;
 
 use std::fmt;
-use std::sync::Arc;
 
-use futures::future::BoxFuture;
-use futures::{StreamExt, TryFutureExt};
+use bytes::Bytes;
 
-use crate::http::{ApiKey, RateLimiter, RetryPolicy, Timeouts};
-use crate::model::{
-    ChatModel, ChatRequest, ChatResponse, EventStream, ModelError, ModelProfile, UsageTracker,
-};
+use super::driver::{Driver, ProviderModel, WireFormat, encode};
+use super::transport::ErrorMapper;
+use crate::model::{ChatRequest, ChatResponse, ModelError, ModelProfile, UsageTracker};
 
 /// Which request field carries [`ChatRequest::max_tokens`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -70,26 +66,17 @@ pub enum MaxTokensField {
 /// | `seed` | dropped with a warning |
 /// | `temperature` on a reasoning model | dropped with a warning |
 /// | usage in streams | `stream_options` not sent |
+///
+/// It implements [`ChatModel`](crate::model::ChatModel).
 #[derive(Clone)]
 pub struct OpenAiModel {
-    inner: Arc<Inner>,
+    driver: Driver<ChatCompletions>,
 }
 
-pub(crate) struct Inner {
-    pub model: String,
-    pub provider: String,
-    pub endpoint: reqwest::Url,
-    pub api_key: Option<ApiKey>,
-    pub header_names: Vec<String>,
-    pub client: reqwest::Client,
-    /// Headers to send per request (only with a user-supplied client).
-    pub request_headers: Option<reqwest::header::HeaderMap>,
-    pub timeouts: Timeouts,
-    pub retry: RetryPolicy,
-    pub limiter: Option<RateLimiter>,
-    pub profile: ModelProfile,
-    pub max_tokens_field: MaxTokensField,
-    pub tracker: Option<UsageTracker>,
+/// The Chat Completions wire format and its settings.
+pub(crate) struct ChatCompletions {
+    provider: String,
+    max_tokens_field: MaxTokensField,
 }
 
 impl OpenAiModel {
@@ -109,64 +96,63 @@ impl OpenAiModel {
 
     /// The URL requests are sent to (`.../chat/completions`).
     pub fn endpoint(&self) -> &str {
-        self.inner.endpoint.as_str()
+        self.driver.endpoint()
     }
 
     /// The usage tracker attached when the model was built, if any.
     pub fn usage_tracker(&self) -> Option<&UsageTracker> {
-        self.inner.tracker.as_ref()
+        self.driver.tracker()
+    }
+}
+
+impl WireFormat for ChatCompletions {
+    type Answer = wire::WireResponse;
+    type Decoder = stream::Decoder;
+    const MODEL_TYPE: &'static str = "OpenAiModel";
+    const ERRORS: ErrorMapper = errors::error_from_response;
+
+    fn provider(&self) -> &str {
+        &self.provider
+    }
+
+    fn body(
+        &self,
+        model: &str,
+        profile: &ModelProfile,
+        request: &ChatRequest,
+        stream: bool,
+    ) -> Result<Bytes, ModelError> {
+        let opts = request::LowerOptions {
+            model,
+            profile,
+            max_tokens_field: self.max_tokens_field,
+        };
+        encode(&request::lower(request, &opts, stream)?)
+    }
+
+    fn convert(&self, answer: Self::Answer, model: &str) -> Result<ChatResponse, ModelError> {
+        response::convert(answer, model)
+    }
+
+    fn decoder(&self, model: &str) -> Self::Decoder {
+        stream::Decoder::new(model.to_owned())
+    }
+
+    fn debug_fields(&self, debug: &mut fmt::DebugStruct<'_, '_>) {
+        debug.field("max_tokens_field", &self.max_tokens_field);
+    }
+}
+
+impl ProviderModel for OpenAiModel {
+    type Format = ChatCompletions;
+
+    fn driver(&self) -> &Driver<ChatCompletions> {
+        &self.driver
     }
 }
 
 impl fmt::Debug for OpenAiModel {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let i = &self.inner;
-        f.debug_struct("OpenAiModel")
-            .field("provider", &i.provider)
-            .field("model", &i.model)
-            .field("endpoint", &i.endpoint.as_str())
-            .field("api_key", &i.api_key)
-            .field("extra_headers", &i.header_names)
-            .field("timeouts", &i.timeouts)
-            .field("retry", &i.retry)
-            .field("rate_limit", &i.limiter.as_ref().map(RateLimiter::limit))
-            .field("profile", &i.profile)
-            .field("max_tokens_field", &i.max_tokens_field)
-            .finish_non_exhaustive()
-    }
-}
-
-impl ChatModel for OpenAiModel {
-    fn model_name(&self) -> &str {
-        &self.inner.model
-    }
-
-    fn provider(&self) -> &str {
-        &self.inner.provider
-    }
-
-    fn profile(&self) -> &ModelProfile {
-        &self.inner.profile
-    }
-
-    fn invoke(&self, request: ChatRequest) -> BoxFuture<'_, Result<ChatResponse, ModelError>> {
-        Box::pin(async move {
-            let response = self.inner.invoke(&request).await?;
-            if let Some(t) = &self.inner.tracker {
-                t.record(&self.inner.model, response.usage);
-            }
-            Ok(response)
-        })
-    }
-
-    fn stream(&self, request: ChatRequest) -> EventStream {
-        let inner = self.inner.clone();
-        let stream = async move { inner.open_stream(&request).await }
-            .try_flatten_stream()
-            .boxed();
-        match &self.inner.tracker {
-            Some(t) => t.track_stream(&self.inner.model, stream),
-            None => stream,
-        }
+        self.driver.fmt_debug(f)
     }
 }

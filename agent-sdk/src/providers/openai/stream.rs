@@ -9,14 +9,15 @@
 
 use std::collections::VecDeque;
 
-use futures::{Stream, StreamExt};
+use futures::Stream;
 
 use super::errors::stream_error_message;
 use super::response::{assemble, finish_reason};
 use super::wire::{WireChunk, WireToolCallDelta};
-use crate::http::sse::{SseDecoder, SseEventRef};
+use crate::http::sse::SseEventRef;
 use crate::message::ToolCall;
 use crate::model::{ChatResponse, EventStream, ModelError, StreamEvent};
+use crate::providers::transport::{SseDecoder, drive};
 use crate::usage::Usage;
 
 /// Decodes a Chat Completions SSE body (as byte chunks, split anywhere) into events ending
@@ -44,96 +45,38 @@ pub fn decode_chat_stream<S>(body: S, model: &str) -> EventStream
 where
     S: Stream<Item = Result<bytes::Bytes, ModelError>> + Send + 'static,
 {
-    decode_with_guard(body, model.to_owned(), None)
-}
-
-/// Like [`decode_chat_stream`], holding `guard` (e.g. a rate-limit permit) until the stream
-/// ends or is dropped.
-pub(crate) fn decode_with_guard<S>(
-    body: S,
-    model: String,
-    guard: Option<Box<dyn Send>>,
-) -> EventStream
-where
-    S: Stream<Item = Result<bytes::Bytes, ModelError>> + Send + 'static,
-{
-    let state = State {
-        body: body.boxed(),
-        decoder: SseDecoder::new(),
-        events: Events {
-            acc: Accumulator::new(model),
-            pending: VecDeque::new(),
-            done: false,
-        },
-        finished: false,
-        error: None,
-        guard,
-    };
-    futures::stream::unfold(state, |mut st| async move {
-        loop {
-            if let Some(ev) = st.events.pending.pop_front() {
-                return Some((Ok(ev), st));
-            }
-            if let Some(err) = st.error.take() {
-                return Some((Err(err), st));
-            }
-            if st.finished {
-                return None;
-            }
-            let step = match st.body.next().await {
-                Some(Ok(bytes)) => {
-                    let events = &mut st.events;
-                    st.decoder.push_each(&bytes, |e| events.on_event(e))
-                }
-                Some(Err(err)) => Err(err),
-                None => st.events.on_end(),
-            };
-            if let Err(err) = step {
-                // Events decoded before the error (from the same read) come first.
-                st.finish();
-                st.error = Some(err);
-                continue;
-            }
-            if st.events.done {
-                st.finish();
-            }
-        }
-    })
-    .boxed()
-}
-
-struct State {
-    body: futures::stream::BoxStream<'static, Result<bytes::Bytes, ModelError>>,
-    decoder: SseDecoder,
-    events: Events,
-    finished: bool,
-    error: Option<ModelError>,
-    guard: Option<Box<dyn Send>>,
-}
-
-impl State {
-    fn finish(&mut self) {
-        self.finished = true;
-        self.guard = None;
-    }
+    drive(body, Decoder::new(model.to_owned()), None)
 }
 
 /// Turns server-sent events into stream events.
-struct Events {
+pub(crate) struct Decoder {
     acc: Accumulator,
-    pending: VecDeque<StreamEvent>,
-    /// `Completed` has been queued; later events are ignored.
-    done: bool,
 }
 
-impl Events {
-    fn on_event(&mut self, event: SseEventRef<'_>) -> Result<(), ModelError> {
-        if self.done {
-            return Ok(());
+impl Decoder {
+    pub(crate) fn new(model: String) -> Self {
+        Decoder {
+            acc: Accumulator::new(model),
         }
+    }
+
+    fn complete(&mut self, out: &mut VecDeque<StreamEvent>) -> Result<(), ModelError> {
+        let acc = std::mem::replace(&mut self.acc, Accumulator::new(String::new()));
+        let response = acc.into_response()?;
+        out.push_back(StreamEvent::Completed { response });
+        Ok(())
+    }
+}
+
+impl SseDecoder for Decoder {
+    fn on_event(
+        &mut self,
+        event: SseEventRef<'_>,
+        out: &mut VecDeque<StreamEvent>,
+    ) -> Result<(), ModelError> {
         let data = event.data.trim();
         if data == "[DONE]" {
-            return self.complete();
+            return self.complete(out);
         }
         if event.event == "error" {
             return Err(ModelError::Stream {
@@ -150,26 +93,16 @@ impl Events {
                 crate::http::status::truncate(data, 200)
             ))
         })?;
-        self.acc.on_chunk(chunk, &mut self.pending)
+        self.acc.on_chunk(chunk, out)
     }
 
-    fn on_end(&mut self) -> Result<(), ModelError> {
-        if self.done {
-            Ok(())
-        } else if self.acc.finish.is_some() {
+    fn on_end(&mut self, out: &mut VecDeque<StreamEvent>) -> Result<(), ModelError> {
+        if self.acc.finish.is_some() {
             tracing::debug!("stream ended after finish_reason without [DONE]");
-            self.complete()
+            self.complete(out)
         } else {
             Err(ModelError::Incomplete(self.acc.describe_cut()))
         }
-    }
-
-    fn complete(&mut self) -> Result<(), ModelError> {
-        let acc = std::mem::replace(&mut self.acc, Accumulator::new(String::new()));
-        let response = acc.into_response()?;
-        self.pending.push_back(StreamEvent::Completed { response });
-        self.done = true;
-        Ok(())
     }
 }
 

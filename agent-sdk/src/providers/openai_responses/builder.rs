@@ -2,12 +2,10 @@
 
 use std::fmt;
 
-use reqwest::header::AUTHORIZATION;
-
 use super::{OpenAiResponsesModel, PROVIDER, Responses};
 use crate::model::{ModelError, ModelProfile};
 use crate::providers::driver::{Driver, Parts};
-use crate::providers::transport::{Settings, is_local, parse_url, secret_header, settings_setters};
+use crate::providers::transport::{Auth, Settings, is_local, parse_url, settings_setters};
 
 /// Builds an [`OpenAiResponsesModel`]; see [`OpenAiResponsesModel::builder`].
 ///
@@ -36,7 +34,7 @@ impl OpenAiResponsesModelBuilder {
         OpenAiResponsesModelBuilder {
             model,
             settings: Settings::new(
-                "OPENAI_BASE_URL",
+                Some("OPENAI_BASE_URL"),
                 "https://api.openai.com/v1",
                 &["OPENAI_API_KEY"],
             ),
@@ -75,7 +73,7 @@ impl OpenAiResponsesModelBuilder {
     /// Builds the model. Fails with [`ModelError::Configuration`] on a missing key (naming
     /// `OPENAI_API_KEY`; none is needed for a loopback base URL), a malformed URL or header.
     pub fn build(self) -> Result<OpenAiResponsesModel, ModelError> {
-        let base = self.settings.resolve_base_url();
+        let base = self.settings.resolve_base_url(PROVIDER, &self.model)?;
         let full = if base.ends_with("/responses") {
             base
         } else {
@@ -83,17 +81,9 @@ impl OpenAiResponsesModelBuilder {
         };
         let endpoint = parse_url(&full)?;
         let local = endpoint.host_str().is_some_and(is_local);
-        let api_key = self
-            .settings
-            .resolve_api_key(PROVIDER, &self.model, !local)?;
-        let auth = match &api_key {
-            Some(key) => Some((
-                AUTHORIZATION,
-                secret_header(&format!("Bearer {}", key.expose()))?,
-            )),
-            None => None,
-        };
-        let (transport, tracker) = self.settings.build(api_key, auth, &[])?;
+        let (transport, tracker) =
+            self.settings
+                .build((PROVIDER, &self.model), !local, Auth::Bearer, &[])?;
         Ok(OpenAiResponsesModel {
             driver: Driver::new(Parts {
                 model: self.model,

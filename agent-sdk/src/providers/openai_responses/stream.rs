@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use super::errors::stream_error;
 use super::response::{convert, usage};
-use crate::http::sse::SseEvent;
+use crate::http::sse::SseEventRef;
 use crate::http::status::truncate;
 use crate::model::{ModelError, StreamEvent};
 use crate::providers::transport::SseDecoder;
@@ -39,7 +39,7 @@ impl Decoder {
 impl SseDecoder for Decoder {
     fn on_event(
         &mut self,
-        event: SseEvent,
+        event: SseEventRef<'_>,
         out: &mut VecDeque<StreamEvent>,
     ) -> Result<(), ModelError> {
         let raw = event.data.trim();
@@ -55,7 +55,7 @@ impl SseDecoder for Decoder {
         let kind = data
             .get("type")
             .and_then(Value::as_str)
-            .unwrap_or(event.event.as_str());
+            .unwrap_or(event.event);
         let delta = || {
             data.get("delta")
                 .and_then(Value::as_str)
