@@ -14,7 +14,8 @@ use futures::{StreamExt, TryFutureExt};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use super::transport::{self, Call, ErrorMapper, Opened, SseDecoder, Transport};
+use super::stream::{self, SseDecoder};
+use super::transport::{Call, ErrorMapper, Opened, Transport};
 use crate::http::RateLimiter;
 use crate::model::{
     ChatModel, ChatRequest, ChatResponse, EventStream, ModelError, ModelProfile, UsageTracker,
@@ -188,13 +189,11 @@ impl<F: WireFormat> Inner<F> {
         match self.transport.open(&self.call(url), body).await? {
             Opened::Json(bytes) => {
                 let answer = self.decode(&bytes)?;
-                Ok(futures::stream::iter(transport::events_of(answer).into_iter().map(Ok)).boxed())
+                Ok(futures::stream::iter(stream::events_of(answer).into_iter().map(Ok)).boxed())
             }
-            Opened::Sse { body, guard } => Ok(transport::drive(
-                body,
-                self.format.decoder(&self.model),
-                guard,
-            )),
+            Opened::Sse { body, guard } => {
+                Ok(stream::drive(body, self.format.decoder(&self.model), guard))
+            }
         }
     }
 }

@@ -5,4 +5,6 @@ mod driver;
 pub mod gemini;
 pub mod openai;
 pub mod openai_responses;
+mod settings;
+mod stream;
 mod transport;

@@ -4,8 +4,7 @@ use std::fmt;
 
 use super::{ANTHROPIC_VERSION, Anthropic, AnthropicModel, PROVIDER};
 use crate::model::{ModelError, ModelProfile};
-use crate::providers::driver::{Driver, Parts};
-use crate::providers::transport::{Auth, Settings, is_local, parse_url, settings_setters};
+use crate::providers::settings::{Auth, Endpoint, Settings, parse_url, settings_setters};
 
 /// Anthropic's API.
 pub const ANTHROPIC_BASE_URL: &str = "https://api.anthropic.com";
@@ -28,9 +27,7 @@ pub const ANTHROPIC_BASE_URL: &str = "https://api.anthropic.com";
 /// ```
 #[must_use]
 pub struct AnthropicModelBuilder {
-    model: String,
     settings: Settings,
-    profile: ModelProfile,
     default_max_tokens: u32,
     thinking_budget: Option<u32>,
 }
@@ -38,13 +35,13 @@ pub struct AnthropicModelBuilder {
 impl AnthropicModelBuilder {
     pub(crate) fn new(model: String) -> Self {
         AnthropicModelBuilder {
-            model,
             settings: Settings::new(
+                model,
+                profile(),
                 Some("ANTHROPIC_BASE_URL"),
                 ANTHROPIC_BASE_URL,
                 &["ANTHROPIC_API_KEY"],
             ),
-            profile: profile(),
             default_max_tokens: 4096,
             thinking_budget: None,
         }
@@ -63,20 +60,14 @@ impl AnthropicModelBuilder {
     /// are sent back unchanged on the next turn, as Anthropic requires.
     pub fn thinking(mut self, budget_tokens: u32) -> Self {
         self.thinking_budget = Some(budget_tokens);
-        self.profile.reasoning = true;
-        self
-    }
-
-    /// What the model supports.
-    pub fn profile(mut self, profile: ModelProfile) -> Self {
-        self.profile = profile;
+        self.settings.profile.reasoning = true;
         self
     }
 
     /// Builds the model. Fails with [`ModelError::Configuration`] on a missing key (naming
     /// `ANTHROPIC_API_KEY`; none is needed for a loopback base URL), a malformed URL or header.
     pub fn build(self) -> Result<AnthropicModel, ModelError> {
-        let base = self.settings.resolve_base_url(PROVIDER, &self.model)?;
+        let base = self.settings.resolve_base_url(PROVIDER)?;
         let full = if base.ends_with("/v1/messages") {
             base
         } else if base.ends_with("/v1") {
@@ -84,27 +75,16 @@ impl AnthropicModelBuilder {
         } else {
             format!("{base}/v1/messages")
         };
-        let endpoint = parse_url(&full)?;
-        let local = endpoint.host_str().is_some_and(is_local);
-        let (transport, tracker) = self.settings.build(
-            (PROVIDER, &self.model),
-            !local,
-            Auth::Header("x-api-key"),
-            &[("anthropic-version", ANTHROPIC_VERSION)],
-        )?;
+        let endpoint = Endpoint {
+            fixed_headers: &[("anthropic-version", ANTHROPIC_VERSION)],
+            ..Endpoint::new(parse_url(&full)?, Auth::Header("x-api-key"))
+        };
+        let format = Anthropic {
+            default_max_tokens: self.default_max_tokens,
+            thinking_budget: self.thinking_budget,
+        };
         Ok(AnthropicModel {
-            driver: Driver::new(Parts {
-                model: self.model,
-                endpoint,
-                stream_endpoint: None,
-                transport,
-                profile: self.profile,
-                tracker,
-                format: Anthropic {
-                    default_max_tokens: self.default_max_tokens,
-                    thinking_budget: self.thinking_budget,
-                },
-            }),
+            driver: self.settings.into_driver(endpoint, format)?,
         })
     }
 }
@@ -127,10 +107,7 @@ fn profile() -> ModelProfile {
 
 impl fmt::Debug for AnthropicModelBuilder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("AnthropicModelBuilder")
-            .field("model", &self.model)
-            .field("base_url", &self.settings.base_url)
-            .field("api_key", &self.settings.api_key)
-            .finish_non_exhaustive()
+        self.settings
+            .fmt_builder("AnthropicModelBuilder", PROVIDER, f)
     }
 }

@@ -17,7 +17,7 @@ use crate::http::sse::SseEventRef;
 use crate::http::status::truncate;
 use crate::message::AssistantMessage;
 use crate::model::{ChatResponse, ModelError, StreamEvent};
-use crate::providers::transport::SseDecoder;
+use crate::providers::stream::SseDecoder;
 
 /// The answer assembled so far.
 pub(crate) struct Decoder {

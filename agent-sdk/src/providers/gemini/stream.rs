@@ -13,7 +13,7 @@ use super::response::{call_id, finish_reason, message_of, usage};
 use crate::http::sse::SseEventRef;
 use crate::http::status::truncate;
 use crate::model::{ChatResponse, ModelError, StreamEvent};
-use crate::providers::transport::SseDecoder;
+use crate::providers::stream::SseDecoder;
 use crate::usage::Usage;
 
 pub(crate) struct Decoder {

@@ -4,8 +4,7 @@ use std::fmt;
 
 use super::{ChatCompletions, MaxTokensField, OpenAiModel};
 use crate::model::{ModelError, ModelProfile};
-use crate::providers::driver::{Driver, Parts};
-use crate::providers::transport::{Auth, Settings, parse_url, settings_setters};
+use crate::providers::settings::{Auth, Endpoint, Settings, parse_url, settings_setters};
 
 /// OpenAI's API.
 pub const OPENAI_BASE_URL: &str = "https://api.openai.com/v1";
@@ -41,22 +40,18 @@ enum KeyRule {
 /// ```
 #[must_use]
 pub struct OpenAiModelBuilder {
-    model: String,
     provider: String,
     settings: Settings,
     key_rule: KeyRule,
-    profile: ModelProfile,
     max_tokens_field: MaxTokensField,
 }
 
 impl OpenAiModelBuilder {
     fn base(model: String) -> Self {
         OpenAiModelBuilder {
-            model,
             provider: "openai".into(),
-            settings: Settings::new(None, OPENAI_BASE_URL, &[]),
+            settings: Settings::new(model, ModelProfile::full(), None, OPENAI_BASE_URL, &[]),
             key_rule: KeyRule::Optional,
-            profile: ModelProfile::full(),
             max_tokens_field: MaxTokensField::MaxCompletionTokens,
         }
     }
@@ -72,7 +67,7 @@ impl OpenAiModelBuilder {
     pub(crate) fn compatible(model: String) -> Self {
         let mut b = Self::base(model);
         b.provider = "openai-compatible".into();
-        b.profile = ModelProfile::conservative();
+        b.settings.profile = ModelProfile::conservative();
         b.max_tokens_field = MaxTokensField::MaxTokens;
         b
     }
@@ -117,12 +112,6 @@ impl OpenAiModelBuilder {
         self
     }
 
-    /// What the model supports.
-    pub fn profile(mut self, profile: ModelProfile) -> Self {
-        self.profile = profile;
-        self
-    }
-
     /// The request field that carries the token limit.
     pub fn max_tokens_field(mut self, field: MaxTokensField) -> Self {
         self.max_tokens_field = field;
@@ -132,50 +121,35 @@ impl OpenAiModelBuilder {
     /// Builds the model. Fails with [`ModelError::Configuration`] on a missing key (naming
     /// the variable to set), a malformed URL or header.
     pub fn build(self) -> Result<OpenAiModel, ModelError> {
-        let base = self
-            .settings
-            .resolve_base_url(&self.provider, &self.model)?;
+        let base = self.settings.resolve_base_url(&self.provider)?;
         let full = if base.ends_with("/chat/completions") {
             base
         } else {
             format!("{base}/chat/completions")
         };
-        let endpoint = parse_url(&full)?;
+        let url = parse_url(&full)?;
         let key_required = match self.key_rule {
             KeyRule::Required => true,
-            KeyRule::WhenOpenAi => endpoint.host_str() == Some("api.openai.com"),
+            KeyRule::WhenOpenAi => url.host_str() == Some("api.openai.com"),
             KeyRule::Optional => false,
         };
-        let (transport, tracker) = self.settings.build(
-            (&self.provider, &self.model),
+        let endpoint = Endpoint {
             key_required,
-            Auth::Bearer,
-            &[],
-        )?;
+            ..Endpoint::new(url, Auth::Bearer)
+        };
+        let format = ChatCompletions {
+            provider: self.provider,
+            max_tokens_field: self.max_tokens_field,
+        };
         Ok(OpenAiModel {
-            driver: Driver::new(Parts {
-                model: self.model,
-                endpoint,
-                stream_endpoint: None,
-                transport,
-                profile: self.profile,
-                tracker,
-                format: ChatCompletions {
-                    provider: self.provider,
-                    max_tokens_field: self.max_tokens_field,
-                },
-            }),
+            driver: self.settings.into_driver(endpoint, format)?,
         })
     }
 }
 
 impl fmt::Debug for OpenAiModelBuilder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("OpenAiModelBuilder")
-            .field("provider", &self.provider)
-            .field("model", &self.model)
-            .field("base_url", &self.settings.base_url)
-            .field("api_key", &self.settings.api_key)
-            .finish_non_exhaustive()
+        self.settings
+            .fmt_builder("OpenAiModelBuilder", &self.provider, f)
     }
 }

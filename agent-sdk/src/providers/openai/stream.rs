@@ -17,7 +17,7 @@ use super::wire::{WireChunk, WireToolCallDelta};
 use crate::http::sse::SseEventRef;
 use crate::message::ToolCall;
 use crate::model::{ChatResponse, EventStream, ModelError, StreamEvent};
-use crate::providers::transport::{SseDecoder, drive};
+use crate::providers::stream::{SseDecoder, drive};
 use crate::usage::Usage;
 
 /// Decodes a Chat Completions SSE body (as byte chunks, split anywhere) into events ending

@@ -4,8 +4,7 @@ use std::fmt;
 
 use super::{OpenAiResponsesModel, PROVIDER, Responses};
 use crate::model::{ModelError, ModelProfile};
-use crate::providers::driver::{Driver, Parts};
-use crate::providers::transport::{Auth, Settings, is_local, parse_url, settings_setters};
+use crate::providers::settings::{Auth, Endpoint, Settings, parse_url, settings_setters};
 
 /// Builds an [`OpenAiResponsesModel`]; see [`OpenAiResponsesModel::builder`].
 ///
@@ -22,9 +21,7 @@ use crate::providers::transport::{Auth, Settings, is_local, parse_url, settings_
 /// ```
 #[must_use]
 pub struct OpenAiResponsesModelBuilder {
-    model: String,
     settings: Settings,
-    profile: ModelProfile,
     store: bool,
     reasoning_effort: Option<String>,
 }
@@ -32,16 +29,16 @@ pub struct OpenAiResponsesModelBuilder {
 impl OpenAiResponsesModelBuilder {
     pub(crate) fn new(model: String) -> Self {
         OpenAiResponsesModelBuilder {
-            model,
             settings: Settings::new(
+                model,
+                ModelProfile {
+                    seed: false,
+                    ..ModelProfile::full()
+                },
                 Some("OPENAI_BASE_URL"),
                 "https://api.openai.com/v1",
                 &["OPENAI_API_KEY"],
             ),
-            profile: ModelProfile {
-                seed: false,
-                ..ModelProfile::full()
-            },
             store: false,
             reasoning_effort: None,
         }
@@ -53,7 +50,7 @@ impl OpenAiResponsesModelBuilder {
     /// reasoning summaries; temperature is then not sent.
     pub fn reasoning_effort(mut self, effort: impl Into<String>) -> Self {
         self.reasoning_effort = Some(effort.into());
-        self.profile.reasoning = true;
+        self.settings.profile.reasoning = true;
         self
     }
 
@@ -64,49 +61,29 @@ impl OpenAiResponsesModelBuilder {
         self
     }
 
-    /// What the model supports.
-    pub fn profile(mut self, profile: ModelProfile) -> Self {
-        self.profile = profile;
-        self
-    }
-
     /// Builds the model. Fails with [`ModelError::Configuration`] on a missing key (naming
     /// `OPENAI_API_KEY`; none is needed for a loopback base URL), a malformed URL or header.
     pub fn build(self) -> Result<OpenAiResponsesModel, ModelError> {
-        let base = self.settings.resolve_base_url(PROVIDER, &self.model)?;
+        let base = self.settings.resolve_base_url(PROVIDER)?;
         let full = if base.ends_with("/responses") {
             base
         } else {
             format!("{base}/responses")
         };
-        let endpoint = parse_url(&full)?;
-        let local = endpoint.host_str().is_some_and(is_local);
-        let (transport, tracker) =
-            self.settings
-                .build((PROVIDER, &self.model), !local, Auth::Bearer, &[])?;
+        let endpoint = Endpoint::new(parse_url(&full)?, Auth::Bearer);
+        let format = Responses {
+            store: self.store,
+            reasoning_effort: self.reasoning_effort,
+        };
         Ok(OpenAiResponsesModel {
-            driver: Driver::new(Parts {
-                model: self.model,
-                endpoint,
-                stream_endpoint: None,
-                transport,
-                profile: self.profile,
-                tracker,
-                format: Responses {
-                    store: self.store,
-                    reasoning_effort: self.reasoning_effort,
-                },
-            }),
+            driver: self.settings.into_driver(endpoint, format)?,
         })
     }
 }
 
 impl fmt::Debug for OpenAiResponsesModelBuilder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("OpenAiResponsesModelBuilder")
-            .field("model", &self.model)
-            .field("base_url", &self.settings.base_url)
-            .field("api_key", &self.settings.api_key)
-            .finish_non_exhaustive()
+        self.settings
+            .fmt_builder("OpenAiResponsesModelBuilder", PROVIDER, f)
     }
 }

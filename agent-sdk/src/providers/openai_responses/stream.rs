@@ -14,7 +14,7 @@ use super::response::{convert, usage};
 use crate::http::sse::SseEventRef;
 use crate::http::status::truncate;
 use crate::model::{ModelError, StreamEvent};
-use crate::providers::transport::SseDecoder;
+use crate::providers::stream::SseDecoder;
 
 pub(crate) struct Decoder {
     model: String,
