@@ -7,6 +7,7 @@ use bytes::Bytes;
 use futures::{Stream, StreamExt};
 
 use crate::http::sse::{SseDecoder as SseParser, SseEventRef};
+use crate::http::status::truncate;
 use crate::message::ContentBlock;
 use crate::model::{ChatResponse, EventStream, ModelError, StreamEvent};
 
@@ -23,6 +24,20 @@ pub(crate) trait SseDecoder: Send + 'static {
     /// The body ended without [`StreamEvent::Completed`] having been pushed: either complete
     /// the answer (for formats without an end marker) or report the cut.
     fn on_end(&mut self, out: &mut VecDeque<StreamEvent>) -> Result<(), ModelError>;
+}
+
+/// The JSON value an event carries (its data trimmed), or `None` for an event without data.
+pub(crate) fn event_json(data: &str) -> Result<Option<serde_json::Value>, ModelError> {
+    let raw = data.trim();
+    if raw.is_empty() {
+        return Ok(None);
+    }
+    serde_json::from_str(raw).map(Some).map_err(|e| {
+        ModelError::Decode(format!(
+            "stream event is not valid JSON ({e}): {}",
+            truncate(raw, 200)
+        ))
+    })
 }
 
 /// Drives `decoder` over an SSE `body`. The stream ends after the first `Completed` event or

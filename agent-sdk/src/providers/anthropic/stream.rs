@@ -14,10 +14,9 @@ use serde_json::Value;
 use super::errors::stream_error;
 use super::response::{WireResponse, WireUsage, finish_reason, push_block};
 use crate::http::sse::SseEventRef;
-use crate::http::status::truncate;
 use crate::message::AssistantMessage;
 use crate::model::{ChatResponse, ModelError, StreamEvent};
-use crate::providers::stream::SseDecoder;
+use crate::providers::stream::{SseDecoder, event_json};
 
 /// The answer assembled so far.
 pub(crate) struct Decoder {
@@ -240,19 +239,12 @@ impl SseDecoder for Decoder {
         event: SseEventRef<'_>,
         out: &mut VecDeque<StreamEvent>,
     ) -> Result<(), ModelError> {
-        let raw = event.data.trim();
         if event.event == "error" {
-            return Err(stream_error(raw));
+            return Err(stream_error(event.data.trim()));
         }
-        if raw.is_empty() {
+        let Some(data) = event_json(event.data)? else {
             return Ok(());
-        }
-        let data: Value = serde_json::from_str(raw).map_err(|e| {
-            ModelError::Decode(format!(
-                "stream event is not valid JSON ({e}): {}",
-                truncate(raw, 200)
-            ))
-        })?;
+        };
         if self.on_data(&data, out)? {
             let response = self.complete()?;
             out.push_back(StreamEvent::Completed { response });

@@ -11,9 +11,8 @@ use serde_json::Value;
 use super::errors::stream_error;
 use super::response::{call_id, finish_reason, message_of, usage};
 use crate::http::sse::SseEventRef;
-use crate::http::status::truncate;
 use crate::model::{ChatResponse, ModelError, StreamEvent};
-use crate::providers::stream::SseDecoder;
+use crate::providers::stream::{SseDecoder, event_json};
 use crate::usage::Usage;
 
 pub(crate) struct Decoder {
@@ -65,16 +64,9 @@ impl SseDecoder for Decoder {
         event: SseEventRef<'_>,
         out: &mut VecDeque<StreamEvent>,
     ) -> Result<(), ModelError> {
-        let raw = event.data.trim();
-        if raw.is_empty() {
+        let Some(data) = event_json(event.data)? else {
             return Ok(());
-        }
-        let data: Value = serde_json::from_str(raw).map_err(|e| {
-            ModelError::Decode(format!(
-                "stream event is not valid JSON ({e}): {}",
-                truncate(raw, 200)
-            ))
-        })?;
+        };
         if let Some(error) = data.get("error") {
             return Err(stream_error(error));
         }

@@ -12,9 +12,8 @@ use serde_json::Value;
 use super::errors::stream_error;
 use super::response::{convert, usage};
 use crate::http::sse::SseEventRef;
-use crate::http::status::truncate;
 use crate::model::{ModelError, StreamEvent};
-use crate::providers::stream::SseDecoder;
+use crate::providers::stream::{SseDecoder, event_json};
 
 pub(crate) struct Decoder {
     model: String,
@@ -42,16 +41,12 @@ impl SseDecoder for Decoder {
         event: SseEventRef<'_>,
         out: &mut VecDeque<StreamEvent>,
     ) -> Result<(), ModelError> {
-        let raw = event.data.trim();
-        if raw.is_empty() || raw == "[DONE]" {
+        if event.data.trim() == "[DONE]" {
             return Ok(());
         }
-        let data: Value = serde_json::from_str(raw).map_err(|e| {
-            ModelError::Decode(format!(
-                "stream event is not valid JSON ({e}): {}",
-                truncate(raw, 200)
-            ))
-        })?;
+        let Some(data) = event_json(event.data)? else {
+            return Ok(());
+        };
         let kind = data
             .get("type")
             .and_then(Value::as_str)
