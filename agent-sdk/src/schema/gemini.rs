@@ -21,11 +21,17 @@
 
 use serde_json::{Map, Value, json};
 
-use super::disjoint::overlapping_pair;
 use super::keywords::{ANNOTATIONS, CONSTRAINTS, SCOPE_CHANGING, unsupported};
 use super::merge::conjunction;
-use super::walk::{Cx, View, bad_type, type_names};
+use super::walk::{Cx, UnionWords, View, bad_type, type_names};
 use super::{Dialect, SchemaError};
+
+/// How union errors are worded for Gemini.
+const UNION_WORDS: UnionWords = UnionWords {
+    combined: "for Gemini",
+    dialect: "Gemini",
+    fix: "give the enum a serde tag",
+};
 
 const LABEL: &str = "Gemini";
 const ANY_VALUE: &str = "this schema accepts any JSON value (e.g. `serde_json::Value`), which Gemini cannot express; use a concrete type";
@@ -286,29 +292,9 @@ impl<'a> Gemini<'a> {
     /// Adds the node's `anyOf` (or provably disjoint `oneOf`), turning a `null` alternative
     /// into `nullable` and a single remaining alternative into the schema itself.
     fn union(&mut self, node: View<'a>, mut out: Map<String, Value>) -> Result<Value, SchemaError> {
-        let (key, alternatives) = match (node.get("anyOf"), node.get("oneOf")) {
-            (None, None) => return Ok(Value::Object(out)),
-            (Some(a), None) => ("anyOf", a),
-            (None, Some(o)) => ("oneOf", o),
-            (Some(_), Some(_)) => {
-                return Err(self.cx.error_at("oneOf", "`anyOf` and `oneOf` on one schema cannot be combined for Gemini; nest one inside a field"));
-            }
+        let Some((key, alternatives)) = self.cx.union(node, &UNION_WORDS)? else {
+            return Ok(Value::Object(out));
         };
-        let Value::Array(alternatives) = alternatives else {
-            return Err(self
-                .cx
-                .error_at(key, format!("`{key}` must be an array of schemas")));
-        };
-        if key == "oneOf"
-            && let Some((i, j)) = overlapping_pair(self.cx.root, alternatives)
-        {
-            return Err(self.cx.error_at(
-                key,
-                format!(
-                    "Gemini has no `oneOf`, and alternatives {i} and {j} may match the same value, so `anyOf` would accept values `oneOf` rejects; give the enum a serde tag"
-                ),
-            ));
-        }
         let outer = self.cx.enter(key)?;
         let mut lowered = Vec::with_capacity(alternatives.len());
         let mut nullable = false;

@@ -23,12 +23,18 @@
 
 use serde_json::{Map, Value, json};
 
-use super::disjoint::overlapping_pair;
 use super::keywords::{ANNOTATIONS, CONSTRAINTS, SCOPE_CHANGING, unsupported};
 use super::limits::Limits;
 use super::merge;
-use super::walk::{Cx, View, bad_type, resolve, type_names};
+use super::walk::{Cx, UnionWords, View, bad_type, resolve, type_names};
 use super::{Dialect, SchemaError};
+
+/// How union errors are worded in OpenAI strict mode.
+const UNION_WORDS: UnionWords = UnionWords {
+    combined: "in OpenAI strict mode",
+    dialect: "OpenAI strict mode",
+    fix: "give the enum a serde tag, or set `strict = false`",
+};
 
 const LABEL: &str = "OpenAI strict mode";
 const ESCAPE: &str = ", or set `strict = false`";
@@ -297,36 +303,13 @@ impl<'a> Strict<'a> {
 
     /// Adds the node's `anyOf` (or provably disjoint `oneOf`) to what was lowered so far.
     fn union(&mut self, node: View<'a>, mut out: Map<String, Value>) -> Result<Value, SchemaError> {
-        let (key, alternatives) = match (node.get("anyOf"), node.get("oneOf")) {
-            (None, None) => return Ok(Value::Object(out)),
-            (Some(a), None) => ("anyOf", a),
-            (None, Some(o)) => ("oneOf", o),
-            (Some(_), Some(_)) => {
-                return Err(self.cx.error_at(
-                    "oneOf",
-                    "`anyOf` and `oneOf` on one schema cannot be combined in OpenAI strict mode; nest one inside a field",
-                ));
-            }
-        };
-        let Value::Array(alternatives) = alternatives else {
-            return Err(self
-                .cx
-                .error_at(key, format!("`{key}` must be an array of schemas")));
+        let Some((key, alternatives)) = self.cx.union(node, &UNION_WORDS)? else {
+            return Ok(Value::Object(out));
         };
         if alternatives.is_empty() {
             return Err(self
                 .cx
                 .error_at(key, format!("an empty `{key}` accepts no value; remove it")));
-        }
-        if key == "oneOf"
-            && let Some((i, j)) = overlapping_pair(self.cx.root, alternatives)
-        {
-            return Err(self.cx.error_at(
-                key,
-                format!(
-                    "OpenAI strict mode has no `oneOf`, and alternatives {i} and {j} may match the same value, so `anyOf` would accept values `oneOf` rejects; give the enum a serde tag, or set `strict = false`"
-                ),
-            ));
         }
         let outer = self.cx.enter(key)?;
         let mut lowered = Vec::with_capacity(alternatives.len());

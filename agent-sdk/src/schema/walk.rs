@@ -3,6 +3,7 @@
 
 use serde_json::{Map, Value};
 
+use super::disjoint::overlapping_pair;
 use super::{Dialect, SchemaError};
 
 /// How deep a walk may recurse before the input is refused. Schemas generated from Rust types
@@ -30,6 +31,16 @@ pub(super) struct Saved {
     pointer: String,
 }
 
+/// How a dialect words the errors of [`Cx::union`].
+pub(super) struct UnionWords {
+    /// Where `anyOf` beside `oneOf` cannot be combined, e.g. "for Gemini".
+    pub combined: &'static str,
+    /// The dialect, e.g. "Gemini".
+    pub dialect: &'static str,
+    /// What to do about a `oneOf` whose alternatives overlap.
+    pub fix: &'static str,
+}
+
 impl<'a> Cx<'a> {
     pub(super) fn new(dialect: Dialect, root: &'a Value) -> Self {
         Cx {
@@ -48,6 +59,45 @@ impl<'a> Cx<'a> {
     /// An error about the current node.
     pub(super) fn error(&self, reason: impl Into<String>) -> SchemaError {
         SchemaError::new(self.dialect, self.pointer.clone(), reason)
+    }
+
+    /// The node's `anyOf` or `oneOf` keyword and its alternatives (`None` without either).
+    /// Both at once, a value that is not an array, and a `oneOf` with alternatives that may
+    /// match the same value (as `anyOf` it would accept more) are refused, worded by `words`.
+    pub(super) fn union(
+        &self,
+        node: View<'a>,
+        words: &UnionWords,
+    ) -> Result<Option<(&'static str, &'a [Value])>, SchemaError> {
+        let (key, alternatives) = match (node.get("anyOf"), node.get("oneOf")) {
+            (None, None) => return Ok(None),
+            (Some(a), None) => ("anyOf", a),
+            (None, Some(o)) => ("oneOf", o),
+            (Some(_), Some(_)) => {
+                return Err(self.error_at(
+                    "oneOf",
+                    format!(
+                        "`anyOf` and `oneOf` on one schema cannot be combined {}; nest one inside a field",
+                        words.combined
+                    ),
+                ));
+            }
+        };
+        let Value::Array(alternatives) = alternatives else {
+            return Err(self.error_at(key, format!("`{key}` must be an array of schemas")));
+        };
+        if key == "oneOf"
+            && let Some((i, j)) = overlapping_pair(self.root, alternatives)
+        {
+            return Err(self.error_at(
+                key,
+                format!(
+                    "{} has no `oneOf`, and alternatives {i} and {j} may match the same value, so `anyOf` would accept values `oneOf` rejects; {}",
+                    words.dialect, words.fix
+                ),
+            ));
+        }
+        Ok(Some((key, alternatives)))
     }
 
     /// An error about one keyword of the current node.
@@ -211,5 +261,61 @@ impl<'a> View<'a> {
         self.map
             .iter()
             .filter(|(key, _)| !self.skip.contains(&key.as_str()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use crate::schema::{Dialect, lower};
+
+    /// An object whose one field `x` has schema `field`.
+    fn with_field(field: serde_json::Value) -> serde_json::Value {
+        json!({ "type": "object", "properties": { "x": field }, "required": ["x"] })
+    }
+
+    /// The union errors both lowering dialects share, each in its own words.
+    #[test]
+    fn union_errors_name_the_dialect() {
+        let both =
+            with_field(json!({ "anyOf": [{ "type": "string" }], "oneOf": [{ "type": "string" }] }));
+        let overlapping =
+            with_field(json!({ "oneOf": [{ "type": "string" }, { "type": "string" }] }));
+        let not_array = with_field(json!({ "anyOf": { "type": "string" } }));
+        for (dialect, combined, fix) in [
+            (Dialect::Gemini, "for Gemini", "give the enum a serde tag"),
+            (
+                Dialect::OpenAiStrict,
+                "in OpenAI strict mode",
+                "give the enum a serde tag, or set `strict = false`",
+            ),
+        ] {
+            let name = match dialect {
+                Dialect::Gemini => "Gemini",
+                _ => "OpenAI strict mode",
+            };
+            let err = lower(&both, dialect).unwrap_err();
+            assert_eq!(err.path, "/properties/x/oneOf");
+            assert_eq!(
+                err.reason,
+                format!(
+                    "`anyOf` and `oneOf` on one schema cannot be combined {combined}; nest one inside a field"
+                )
+            );
+            let err = lower(&overlapping, dialect).unwrap_err();
+            assert_eq!(err.path, "/properties/x/oneOf");
+            assert_eq!(
+                err.reason,
+                format!(
+                    "{name} has no `oneOf`, and alternatives 0 and 1 may match the same value, so `anyOf` would accept values `oneOf` rejects; {fix}"
+                )
+            );
+            let err = lower(&not_array, dialect).unwrap_err();
+            assert_eq!(
+                (err.path.as_str(), err.reason.as_str()),
+                ("/properties/x/anyOf", "`anyOf` must be an array of schemas")
+            );
+        }
     }
 }
