@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 
 use super::scenarios::KEY;
 use super::server::{Recorded, Reply, sse_event};
-use super::wire::{Call, ErrorCase, Finish, SentResult, Turn, Wire, fast_retry};
+use super::wire::{Call, ErrorCase, Finish, SentResult, Turn, Wire, fast_retry, openai_error_body};
 
 pub struct OpenAiChat;
 
@@ -130,11 +130,10 @@ impl Wire for OpenAiChat {
     }
 
     fn error(&self, case: ErrorCase) -> Reply {
-        let body = |message: &str, kind: &str, param: Option<&str>, code: Option<&str>| json!({ "error": { "message": message, "type": kind, "param": param, "code": code } });
         match case {
             ErrorCase::Unauthorized => Reply::json(
                 401,
-                &body(
+                &openai_error_body(
                     &format!("Incorrect API key provided: {KEY}."),
                     "invalid_request_error",
                     None,
@@ -143,7 +142,7 @@ impl Wire for OpenAiChat {
             ),
             ErrorCase::Forbidden => Reply::json(
                 403,
-                &body(
+                &openai_error_body(
                     "You are not allowed to sample from this model",
                     "invalid_request_error",
                     None,
@@ -152,7 +151,7 @@ impl Wire for OpenAiChat {
             ),
             ErrorCase::NotFound => Reply::json(
                 404,
-                &body(
+                &openai_error_body(
                     "The model `gpt-5-nope` does not exist",
                     "invalid_request_error",
                     None,
@@ -161,7 +160,7 @@ impl Wire for OpenAiChat {
             ),
             ErrorCase::RateLimited(secs) => Reply::json(
                 429,
-                &body(
+                &openai_error_body(
                     "Rate limit reached",
                     "requests",
                     None,
@@ -171,7 +170,7 @@ impl Wire for OpenAiChat {
             .header("retry-after", &secs.to_string()),
             ErrorCase::BadParam => Reply::json(
                 400,
-                &body(
+                &openai_error_body(
                     "Invalid value for 'temperature'",
                     "invalid_request_error",
                     Some("temperature"),
@@ -180,11 +179,11 @@ impl Wire for OpenAiChat {
             ),
             ErrorCase::Server => Reply::json(
                 500,
-                &body("The server had an error", "server_error", None, None),
+                &openai_error_body("The server had an error", "server_error", None, None),
             ),
             ErrorCase::ContextLength => Reply::json(
                 400,
-                &body(
+                &openai_error_body(
                     "This model's maximum context length is 128000 tokens.",
                     "invalid_request_error",
                     Some("messages"),

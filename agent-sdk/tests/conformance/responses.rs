@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 
 use super::scenarios::KEY;
 use super::server::{Recorded, Reply, sse_event};
-use super::wire::{Call, ErrorCase, Finish, SentResult, Turn, Wire, fast_retry};
+use super::wire::{Call, ErrorCase, Finish, SentResult, Turn, Wire, fast_retry, openai_error_body};
 
 pub struct Responses;
 
@@ -74,10 +74,6 @@ fn text_delta(index: usize, delta: &str) -> String {
     ev(
         json!({ "type": "response.output_text.delta", "item_id": "msg_1", "output_index": index, "content_index": 0, "delta": delta }),
     )
-}
-
-fn error_body(message: &str, kind: &str, param: Option<&str>, code: Option<&str>) -> Value {
-    json!({ "error": { "message": message, "type": kind, "param": param, "code": code } })
 }
 
 impl Wire for Responses {
@@ -161,7 +157,7 @@ impl Wire for Responses {
         match case {
             ErrorCase::Unauthorized => Reply::json(
                 401,
-                &error_body(
+                &openai_error_body(
                     &format!("Incorrect API key provided: {KEY}."),
                     "invalid_request_error",
                     None,
@@ -170,7 +166,7 @@ impl Wire for Responses {
             ),
             ErrorCase::Forbidden => Reply::json(
                 403,
-                &error_body(
+                &openai_error_body(
                     "You are not allowed to sample from this model",
                     "invalid_request_error",
                     None,
@@ -179,7 +175,7 @@ impl Wire for Responses {
             ),
             ErrorCase::NotFound => Reply::json(
                 404,
-                &error_body(
+                &openai_error_body(
                     "The model `gpt-nope` does not exist",
                     "invalid_request_error",
                     Some("model"),
@@ -188,7 +184,7 @@ impl Wire for Responses {
             ),
             ErrorCase::RateLimited(secs) => Reply::json(
                 429,
-                &error_body(
+                &openai_error_body(
                     "Rate limit reached",
                     "requests",
                     None,
@@ -198,7 +194,7 @@ impl Wire for Responses {
             .header("retry-after", &secs.to_string()),
             ErrorCase::BadParam => Reply::json(
                 400,
-                &error_body(
+                &openai_error_body(
                     "Unsupported parameter: 'temperature'",
                     "invalid_request_error",
                     Some("temperature"),
@@ -207,11 +203,11 @@ impl Wire for Responses {
             ),
             ErrorCase::Server => Reply::json(
                 500,
-                &error_body("The server had an error", "server_error", None, None),
+                &openai_error_body("The server had an error", "server_error", None, None),
             ),
             ErrorCase::ContextLength => Reply::json(
                 400,
-                &error_body(
+                &openai_error_body(
                     "Your input exceeds the context window of this model.",
                     "invalid_request_error",
                     Some("input"),

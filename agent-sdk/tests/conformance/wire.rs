@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use agent_sdk::http::RetryPolicy;
 use agent_sdk::model::SharedModel;
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use super::server::{Recorded, Reply};
 
@@ -128,4 +128,14 @@ pub fn fast_retry() -> RetryPolicy {
         .initial_delay(Duration::from_millis(1))
         .max_delay(Duration::from_millis(5))
         .jitter(false)
+}
+
+/// The error body both OpenAI APIs (Chat Completions and Responses) send.
+pub fn openai_error_body(
+    message: &str,
+    kind: &str,
+    param: Option<&str>,
+    code: Option<&str>,
+) -> Value {
+    json!({ "error": { "message": message, "type": kind, "param": param, "code": code } })
 }
