@@ -83,20 +83,7 @@ impl<'a> Gemini<'a> {
                 "inlining every `$ref` makes this schema larger than {MAX_NODES} nodes; use fewer shared types"
             )));
         }
-        let mut lowered = match node {
-            Value::Object(map) => self.map(View::new(map))?,
-            Value::Bool(true) => return Err(self.cx.error(ANY_VALUE)),
-            Value::Bool(false) => {
-                return Err(self
-                    .cx
-                    .error("this schema accepts no value at all (`false`); remove the field"));
-            }
-            _ => {
-                return Err(self
-                    .cx
-                    .error("not a JSON schema: expected an object or a boolean"));
-            }
-        };
+        let mut lowered = self.map(self.cx.view(node, ANY_VALUE)?)?;
         if let Value::Object(map) = &mut lowered
             && !map.contains_key("type")
             && !map.contains_key("anyOf")

@@ -102,20 +102,7 @@ impl<'a> Strict<'a> {
 
     /// Lowers a whole schema (a property, an item, an alternative, a definition).
     fn schema(&mut self, node: &'a Value) -> Result<Value, SchemaError> {
-        let lowered = match node {
-            Value::Object(map) => self.map(View::new(map))?,
-            Value::Bool(true) => return Err(self.cx.error(ANY_VALUE)),
-            Value::Bool(false) => {
-                return Err(self
-                    .cx
-                    .error("this schema accepts no value at all (`false`); remove the field"));
-            }
-            _ => {
-                return Err(self
-                    .cx
-                    .error("not a JSON schema: expected an object or a boolean"));
-            }
-        };
+        let lowered = self.map(self.cx.view(node, ANY_VALUE)?)?;
         let constrained = ["type", "anyOf", "$ref", "enum", "const"]
             .iter()
             .any(|k| lowered.get(k).is_some());

@@ -61,6 +61,19 @@ impl<'a> Cx<'a> {
         SchemaError::new(self.dialect, self.pointer.clone(), reason)
     }
 
+    /// A schema node as its keywords. `true` (any value, refused in the dialect's words
+    /// `any_value`), `false` (no value) and anything but an object are refused.
+    pub(super) fn view(&self, node: &'a Value, any_value: &str) -> Result<View<'a>, SchemaError> {
+        match node {
+            Value::Object(map) => Ok(View::new(map)),
+            Value::Bool(true) => Err(self.error(any_value)),
+            Value::Bool(false) => {
+                Err(self.error("this schema accepts no value at all (`false`); remove the field"))
+            }
+            _ => Err(self.error("not a JSON schema: expected an object or a boolean")),
+        }
+    }
+
     /// The node's `anyOf` or `oneOf` keyword and its alternatives (`None` without either).
     /// Both at once, a value that is not an array, and a `oneOf` with alternatives that may
     /// match the same value (as `anyOf` it would accept more) are refused, worded by `words`.
