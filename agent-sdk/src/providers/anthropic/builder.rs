@@ -93,15 +93,9 @@ impl AnthropicModelBuilder {
 /// choice; no strict tools, no seed.
 fn profile() -> ModelProfile {
     ModelProfile {
-        native_structured_output: true,
         strict_tools: false,
-        parallel_tool_calls: true,
-        tool_choice_required: true,
-        tool_choice_named: true,
-        tool_choice_none: true,
-        streaming_usage: true,
-        reasoning: false,
         seed: false,
+        ..ModelProfile::full()
     }
 }
 

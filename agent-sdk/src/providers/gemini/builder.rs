@@ -34,15 +34,8 @@ impl GeminiModelBuilder {
             settings: Settings::new(
                 model,
                 ModelProfile {
-                    native_structured_output: true,
                     strict_tools: false,
-                    parallel_tool_calls: true,
-                    tool_choice_required: true,
-                    tool_choice_named: true,
-                    tool_choice_none: true,
-                    streaming_usage: true,
-                    reasoning: false,
-                    seed: true,
+                    ..ModelProfile::full()
                 },
                 Some("GEMINI_BASE_URL"),
                 GEMINI_BASE_URL,
