@@ -68,7 +68,7 @@ pub(crate) fn encode(wire: &impl Serialize) -> Result<Bytes, ModelError> {
 /// A built model: its endpoints, transport, profile and tracker, and the wire format.
 /// Cloning shares all of it.
 pub(crate) struct Driver<F> {
-    inner: Arc<Inner<F>>,
+    inner: Arc<Parts<F>>,
 }
 
 impl<F> Clone for Driver<F> {
@@ -79,7 +79,7 @@ impl<F> Clone for Driver<F> {
     }
 }
 
-/// What a [`Driver`] is built from.
+/// What a [`Driver`] is built from and shares between its clones.
 pub(crate) struct Parts<F> {
     pub model: String,
     pub endpoint: reqwest::Url,
@@ -91,37 +91,10 @@ pub(crate) struct Parts<F> {
     pub format: F,
 }
 
-struct Inner<F> {
-    model: String,
-    endpoint: reqwest::Url,
-    stream_endpoint: Option<reqwest::Url>,
-    transport: Transport,
-    profile: ModelProfile,
-    tracker: Option<UsageTracker>,
-    format: F,
-}
-
 impl<F: WireFormat> Driver<F> {
     pub(crate) fn new(parts: Parts<F>) -> Self {
-        let Parts {
-            model,
-            endpoint,
-            stream_endpoint,
-            transport,
-            profile,
-            tracker,
-            format,
-        } = parts;
         Driver {
-            inner: Arc::new(Inner {
-                model,
-                endpoint,
-                stream_endpoint,
-                transport,
-                profile,
-                tracker,
-                format,
-            }),
+            inner: Arc::new(parts),
         }
     }
 
@@ -154,7 +127,7 @@ impl<F: WireFormat> Driver<F> {
     }
 }
 
-impl<F: WireFormat> Inner<F> {
+impl<F: WireFormat> Parts<F> {
     fn call<'a>(&'a self, url: &'a reqwest::Url) -> Call<'a> {
         Call {
             provider: self.format.provider(),
