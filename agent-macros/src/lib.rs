@@ -7,6 +7,7 @@ use proc_macro::TokenStream;
 mod agent;
 mod crate_path;
 mod docs;
+mod names;
 mod output;
 mod tool;
 

@@ -337,16 +337,7 @@ pub fn variant_ident(ident: Option<&Ident>) -> Ident {
     let Some(ident) = ident else {
         return Ident::new("Tool", Span::call_site());
     };
-    let name = ident.to_string();
-    let name = name.strip_prefix("r#").unwrap_or(&name);
-    let mut camel = String::with_capacity(name.len());
-    for part in name.split('_').filter(|p| !p.is_empty()) {
-        let mut chars = part.chars();
-        if let Some(first) = chars.next() {
-            camel.extend(first.to_uppercase());
-            camel.push_str(chars.as_str());
-        }
-    }
+    let mut camel = crate::names::upper_camel(ident);
     if camel.is_empty() {
         camel.push_str("Tool");
     }

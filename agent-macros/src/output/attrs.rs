@@ -59,7 +59,7 @@ impl ContainerAttrs {
         let metas = output_metas(attrs)?;
         let raw = RawContainer::from_list(&metas)?;
         if let Some(name) = &raw.name
-            && let Err(reason) = check_name(name)
+            && let Err(reason) = crate::names::check_provider_name(name, "output", "trip_plan")
         {
             return Err(Error::custom(reason).with_span(&name.span()));
         }
@@ -230,23 +230,6 @@ fn number(expr: &Expr) -> darling::Result<f64> {
     }
 }
 
-/// Provider names must match `^[A-Za-z_][A-Za-z0-9_-]{0,63}$`.
-fn check_name(name: &str) -> Result<(), String> {
-    let mut chars = name.chars();
-    let first_ok = chars
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_');
-    let rest_ok = chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
-    if first_ok && rest_ok && name.len() <= 64 {
-        Ok(())
-    } else {
-        Err(format!(
-            "invalid output name {name:?}: providers accept 1 to 64 characters, letters, digits, \
-             `_` and `-`, not starting with a digit or `-` (e.g. \"trip_plan\")"
-        ))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -259,7 +242,5 @@ mod tests {
         assert_eq!(number(&e).unwrap(), 10.0);
         let e: Expr = syn::parse_quote!("10");
         assert!(number(&e).is_err());
-        assert!(check_name("trip_plan").is_ok());
-        assert!(check_name("trip plan").is_err());
     }
 }

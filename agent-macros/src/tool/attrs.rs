@@ -3,7 +3,7 @@
 use darling::util::{Flag, SpannedValue};
 use darling::{Error, FromMeta};
 
-use crate::docs;
+use crate::{docs, names};
 
 /// `#[tool(name = "...", description = "...", strict = bool, return_direct, sequential)]`.
 #[derive(FromMeta, Default)]
@@ -35,7 +35,7 @@ impl ToolAttrs {
 
         let name = match raw.name {
             Some(name) => {
-                if let Err(reason) = check_name(&name) {
+                if let Err(reason) = names::check_provider_name(&name, "tool", "get_weather") {
                     errors.push(Error::custom(reason).with_span(&name.span()));
                 }
                 name.as_ref().clone()
@@ -68,40 +68,5 @@ impl ToolAttrs {
             return_direct: raw.return_direct.is_present(),
             sequential: raw.sequential.is_present(),
         })
-    }
-}
-
-/// Provider tool names must match `^[A-Za-z_][A-Za-z0-9_-]{0,63}$`.
-fn check_name(name: &str) -> Result<(), String> {
-    let mut chars = name.chars();
-    let first_ok = chars
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_');
-    let rest_ok = chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
-    if first_ok && rest_ok && name.len() <= 64 {
-        Ok(())
-    } else {
-        Err(format!(
-            "invalid tool name {name:?}: providers accept 1 to 64 characters, letters, digits, \
-             `_` and `-`, not starting with a digit or `-` (e.g. \"get_weather\")"
-        ))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::check_name;
-
-    #[test]
-    fn names() {
-        assert!(check_name("get_weather").is_ok());
-        assert!(check_name("_x-1").is_ok());
-        assert!(check_name(&"a".repeat(64)).is_ok());
-        assert!(check_name(&"a".repeat(65)).is_err());
-        assert!(check_name("").is_err());
-        assert!(check_name("1abc").is_err());
-        assert!(check_name("-abc").is_err());
-        assert!(check_name("get weather").is_err());
-        assert!(check_name("wetter_prüfen").is_err());
     }
 }

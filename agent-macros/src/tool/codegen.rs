@@ -23,19 +23,9 @@ pub enum Target<'a> {
     },
 }
 
-/// `GetWeather` + `Args` → `GetWeatherArgs`; `get_weather` → `GetWeather`.
+/// `get_weather` → `GetWeather`.
 pub fn camel(ident: &Ident) -> String {
-    let name = ident.to_string();
-    let name = name.strip_prefix("r#").unwrap_or(&name);
-    let mut camel = String::with_capacity(name.len());
-    for part in name.split('_').filter(|p| !p.is_empty()) {
-        let mut chars = part.chars();
-        if let Some(first) = chars.next() {
-            camel.extend(first.to_uppercase());
-            camel.push_str(chars.as_str());
-        }
-    }
-    camel
+    crate::names::upper_camel(ident)
 }
 
 pub fn generate(target: &Target<'_>, attrs: &ToolAttrs, sig: &Signature) -> TokenStream {
