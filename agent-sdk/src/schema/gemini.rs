@@ -22,7 +22,7 @@
 use serde_json::{Map, Value, json};
 
 use super::keywords::{ANNOTATIONS, CONSTRAINTS, SCOPE_CHANGING, unsupported};
-use super::merge::conjunction;
+use super::merge::{conjunction, with_union_siblings};
 use super::walk::{Cx, UnionWords, View, bad_type, type_names};
 use super::{Dialect, SchemaError};
 
@@ -278,7 +278,7 @@ impl<'a> Gemini<'a> {
 
     /// Adds the node's `anyOf` (or provably disjoint `oneOf`), turning a `null` alternative
     /// into `nullable` and a single remaining alternative into the schema itself.
-    fn union(&mut self, node: View<'a>, mut out: Map<String, Value>) -> Result<Value, SchemaError> {
+    fn union(&mut self, node: View<'a>, out: Map<String, Value>) -> Result<Value, SchemaError> {
         let Some((key, alternatives)) = self.cx.union(node, &UNION_WORDS)? else {
             return Ok(Value::Object(out));
         };
@@ -307,18 +307,7 @@ impl<'a> Gemini<'a> {
         } else {
             union
         };
-        // The node's own description is the more specific one.
-        let description = out.remove("description");
-        let mut merged = if out.is_empty() {
-            union
-        } else {
-            conjunction(Value::Object(out), union)
-                .map_err(|reason| self.cx.error_at(key, reason))?
-        };
-        if let (Some(description), Value::Object(map)) = (description, &mut merged) {
-            map.insert("description".to_string(), description);
-        }
-        Ok(merged)
+        with_union_siblings(out, union, conjunction).map_err(|reason| self.cx.error_at(key, reason))
     }
 
     /// Inlines the referenced schema, merged with whatever is beside the `$ref`.

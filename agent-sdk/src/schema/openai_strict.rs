@@ -289,7 +289,7 @@ impl<'a> Strict<'a> {
     }
 
     /// Adds the node's `anyOf` (or provably disjoint `oneOf`) to what was lowered so far.
-    fn union(&mut self, node: View<'a>, mut out: Map<String, Value>) -> Result<Value, SchemaError> {
+    fn union(&mut self, node: View<'a>, out: Map<String, Value>) -> Result<Value, SchemaError> {
         let Some((key, alternatives)) = self.cx.union(node, &UNION_WORDS)? else {
             return Ok(Value::Object(out));
         };
@@ -308,17 +308,8 @@ impl<'a> Strict<'a> {
         self.cx.leave(outer);
         let union = json!({ "anyOf": lowered });
         // Keywords beside the union must hold for every alternative: distribute them.
-        let description = out.remove("description");
-        let mut merged = if out.is_empty() {
-            union
-        } else {
-            merge_closed(Value::Object(out), union)
-                .map_err(|reason| self.cx.error_at(key, reason))?
-        };
-        if let (Some(description), Value::Object(map)) = (description, &mut merged) {
-            map.insert("description".to_string(), description);
-        }
-        Ok(merged)
+        merge::with_union_siblings(out, union, merge_closed)
+            .map_err(|reason| self.cx.error_at(key, reason))
     }
 
     /// `$ref` alone, or with a description (moved onto an `anyOf` wrapper, since OpenAI allows
