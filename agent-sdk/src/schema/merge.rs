@@ -126,6 +126,26 @@ fn merge_required(existing: &mut Value, added: Value) -> Result<(), String> {
     Ok(())
 }
 
+/// Attaches `union` to the keywords that stood beside it (`siblings`): they must hold for every
+/// alternative, so they are combined with `merge`; the siblings' `description` stays on the
+/// result, as the more specific one.
+pub(super) fn with_union_siblings(
+    mut siblings: Map<String, Value>,
+    union: Value,
+    merge: impl FnOnce(Value, Value) -> Result<Value, String>,
+) -> Result<Value, String> {
+    let description = siblings.remove("description");
+    let mut merged = if siblings.is_empty() {
+        union
+    } else {
+        merge(Value::Object(siblings), union)?
+    };
+    if let (Some(description), Value::Object(map)) = (description, &mut merged) {
+        map.insert("description".to_string(), description);
+    }
+    Ok(merged)
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;
@@ -172,24 +192,4 @@ mod tests {
         assert!(conjunction(a, b).unwrap_err().contains("`type`"));
         assert!(conjunction(json!(true), json!({})).is_err());
     }
-}
-
-/// Attaches `union` to the keywords that stood beside it (`siblings`): they must hold for every
-/// alternative, so they are combined with `merge`; the siblings' `description` stays on the
-/// result, as the more specific one.
-pub(super) fn with_union_siblings(
-    mut siblings: Map<String, Value>,
-    union: Value,
-    merge: impl FnOnce(Value, Value) -> Result<Value, String>,
-) -> Result<Value, String> {
-    let description = siblings.remove("description");
-    let mut merged = if siblings.is_empty() {
-        union
-    } else {
-        merge(Value::Object(siblings), union)?
-    };
-    if let (Some(description), Value::Object(map)) = (description, &mut merged) {
-        map.insert("description".to_string(), description);
-    }
-    Ok(merged)
 }
