@@ -137,7 +137,8 @@ pub struct ToolResultMessage {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ToolCall {
     /// The provider's id for this call; the tool result must carry it back. Some
-    /// OpenAI-compatible servers send an empty id: it is kept as it came.
+    /// OpenAI-compatible servers send an empty id, or one id for several calls: the providers
+    /// replace such ids by unique ones before the answer reaches the caller.
     pub id: String,
     /// The tool name the model asked for (not necessarily a tool that exists).
     pub name: String,

@@ -371,15 +371,18 @@ async fn answers_are_decoded() {
 
     let a = model.invoke(ask()).await.unwrap();
     assert_eq!(a.finish_reason, FinishReason::ToolCalls);
-    assert_eq!(
-        a.message.tool_calls[1],
-        ToolCall::new("", "get_weather", r#"{"city":"Rome"}"#)
+    // The empty id is replaced by a unique one before the answer enters the history.
+    let rome = &a.message.tool_calls[1];
+    assert!(
+        rome.id.starts_with("call_") && rome.id != "call_a",
+        "{rome:?}"
     );
+    assert_eq!(rome.arguments, r#"{"city":"Rome"}"#);
 
-    // The empty id goes back unchanged with the tool result.
     let mut history = vec![Message::user("hi"), Message::Assistant(a.message.clone())];
     history.push(Message::tool_result("call_a", "get_weather", "18°C"));
-    history.push(Message::tool_result("", "get_weather", "21°C"));
+    let rome_id = rome.id.clone();
+    history.push(Message::tool_result(rome_id.clone(), "get_weather", "21°C"));
     server.push(MockResponse::text("Paris 18, Rome 21"));
 
     let a = model.invoke(ask()).await.unwrap();
@@ -404,8 +407,8 @@ async fn answers_are_decoded() {
     let a = model.invoke(ChatRequest::new(history)).await.unwrap();
     assert_eq!(a.message.text(), "Paris 18, Rome 21");
     let sent = &server.requests()[6].body["messages"];
-    assert_eq!(sent[1]["tool_calls"][1]["id"], "");
-    assert_eq!(sent[3]["tool_call_id"], "");
+    assert_eq!(sent[1]["tool_calls"][1]["id"], rome_id.as_str());
+    assert_eq!(sent[3]["tool_call_id"], rome_id.as_str());
 }
 
 #[tokio::test]

@@ -276,10 +276,9 @@ async fn refusals_and_every_finish_reason() {
         let events: Vec<_> = model.stream(ask()).collect().await;
         reasons.push(completed(&events).finish_reason.clone());
         if let Some(call) = completed(&events).message.tool_calls.first() {
-            assert_eq!(
-                call,
-                &ToolCall::new("", "noop", "{}"),
-                "an empty id is kept"
+            assert!(
+                call.id.starts_with("call_") && call.name == "noop",
+                "an empty id is replaced by a unique one: {call:?}"
             );
         }
     }

@@ -921,3 +921,30 @@ fn random_schema(rng: &mut Lcg, depth: u32) -> Value {
     }
     Value::Object(map)
 }
+
+/// Schemas from outside the program (dynamic tools) are capped in every dialect: node count,
+/// depth and total size, each refused with an error naming the cap (issue 10, item 3).
+#[test]
+fn external_schemas_are_capped_in_every_dialect() {
+    let mut properties = serde_json::Map::new();
+    for i in 0..100_000 {
+        properties.insert(format!("p{i}"), json!({ "type": "string" }));
+    }
+    let wide = json!({ "type": "object", "properties": properties });
+    let big = json!({
+        "type": "object",
+        "properties": { "a": { "type": "string", "description": "x".repeat(2 << 20) } }
+    });
+    let mut deep = json!({ "type": "object" });
+    for _ in 0..70 {
+        deep = json!({ "type": "object", "properties": { "a": deep } });
+    }
+    for dialect in Dialect::ALL {
+        let err = lower(&wide, dialect).expect_err(&format!("{dialect}: 100,000 properties"));
+        assert!(err.reason.contains("node count"), "{dialect}: {err}");
+        let err = lower(&big, dialect).expect_err(&format!("{dialect}: 2 MiB of text"));
+        assert!(err.reason.contains("schema size"), "{dialect}: {err}");
+        let err = lower(&deep, dialect).expect_err(&format!("{dialect}: 140 levels"));
+        assert!(err.reason.contains("deeper"), "{dialect}: {err}");
+    }
+}

@@ -47,8 +47,13 @@ impl<M: ChatModel> IntoSharedModel for M {
 /// Request settings passed to the model on every request of a run.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ModelSettings {
-    /// Sampling temperature.
-    pub temperature: Option<f32>,
+    /// Sampling temperature, sent exactly as written.
+    pub temperature: Option<f64>,
+    /// Nucleus sampling (`top_p`), sent exactly as written.
+    pub top_p: Option<f64>,
+    /// Whether to ask the provider to cache the system prompt and the tools
+    /// ([`PromptCache::system_and_tools`](crate::model::PromptCache::system_and_tools)).
+    pub cache_prompt: bool,
     /// Maximum tokens per answer.
     pub max_tokens: Option<u32>,
     /// Whether the model may call several tools per answer (`None`: provider default).
@@ -216,9 +221,23 @@ where
         self
     }
 
-    /// Sampling temperature.
-    pub fn temperature(mut self, temperature: f32) -> Self {
+    /// Sampling temperature, sent exactly as written (`0.1` goes out as `0.1`).
+    pub fn temperature(mut self, temperature: f64) -> Self {
         self.parts.settings.temperature = Some(temperature);
+        self
+    }
+
+    /// Nucleus sampling (`top_p`), sent exactly as written.
+    pub fn top_p(mut self, top_p: f64) -> Self {
+        self.parts.settings.top_p = Some(top_p);
+        self
+    }
+
+    /// Asks the provider to cache the system prompt and the tools, which repeat on every
+    /// request of a run (Anthropic's `cache_control`; providers that cache on their own ignore
+    /// it). Cache reads and writes show in the run's usage.
+    pub fn cache_prompt(mut self, on: bool) -> Self {
+        self.parts.settings.cache_prompt = on;
         self
     }
 

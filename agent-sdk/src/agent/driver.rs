@@ -470,6 +470,12 @@ where
         },
         parallel_tool_calls: parts.settings.parallel_tool_calls.filter(|_| offer_tools),
         temperature: parts.settings.temperature,
+        top_p: parts.settings.top_p,
+        cache: if parts.settings.cache_prompt {
+            crate::model::PromptCache::system_and_tools()
+        } else {
+            crate::model::PromptCache::default()
+        },
         max_tokens: parts.settings.max_tokens,
         seed: parts.settings.seed,
         ..ChatRequest::default()

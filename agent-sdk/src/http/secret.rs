@@ -2,6 +2,10 @@
 
 use std::fmt;
 
+use crate::model::ModelError;
+
+const REDACTED: &str = "[redacted]";
+
 /// An API key. Its `Debug` and `Display` output is redacted; the key itself is only read when
 /// a request header is built.
 ///
@@ -29,11 +33,99 @@ impl ApiKey {
     /// `text` with every occurrence of the key replaced by `[redacted]` (providers sometimes
     /// echo a wrong key back in their error messages).
     pub fn redact(&self, text: &str) -> String {
-        // Short keys would redact ordinary words; real keys are long.
-        if self.0.len() < 8 || !text.contains(&self.0) {
+        if !self.occurs_in(text.as_bytes()) {
             return text.to_owned();
         }
-        text.replace(&self.0, "[redacted]")
+        text.replace(&self.0, REDACTED)
+    }
+
+    /// Whether the key occurs in `bytes` (never for keys shorter than 8 bytes: they would
+    /// redact ordinary words, and real keys are long).
+    pub(crate) fn occurs_in(&self, bytes: &[u8]) -> bool {
+        self.0.len() >= 8 && memchr::memmem::find(bytes, self.0.as_bytes()).is_some()
+    }
+
+    /// `bytes` with every occurrence of the key replaced, borrowed when there is none.
+    pub(crate) fn redact_bytes<'a>(&self, bytes: &'a [u8]) -> std::borrow::Cow<'a, [u8]> {
+        if !self.occurs_in(bytes) {
+            return std::borrow::Cow::Borrowed(bytes);
+        }
+        let key = self.0.as_bytes();
+        let mut out = Vec::with_capacity(bytes.len());
+        let mut rest = bytes;
+        while let Some(at) = memchr::memmem::find(rest, key) {
+            out.extend_from_slice(&rest[..at]);
+            out.extend_from_slice(REDACTED.as_bytes());
+            rest = &rest[at + key.len()..];
+        }
+        out.extend_from_slice(rest);
+        std::borrow::Cow::Owned(out)
+    }
+
+    /// `err` with the key redacted from every text it carries.
+    ///
+    /// ```
+    /// use agent_sdk::http::ApiKey;
+    /// use agent_sdk::model::ModelError;
+    /// let key = ApiKey::new("sk-very-secret");
+    /// let err = key.redact_error(ModelError::Stream { message: "bad key sk-very-secret".into() });
+    /// assert_eq!(err.to_string(), "error in stream: bad key [redacted]");
+    /// ```
+    pub fn redact_error(&self, err: ModelError) -> ModelError {
+        let r = |s: String| {
+            if self.occurs_in(s.as_bytes()) {
+                self.redact(&s)
+            } else {
+                s
+            }
+        };
+        let ro = |s: Option<String>| s.map(r);
+        match err {
+            ModelError::Authentication { message } => ModelError::Authentication {
+                message: r(message),
+            },
+            ModelError::PermissionDenied { message } => ModelError::PermissionDenied {
+                message: r(message),
+            },
+            ModelError::NotFound { message } => ModelError::NotFound {
+                message: r(message),
+            },
+            ModelError::RateLimited {
+                message,
+                retry_after,
+            } => ModelError::RateLimited {
+                message: r(message),
+                retry_after,
+            },
+            ModelError::InvalidRequest { message, param } => ModelError::InvalidRequest {
+                message: r(message),
+                param: ro(param),
+            },
+            ModelError::ContextLengthExceeded { message } => ModelError::ContextLengthExceeded {
+                message: r(message),
+            },
+            ModelError::Server { status, message } => ModelError::Server {
+                status,
+                message: r(message),
+            },
+            ModelError::Network(m) => ModelError::Network(r(m)),
+            ModelError::Decode(m) => ModelError::Decode(r(m)),
+            ModelError::Stream { message } => ModelError::Stream {
+                message: r(message),
+            },
+            ModelError::Incomplete(m) => ModelError::Incomplete(r(m)),
+            ModelError::Unsupported { model, setting } => ModelError::Unsupported {
+                model: r(model),
+                setting: r(setting),
+            },
+            ModelError::Schema(mut e) => {
+                e.path = r(e.path);
+                e.reason = r(e.reason);
+                ModelError::Schema(e)
+            }
+            ModelError::Configuration(m) => ModelError::Configuration(r(m)),
+            other @ (ModelError::Timeout(_) | ModelError::LimitExceeded { .. }) => other,
+        }
     }
 }
 
@@ -46,6 +138,14 @@ impl fmt::Debug for ApiKey {
 impl fmt::Display for ApiKey {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("[redacted]")
+    }
+}
+
+/// Redacts `key` (if any) from `err`.
+pub(crate) fn redact_error_opt(key: Option<&ApiKey>, err: ModelError) -> ModelError {
+    match key {
+        Some(key) => key.redact_error(err),
+        None => err,
     }
 }
 

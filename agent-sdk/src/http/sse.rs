@@ -16,6 +16,7 @@ use std::collections::VecDeque;
 
 use futures::{Stream, StreamExt};
 
+use super::ResponseLimit;
 use crate::model::ModelError;
 
 /// One Server-Sent Event.
@@ -50,8 +51,10 @@ pub struct SseEventRef<'a> {
 /// assert_eq!(events[0].data, "{\"a\":1}");
 /// assert_eq!((events[1].event.as_str(), events[1].data.as_str()), ("ping", "x\ny"));
 /// ```
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct SseDecoder {
+    /// The longest line and the largest event data accepted.
+    max_event_bytes: usize,
     buf: Vec<u8>,
     data: String,
     event: String,
@@ -61,10 +64,51 @@ pub struct SseDecoder {
     skip_lf: bool,
 }
 
+impl Default for SseDecoder {
+    fn default() -> Self {
+        SseDecoder {
+            max_event_bytes: usize::MAX,
+            buf: Vec::new(),
+            data: String::new(),
+            event: String::new(),
+            has_data: false,
+            started: false,
+            skip_lf: false,
+        }
+    }
+}
+
 impl SseDecoder {
-    /// A decoder at the start of a body.
+    /// A decoder at the start of a body, without a size cap.
     pub fn new() -> Self {
         SseDecoder::default()
+    }
+
+    /// A decoder that fails with [`ModelError::LimitExceeded`] (cap
+    /// [`ResponseLimit::EventBytes`]) as soon as a line or an event's data grows past `max`
+    /// bytes, without buffering more than that.
+    ///
+    /// ```
+    /// use agent_sdk::http::sse::SseDecoder;
+    /// use agent_sdk::model::ModelError;
+    /// use std::collections::VecDeque;
+    ///
+    /// let mut d = SseDecoder::with_max_event_bytes(16);
+    /// let err = d.push(&[b'x'; 64], &mut VecDeque::new()).unwrap_err();
+    /// assert!(matches!(err, ModelError::LimitExceeded { max: 16, .. }));
+    /// ```
+    pub fn with_max_event_bytes(max: usize) -> Self {
+        SseDecoder {
+            max_event_bytes: max,
+            ..SseDecoder::default()
+        }
+    }
+
+    fn check_buf(&self) -> Result<(), ModelError> {
+        if self.buf.len() > self.max_event_bytes {
+            return Err(ResponseLimit::EventBytes.exceeded(self.max_event_bytes));
+        }
+        Ok(())
     }
 
     /// Feeds the next piece of the body; complete events are appended to `out`.
@@ -97,6 +141,7 @@ impl SseDecoder {
         if !self.started {
             // Wait for three bytes to tell a BOM from ordinary content.
             self.buf.extend_from_slice(bytes);
+            self.check_buf()?;
             if self.buf.len() < 3 && b"\xEF\xBB\xBF".starts_with(&self.buf) {
                 return Ok(());
             }
@@ -107,16 +152,17 @@ impl SseDecoder {
             let buf = std::mem::take(&mut self.buf);
             let rest = self.lines(&buf, out)?;
             self.buf.extend_from_slice(&buf[rest..]);
-            return Ok(());
+            return self.check_buf();
         }
         if !self.buf.is_empty() {
             // Finish the pending partial line with the head of the input, without copying
             // the rest of the input into the buffer.
             let Some(i) = memchr::memchr2(b'\n', b'\r', bytes) else {
                 self.buf.extend_from_slice(bytes);
-                return Ok(());
+                return self.check_buf();
             };
             self.buf.extend_from_slice(&bytes[..i]);
+            self.check_buf()?;
             let mut next = i + 1;
             if bytes[i] == b'\r' {
                 match bytes.get(next) {
@@ -135,7 +181,7 @@ impl SseDecoder {
         // The common case: scan the input in place; keep only an unfinished last line.
         let rest = self.lines(bytes, out)?;
         self.buf.extend_from_slice(&bytes[rest..]);
-        Ok(())
+        self.check_buf()
     }
 
     /// Processes the complete lines of `input`; returns where the incomplete tail begins.
@@ -195,6 +241,9 @@ impl SseDecoder {
         };
         match field {
             "data" => {
+                if self.data.len() + value.len() >= self.max_event_bytes {
+                    return Err(ResponseLimit::EventBytes.exceeded(self.max_event_bytes));
+                }
                 self.data.push_str(value);
                 self.data.push('\n');
                 self.has_data = true;

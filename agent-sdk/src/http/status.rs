@@ -105,6 +105,115 @@ pub fn error_from_status(
     }
 }
 
+/// The HTTP status a provider's error type or code stands for, for an error envelope that came
+/// in a 200 answer (OpenAI and compatible servers, Anthropic and Gemini name the class; a
+/// numeric code in 400..=599 is taken as the status). `None` when nothing says.
+pub(crate) fn status_of_error(kind: Option<&str>, code: Option<&str>) -> Option<u16> {
+    if let Some(n) = code
+        .and_then(|c| c.parse::<u16>().ok())
+        .filter(|n| (400..=599).contains(n))
+    {
+        return Some(n);
+    }
+    let by_name = |name: &str| {
+        Some(match name {
+            "invalid_request_error"
+            | "INVALID_ARGUMENT"
+            | "FAILED_PRECONDITION"
+            | "OUT_OF_RANGE"
+            | "invalid_argument"
+            | "context_length_exceeded"
+            | "BadRequestError" => 400,
+            "authentication_error" | "invalid_api_key" | "UNAUTHENTICATED" => 401,
+            "permission_error" | "permission_denied" | "PERMISSION_DENIED"
+            | "insufficient_quota" | "billing_error" => 403,
+            "not_found_error" | "model_not_found" | "NOT_FOUND" => 404,
+            "request_too_large" => 413,
+            "rate_limit_error"
+            | "rate_limit_exceeded"
+            | "RESOURCE_EXHAUSTED"
+            | "tokens"
+            | "requests" => 429,
+            "api_error" | "server_error" | "internal_error" | "INTERNAL" | "UNKNOWN" => 500,
+            "UNAVAILABLE" | "service_unavailable" => 503,
+            "DEADLINE_EXCEEDED" | "timeout_error" => 504,
+            "overloaded_error" => 529,
+            _ => return None,
+        })
+    };
+    // A specific code (e.g. `insufficient_quota` with type `rate_limit_error`) decides first.
+    code.and_then(by_name).or_else(|| kind.and_then(by_name))
+}
+
+/// `err` with `detail` appended to its provider message (e.g. the type and code of an error
+/// envelope, which the typed error has no field for).
+pub(crate) fn with_detail(err: ModelError, detail: &str) -> ModelError {
+    if detail.is_empty() {
+        return err;
+    }
+    let add = |m: String| format!("{m} ({detail})");
+    match err {
+        ModelError::Authentication { message } => ModelError::Authentication {
+            message: add(message),
+        },
+        ModelError::PermissionDenied { message } => ModelError::PermissionDenied {
+            message: add(message),
+        },
+        ModelError::NotFound { message } => ModelError::NotFound {
+            message: add(message),
+        },
+        ModelError::RateLimited {
+            message,
+            retry_after,
+        } => ModelError::RateLimited {
+            message: add(message),
+            retry_after,
+        },
+        ModelError::InvalidRequest { message, param } => ModelError::InvalidRequest {
+            message: add(message),
+            param,
+        },
+        ModelError::ContextLengthExceeded { message } => ModelError::ContextLengthExceeded {
+            message: add(message),
+        },
+        ModelError::Server { status, message } => ModelError::Server {
+            status,
+            message: add(message),
+        },
+        ModelError::Stream { message } => ModelError::Stream {
+            message: add(message),
+        },
+        other => other,
+    }
+}
+
+/// `type `x`, code `y`` for the parts that are present.
+pub(crate) fn type_and_code(kind: Option<&str>, code: Option<&str>) -> String {
+    let mut parts = Vec::new();
+    if let Some(k) = kind.filter(|k| !k.is_empty()) {
+        parts.push(format!("type `{k}`"));
+    }
+    if let Some(c) = code.filter(|c| !c.is_empty()) {
+        parts.push(format!("code `{c}`"));
+    }
+    parts.join(", ")
+}
+
+/// The typed error for an error envelope in a 200 answer: the class from the error's type
+/// or code (a server error when neither says), the message kept, the type and code appended.
+pub(crate) fn error_from_envelope(
+    mapper: fn(u16, &HeaderMap, &str) -> ModelError,
+    kind: Option<&str>,
+    code: Option<&str>,
+    raw: &str,
+) -> ModelError {
+    let status = status_of_error(kind, code).unwrap_or(500);
+    with_detail(
+        mapper(status, &HeaderMap::new(), raw),
+        &type_and_code(kind, code),
+    )
+}
+
 fn is_context_length(code: &str, message: &str) -> bool {
     if code == "context_length_exceeded" || code == "string_above_max_length" {
         return true;

@@ -58,3 +58,27 @@ pub fn map_reqwest_error(
         ModelError::Network(message)
     }
 }
+
+/// The typed error for a failure while reading a response body, after the headers arrived: a
+/// reset or any other I/O error is [`ModelError::Network`] (retryable), never a decode error —
+/// the bytes never arrived, so there was nothing to decode. `what` says where it happened
+/// (e.g. "while reading the answer", "the stream was cut").
+pub fn map_body_error(
+    err: reqwest::Error,
+    timeout: Duration,
+    key: Option<&ApiKey>,
+    what: &str,
+) -> ModelError {
+    if err.is_timeout() {
+        return ModelError::Timeout(timeout);
+    }
+    let err = err.without_url();
+    let mut message = err.to_string();
+    let mut source = err.source();
+    while let Some(s) = source {
+        message.push_str(": ");
+        message.push_str(&s.to_string());
+        source = s.source();
+    }
+    ModelError::Network(redact_opt(key, &format!("{what}: {message}")))
+}

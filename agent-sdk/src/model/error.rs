@@ -85,6 +85,15 @@ pub enum ModelError {
     /// A tool or output schema cannot be expressed for this provider.
     #[error(transparent)]
     Schema(#[from] SchemaError),
+    /// The answer went over one of the model's [`ResponseLimits`](crate::http::ResponseLimits)
+    /// (a hostile or broken server); the request is abandoned and not retried.
+    #[error("the answer exceeded the {limit} of {}; raise it on the model builder if this answer is expected", crate::http::limits::describe(*limit, *max))]
+    LimitExceeded {
+        /// The cap.
+        limit: crate::http::ResponseLimit,
+        /// Its value.
+        max: usize,
+    },
     /// The model is not configured correctly (a missing API key, an unknown provider).
     #[error("configuration error: {0}")]
     Configuration(String),

@@ -5,18 +5,22 @@
 //! Every provider lowers the request into its own wire format and refuses, with a typed
 //! [`ModelError`], settings its [`ModelProfile`] says it cannot honour.
 
+mod cache;
 mod error;
 mod event;
 mod init;
 mod profile;
+pub(crate) mod provider_tool;
 mod request;
 mod response;
 mod usage_tracker;
 
+pub use cache::PromptCache;
 pub use error::ModelError;
 pub use event::StreamEvent;
 pub use init::{chat_model_builder, init_chat_model};
 pub use profile::ModelProfile;
+pub use provider_tool::ProviderTool;
 pub use request::{ChatRequest, ResponseFormat, ToolChoice};
 pub use response::{ChatResponse, FinishReason};
 pub use usage_tracker::UsageTracker;

@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::{PromptCache, ProviderTool};
 use crate::message::Message;
 use crate::tool::DefinitionRef;
 
@@ -17,8 +18,10 @@ pub struct ChatRequest {
     pub tool_choice: Option<ToolChoice>,
     /// Whether the model may call several tools in one turn (`None`: provider default).
     pub parallel_tool_calls: Option<bool>,
-    /// Sampling temperature.
-    pub temperature: Option<f32>,
+    /// Sampling temperature, sent exactly as written (`0.1` goes out as `0.1`).
+    pub temperature: Option<f64>,
+    /// Nucleus sampling: the probability mass to sample from, sent exactly as written.
+    pub top_p: Option<f64>,
     /// Maximum tokens to generate.
     pub max_tokens: Option<u32>,
     /// Sequences that stop generation.
@@ -27,6 +30,12 @@ pub struct ChatRequest {
     pub seed: Option<u64>,
     /// The shape of the answer.
     pub response_format: Option<ResponseFormat>,
+    /// Tools the provider runs itself (web search, code execution), beside [`tools`](Self::tools).
+    pub provider_tools: Vec<ProviderTool>,
+    /// Prompt-cache breakpoints (Anthropic's `cache_control`).
+    pub cache: PromptCache,
+    /// OpenAI's `prompt_cache_key`: requests with the same key are routed to the same cache.
+    pub prompt_cache_key: Option<String>,
 }
 
 impl ChatRequest {

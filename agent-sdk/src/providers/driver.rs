@@ -14,9 +14,11 @@ use futures::{StreamExt, TryFutureExt};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use super::stream::{self, SseDecoder};
+use super::answer_guard::check_response;
+use super::stream::{self, SseDecoder, StreamPolicy};
 use super::transport::{Call, ErrorMapper, Opened, Transport};
 use crate::http::RateLimiter;
+use crate::http::secret::redact_error_opt;
 use crate::model::{
     ChatModel, ChatRequest, ChatResponse, EventStream, ModelError, ModelProfile, UsageTracker,
 };
@@ -28,7 +30,7 @@ pub(crate) trait WireFormat: Send + Sync + 'static {
     type Answer: DeserializeOwned;
 
     /// The streaming decoder.
-    type Decoder: SseDecoder;
+    type Decoder: SseDecoder<Event = crate::model::StreamEvent>;
 
     /// The public model type, for `Debug`.
     const MODEL_TYPE: &'static str;
@@ -53,6 +55,10 @@ pub(crate) trait WireFormat: Send + Sync + 'static {
 
     /// A decoder for one streamed answer.
     fn decoder(&self, model: &str) -> Self::Decoder;
+
+    /// The typed error for a whole (HTTP 200) body that holds only an error envelope, or
+    /// `None` when it is an answer.
+    fn error_envelope(&self, answer: &Self::Answer) -> Option<ModelError>;
 
     /// The format's own settings, appended to the model's `Debug` output.
     fn debug_fields(&self, debug: &mut fmt::DebugStruct<'_, '_>);
@@ -108,6 +114,11 @@ impl<F: WireFormat> Driver<F> {
         self.inner.tracker.as_ref()
     }
 
+    /// The shared parts (for format-specific request kinds, e.g. several choices).
+    pub(crate) fn parts(&self) -> &Arc<Parts<F>> {
+        &self.inner
+    }
+
     /// `Debug` for the model type: the shared settings, then the format's.
     pub(crate) fn fmt_debug(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let i = &*self.inner;
@@ -121,6 +132,7 @@ impl<F: WireFormat> Driver<F> {
             .field("timeouts", &t.timeouts)
             .field("retry", &t.retry)
             .field("rate_limit", &t.limiter.as_ref().map(RateLimiter::limit))
+            .field("limits", &t.limits)
             .field("profile", &i.profile);
         i.format.debug_fields(&mut d);
         d.finish_non_exhaustive()
@@ -137,36 +149,85 @@ impl<F: WireFormat> Parts<F> {
         }
     }
 
+    /// Parses a whole body as JSON, the key redacted first so that no provider text carrying
+    /// it goes further.
+    pub(crate) fn parse<T: DeserializeOwned>(&self, bytes: &[u8]) -> Result<T, ModelError> {
+        let bytes = match &self.transport.api_key {
+            Some(key) => key.redact_bytes(bytes),
+            None => std::borrow::Cow::Borrowed(bytes),
+        };
+        serde_json::from_slice(&bytes).map_err(|e| self.transport.decode_error(e, &bytes))
+    }
+
     fn decode(&self, bytes: &[u8]) -> Result<ChatResponse, ModelError> {
-        let answer: F::Answer =
-            serde_json::from_slice(bytes).map_err(|e| self.transport.decode_error(e, bytes))?;
-        self.format.convert(answer, &self.model)
+        let answer: F::Answer = self.parse(bytes)?;
+        if let Some(err) = self.format.error_envelope(&answer) {
+            return Err(err);
+        }
+        let mut response = self.format.convert(answer, &self.model)?;
+        check_response(&self.transport.limits, &mut response)?;
+        Ok(response)
+    }
+
+    /// `err` without the key.
+    pub(crate) fn redact_error(&self, err: ModelError) -> ModelError {
+        redact_error_opt(self.transport.api_key.as_ref(), err)
+    }
+
+    /// What every stream of this model applies: the key to redact and the caps.
+    pub(crate) fn stream_policy(&self) -> StreamPolicy {
+        StreamPolicy {
+            key: self.transport.api_key.clone(),
+            limits: self.transport.limits,
+        }
+    }
+
+    /// Sends `body` to the non-streaming endpoint and decodes the answer with `decode`
+    /// (inside the retry loop).
+    pub(crate) async fn post_with<T>(
+        &self,
+        body: Bytes,
+        decode: impl Fn(&[u8]) -> Result<T, ModelError>,
+    ) -> Result<T, ModelError> {
+        self.transport
+            .post(&self.call(&self.endpoint), body, decode)
+            .await
+            .map_err(|e| self.redact_error(e))
+    }
+
+    /// Sends `body` to the streaming endpoint.
+    pub(crate) async fn open(&self, body: Bytes) -> Result<Opened, ModelError> {
+        let url = self.stream_endpoint.as_ref().unwrap_or(&self.endpoint);
+        self.transport
+            .open(&self.call(url), body)
+            .await
+            .map_err(|e| self.redact_error(e))
     }
 
     async fn invoke(&self, request: &ChatRequest) -> Result<ChatResponse, ModelError> {
         let body = self
             .format
-            .body(&self.model, &self.profile, request, false)?;
-        let bytes = self
-            .transport
-            .post(&self.call(&self.endpoint), body)
-            .await?;
-        self.decode(&bytes)
+            .body(&self.model, &self.profile, request, false)
+            .map_err(|e| self.redact_error(e))?;
+        self.post_with(body, |bytes| self.decode(bytes)).await
     }
 
     async fn open_stream(&self, request: &ChatRequest) -> Result<EventStream, ModelError> {
         let body = self
             .format
-            .body(&self.model, &self.profile, request, true)?;
-        let url = self.stream_endpoint.as_ref().unwrap_or(&self.endpoint);
-        match self.transport.open(&self.call(url), body).await? {
+            .body(&self.model, &self.profile, request, true)
+            .map_err(|e| self.redact_error(e))?;
+        match self.open(body).await? {
             Opened::Json(bytes) => {
-                let answer = self.decode(&bytes)?;
+                let answer = self.decode(&bytes).map_err(|e| self.redact_error(e))?;
                 Ok(futures::stream::iter(stream::events_of(answer).into_iter().map(Ok)).boxed())
             }
-            Opened::Sse { body, guard } => {
-                Ok(stream::drive(body, self.format.decoder(&self.model), guard))
-            }
+            Opened::Sse { body, guard } => Ok(stream::drive(
+                body,
+                self.format.decoder(&self.model),
+                guard,
+                self.stream_policy(),
+            )),
         }
     }
 }

@@ -1,5 +1,6 @@
 //! Provider implementations of [`ChatModel`](crate::model::ChatModel).
 
+mod answer_guard;
 pub mod anthropic;
 mod driver;
 pub mod gemini;

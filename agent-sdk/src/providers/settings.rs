@@ -8,7 +8,7 @@ use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderName, Header
 
 use super::driver::{Driver, Parts, WireFormat};
 use super::transport::Transport;
-use crate::http::{ApiKey, RateLimit, RateLimiter, RetryPolicy, Timeouts};
+use crate::http::{ApiKey, RateLimit, RateLimiter, ResponseLimits, RetryPolicy, Timeouts};
 use crate::model::{ModelError, ModelProfile, UsageTracker};
 
 pub(crate) type EnvLookup = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
@@ -30,6 +30,7 @@ pub(crate) struct Settings {
     pub timeouts: Timeouts,
     pub retry: RetryPolicy,
     pub limiter: Option<RateLimiter>,
+    pub limits: ResponseLimits,
     pub tracker: Option<UsageTracker>,
     pub client: Option<reqwest::Client>,
     pub env: EnvLookup,
@@ -56,6 +57,7 @@ impl Settings {
             timeouts: Timeouts::default(),
             retry: RetryPolicy::default(),
             limiter: None,
+            limits: ResponseLimits::default(),
             tracker: None,
             client: None,
             env: Arc::new(|name| std::env::var(name).ok()),
@@ -173,6 +175,7 @@ impl Settings {
                 timeouts: self.timeouts,
                 retry: self.retry,
                 limiter: self.limiter,
+                limits: self.limits,
             },
             profile: self.profile,
             tracker: self.tracker,
@@ -333,6 +336,43 @@ macro_rules! settings_setters {
         /// A rate limiter shared with other models (e.g. several models on one account).
         pub fn rate_limiter(mut self, limiter: $crate::http::RateLimiter) -> Self {
             self.settings.limiter = Some(limiter);
+            self
+        }
+
+        /// Every cap on what the server may send at once (see
+        /// [`ResponseLimits`]($crate::http::ResponseLimits) for the defaults).
+        pub fn response_limits(mut self, limits: $crate::http::ResponseLimits) -> Self {
+            self.settings.limits = limits;
+            self
+        }
+
+        /// The largest non-streamed response body, in bytes (default 32 MiB).
+        pub fn max_body_bytes(mut self, n: usize) -> Self {
+            self.settings.limits.max_body_bytes = n;
+            self
+        }
+
+        /// The longest SSE line and largest SSE event, in bytes (default 8 MiB).
+        pub fn max_event_bytes(mut self, n: usize) -> Self {
+            self.settings.limits.max_event_bytes = n;
+            self
+        }
+
+        /// The most bytes of one streamed answer (default 64 MiB).
+        pub fn max_stream_bytes(mut self, n: usize) -> Self {
+            self.settings.limits.max_stream_bytes = n;
+            self
+        }
+
+        /// The longest arguments of one tool call, in bytes (default 4 MiB).
+        pub fn max_tool_call_bytes(mut self, n: usize) -> Self {
+            self.settings.limits.max_tool_call_bytes = n;
+            self
+        }
+
+        /// The most tool calls in one answer (default 256).
+        pub fn max_tool_calls(mut self, n: usize) -> Self {
+            self.settings.limits.max_tool_calls = n;
             self
         }
 

@@ -6,24 +6,70 @@ use std::collections::VecDeque;
 use bytes::Bytes;
 use futures::{Stream, StreamExt};
 
+use futures::stream::BoxStream;
+
+use super::answer_guard::CallGuard;
+use crate::http::secret::redact_error_opt;
 use crate::http::sse::{SseDecoder as SseParser, SseEventRef};
 use crate::http::status::truncate;
+use crate::http::{ApiKey, ResponseLimit, ResponseLimits};
 use crate::message::ContentBlock;
-use crate::model::{ChatResponse, EventStream, ModelError, StreamEvent};
+use crate::model::{ChatResponse, ModelError, StreamEvent};
 
-/// A provider's streaming decoder: fed SSE events in order, it pushes [`StreamEvent`]s and
-/// ends the stream by pushing [`StreamEvent::Completed`].
+/// A provider's streaming decoder: fed SSE events in order, it pushes [`StreamEvent`]s (or,
+/// for a multi-choice answer, its own event type) and ends the stream by pushing the event
+/// that completes the answer.
 pub(crate) trait SseDecoder: Send + 'static {
+    /// What the decoder produces.
+    type Event: DecodedEvent;
+
     /// One event. Returning an error ends the stream with it.
     fn on_event(
         &mut self,
         event: SseEventRef<'_>,
-        out: &mut VecDeque<StreamEvent>,
+        out: &mut VecDeque<Self::Event>,
     ) -> Result<(), ModelError>;
 
-    /// The body ended without [`StreamEvent::Completed`] having been pushed: either complete
+    /// The body ended without the completing event having been pushed: either complete
     /// the answer (for formats without an end marker) or report the cut.
-    fn on_end(&mut self, out: &mut VecDeque<StreamEvent>) -> Result<(), ModelError>;
+    fn on_end(&mut self, out: &mut VecDeque<Self::Event>) -> Result<(), ModelError>;
+}
+
+/// An event a decoder produces: whether it completes the answer, and the checks every event
+/// goes through (tool-call caps and ids, per choice).
+pub(crate) trait DecodedEvent: Send + 'static {
+    /// Whether this event completes the answer.
+    fn is_completed(&self) -> bool;
+
+    /// Checks the event against the caps and fixes tool-call ids; `guards` holds one
+    /// [`CallGuard`] per choice.
+    fn check(
+        &mut self,
+        limits: &ResponseLimits,
+        guards: &mut Vec<CallGuard>,
+    ) -> Result<(), ModelError>;
+}
+
+impl DecodedEvent for StreamEvent {
+    fn is_completed(&self) -> bool {
+        matches!(self, StreamEvent::Completed { .. })
+    }
+
+    fn check(
+        &mut self,
+        limits: &ResponseLimits,
+        guards: &mut Vec<CallGuard>,
+    ) -> Result<(), ModelError> {
+        guard_for(guards, 0).on_event(limits, self)
+    }
+}
+
+/// The guard of choice `choice`.
+pub(crate) fn guard_for(guards: &mut Vec<CallGuard>, choice: usize) -> &mut CallGuard {
+    if guards.len() <= choice {
+        guards.resize_with(choice + 1, CallGuard::default);
+    }
+    &mut guards[choice]
 }
 
 /// The JSON value an event carries (its data trimmed), or `None` for an event without data.
@@ -40,23 +86,59 @@ pub(crate) fn event_json(data: &str) -> Result<Option<serde_json::Value>, ModelE
     })
 }
 
-/// Drives `decoder` over an SSE `body`. The stream ends after the first `Completed` event or
+/// What [`drive`] applies to every streamed answer besides decoding.
+#[derive(Clone, Default)]
+pub(crate) struct StreamPolicy {
+    /// Redacted from every event (before the decoder sees it) and every error.
+    pub key: Option<ApiKey>,
+    /// The caps.
+    pub limits: ResponseLimits,
+}
+
+impl StreamPolicy {
+    /// No key, no caps (the public decoding helpers).
+    pub(crate) fn unlimited() -> Self {
+        StreamPolicy {
+            key: None,
+            limits: ResponseLimits {
+                max_body_bytes: usize::MAX,
+                max_event_bytes: usize::MAX,
+                max_stream_bytes: usize::MAX,
+                max_tool_call_bytes: usize::MAX,
+                max_tool_calls: usize::MAX,
+            },
+        }
+    }
+}
+
+/// Drives `decoder` over an SSE `body`. The stream ends after the first completing event or
 /// the first error (events decoded before an error are delivered first); `guard` is dropped as
 /// soon as it ends. Events are handed to the decoder as they are parsed, borrowed from the
-/// parser (no allocation per event).
-pub(crate) fn drive<S, D>(body: S, decoder: D, guard: Option<Box<dyn Send>>) -> EventStream
+/// parser (no allocation per event) — unless they hold the key, which is redacted first, so
+/// that no provider text carrying it reaches an event, an error or a log. Every cap of
+/// `policy.limits` is enforced here, for every wire format.
+pub(crate) fn drive<S, D>(
+    body: S,
+    decoder: D,
+    guard: Option<Box<dyn Send>>,
+    policy: StreamPolicy,
+) -> BoxStream<'static, Result<D::Event, ModelError>>
 where
     S: Stream<Item = Result<Bytes, ModelError>> + Send + 'static,
     D: SseDecoder,
 {
     let state = Driven {
         body: body.boxed(),
-        parser: SseParser::new(),
+        parser: SseParser::with_max_event_bytes(policy.limits.max_event_bytes),
         events: Decoded {
             decoder,
             pending: VecDeque::new(),
             done: false,
+            guards: Vec::new(),
+            limits: policy.limits,
+            key: policy.key,
         },
+        received: 0,
         finished: false,
         error: None,
         guard,
@@ -67,6 +149,7 @@ where
                 return Some((Ok(ev), st));
             }
             if let Some(err) = st.error.take() {
+                let err = redact_error_opt(st.events.key.as_ref(), err);
                 return Some((Err(err), st));
             }
             if st.finished {
@@ -74,8 +157,14 @@ where
             }
             let step = match st.body.next().await {
                 Some(Ok(bytes)) => {
-                    let events = &mut st.events;
-                    st.parser.push_each(&bytes, |e| events.on_event(e))
+                    st.received += bytes.len();
+                    let max = st.events.limits.max_stream_bytes;
+                    if st.received > max {
+                        Err(ResponseLimit::StreamBytes.exceeded(max))
+                    } else {
+                        let events = &mut st.events;
+                        st.parser.push_each(&bytes, |e| events.on_event(e))
+                    }
                 }
                 Some(Err(err)) => Err(err),
                 None => st.events.on_end(),
@@ -95,16 +184,17 @@ where
 }
 
 /// The state of a [`drive`]n stream.
-struct Driven<D> {
+struct Driven<D: SseDecoder> {
     body: futures::stream::BoxStream<'static, Result<Bytes, ModelError>>,
     parser: SseParser,
     events: Decoded<D>,
+    received: usize,
     finished: bool,
     error: Option<ModelError>,
     guard: Option<Box<dyn Send>>,
 }
 
-impl<D> Driven<D> {
+impl<D: SseDecoder> Driven<D> {
     fn finish(&mut self) {
         self.finished = true;
         self.guard = None;
@@ -113,11 +203,14 @@ impl<D> Driven<D> {
 }
 
 /// A decoder and the events it has produced but not yet delivered.
-struct Decoded<D> {
+struct Decoded<D: SseDecoder> {
     decoder: D,
-    pending: VecDeque<StreamEvent>,
-    /// `Completed` has been queued; later events are ignored.
+    pending: VecDeque<D::Event>,
+    /// The completing event has been queued; later events are ignored.
     done: bool,
+    guards: Vec<CallGuard>,
+    limits: ResponseLimits,
+    key: Option<ApiKey>,
 }
 
 impl<D: SseDecoder> Decoded<D> {
@@ -126,8 +219,23 @@ impl<D: SseDecoder> Decoded<D> {
             return Ok(());
         }
         let from = self.pending.len();
-        let result = self.decoder.on_event(event, &mut self.pending);
-        self.check_done(from);
+        let result = match &self.key {
+            Some(key)
+                if key.occurs_in(event.data.as_bytes())
+                    || key.occurs_in(event.event.as_bytes()) =>
+            {
+                let (name, data) = (key.redact(event.event), key.redact(event.data));
+                self.decoder.on_event(
+                    SseEventRef {
+                        event: &name,
+                        data: &data,
+                    },
+                    &mut self.pending,
+                )
+            }
+            _ => self.decoder.on_event(event, &mut self.pending),
+        };
+        self.check_new(from)?;
         result
     }
 
@@ -137,7 +245,7 @@ impl<D: SseDecoder> Decoded<D> {
         }
         let from = self.pending.len();
         self.decoder.on_end(&mut self.pending)?;
-        self.check_done(from);
+        self.check_new(from)?;
         if self.done {
             Ok(())
         } else {
@@ -147,17 +255,23 @@ impl<D: SseDecoder> Decoded<D> {
         }
     }
 
-    /// Marks the stream done at the first `Completed` among the events queued from `from` on,
-    /// and drops what follows it.
-    fn check_done(&mut self, from: usize) {
-        if let Some(at) = self
-            .pending
-            .range(from..)
-            .position(|e| matches!(e, StreamEvent::Completed { .. }))
-        {
-            self.pending.truncate(from + at + 1);
-            self.done = true;
+    /// Checks the events queued from `from` on; marks the stream done at the first completing
+    /// one and drops what follows it.
+    fn check_new(&mut self, from: usize) -> Result<(), ModelError> {
+        let mut end = self.pending.len();
+        for (at, event) in self.pending.range_mut(from..).enumerate() {
+            if let Err(err) = event.check(&self.limits, &mut self.guards) {
+                self.pending.truncate(from + at);
+                return Err(err);
+            }
+            if event.is_completed() {
+                end = from + at + 1;
+                self.done = true;
+                break;
+            }
         }
+        self.pending.truncate(end);
+        Ok(())
     }
 }
 

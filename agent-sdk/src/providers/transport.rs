@@ -9,8 +9,8 @@ use reqwest::header::{CONTENT_TYPE, HeaderMap};
 
 use crate::http::status::truncate;
 use crate::http::{
-    ApiKey, RateLimitPermit, RateLimiter, RetryPolicy, Timeouts, check_url, map_reqwest_error,
-    retry,
+    ApiKey, RateLimitPermit, RateLimiter, ResponseLimit, ResponseLimits, RetryPolicy, Timeouts,
+    check_url, map_body_error, map_reqwest_error, retry,
 };
 use crate::model::ModelError;
 
@@ -27,6 +27,7 @@ pub(crate) struct Transport {
     pub timeouts: Timeouts,
     pub retry: RetryPolicy,
     pub limiter: Option<RateLimiter>,
+    pub limits: ResponseLimits,
 }
 
 /// What a request is, for logs and error mapping.
@@ -78,7 +79,7 @@ impl Transport {
             return Ok((response, permit));
         }
         let headers = response.headers().clone();
-        let raw = response.text().await.unwrap_or_default();
+        let raw = read_error_body(response).await;
         let raw = self.redact(&raw);
         let err = (call.errors)(status.as_u16(), &headers, &raw);
         tracing::debug!(provider = call.provider, status = status.as_u16(), error = %err, "request failed");
@@ -97,17 +98,50 @@ impl Transport {
         }
     }
 
-    /// Sends `body` and returns the whole answer body, retrying as the policy allows.
-    pub(crate) async fn post(&self, call: &Call<'_>, body: Bytes) -> Result<Bytes, ModelError> {
+    /// Reads a whole body, at most [`ResponseLimits::max_body_bytes`] of it. An I/O error
+    /// while reading is a (retryable) network error.
+    async fn read_body(&self, mut response: reqwest::Response) -> Result<Bytes, ModelError> {
+        let max = self.limits.max_body_bytes;
+        if response.content_length().is_some_and(|n| n > max as u64) {
+            return Err(ResponseLimit::BodyBytes.exceeded(max));
+        }
+        let mut body = Vec::new();
+        loop {
+            let chunk = response.chunk().await.map_err(|e| {
+                map_body_error(
+                    e,
+                    self.timeouts.request,
+                    self.api_key.as_ref(),
+                    "the connection failed while reading the answer",
+                )
+            })?;
+            let Some(chunk) = chunk else {
+                return Ok(Bytes::from(body));
+            };
+            if body.len() + chunk.len() > max {
+                return Err(ResponseLimit::BodyBytes.exceeded(max));
+            }
+            body.extend_from_slice(&chunk);
+        }
+    }
+
+    /// Sends `body`, reads the whole answer body and converts it with `decode`, retrying as
+    /// the policy allows (a connection reset while the body is read, or a retryable error
+    /// that `decode` finds in the body, is retried like one before the headers).
+    pub(crate) async fn post<T>(
+        &self,
+        call: &Call<'_>,
+        body: Bytes,
+        decode: impl Fn(&[u8]) -> Result<T, ModelError>,
+    ) -> Result<T, ModelError> {
         check_url(call.url)?;
+        let decode = &decode;
         retry(&self.retry, call.provider, |n| {
             let body = body.clone();
             async move {
                 let (response, _permit) = self.attempt(call, body, false, n).await?;
-                response
-                    .bytes()
-                    .await
-                    .map_err(|e| self.network_error(e, self.timeouts.request))
+                let bytes = self.read_body(response).await?;
+                decode(&bytes)
             }
         })
         .await
@@ -131,17 +165,14 @@ impl Transport {
                 provider = call.provider,
                 "streamed request answered with JSON; converting"
             );
-            let bytes = response
-                .bytes()
-                .await
-                .map_err(|e| self.network_error(e, self.timeouts.request))?;
+            let bytes = self.read_body(response).await?;
             return Ok(Opened::Json(bytes));
         }
         let idle = self.timeouts.stream_idle;
         let key = self.api_key.clone();
         let body = response
             .bytes_stream()
-            .map_err(move |e| map_reqwest_error(e, idle, key.as_ref()))
+            .map_err(move |e| map_body_error(e, idle, key.as_ref(), "the stream was cut"))
             .boxed();
         Ok(Opened::Sse {
             body,
@@ -157,6 +188,19 @@ impl Transport {
             truncate(&text, 200)
         ))
     }
+}
+
+/// The start of an error answer's body (at most 64 KiB: only its message matters), as text.
+async fn read_error_body(mut response: reqwest::Response) -> String {
+    const MAX: usize = 64 << 10;
+    let mut body = Vec::new();
+    while body.len() < MAX {
+        match response.chunk().await {
+            Ok(Some(chunk)) => body.extend_from_slice(&chunk[..chunk.len().min(MAX - body.len())]),
+            _ => break,
+        }
+    }
+    String::from_utf8_lossy(&body).into_owned()
 }
 
 /// An opened streamed answer.

@@ -77,7 +77,12 @@ impl std::fmt::Display for Dialect {
 /// assert_eq!(strict["additionalProperties"], false);
 /// assert_eq!(strict["required"], json!(["city", "days"]));
 /// ```
+///
+/// Every dialect first checks the schema against the size caps of [`size`] (depth, node
+/// count, total size), so a huge or hostile schema from outside the program is refused before
+/// anything is done with it.
 pub fn lower(canonical: &Value, dialect: Dialect) -> Result<Value, SchemaError> {
+    size::check(canonical, dialect)?;
     match dialect {
         Dialect::OpenAiStrict => openai_strict::lower(canonical),
         Dialect::OpenAi => openai::lower(canonical),
@@ -95,4 +100,5 @@ mod merge;
 mod openai;
 mod openai_strict;
 mod passthrough;
+pub mod size;
 mod walk;

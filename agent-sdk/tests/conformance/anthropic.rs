@@ -3,6 +3,7 @@
 use std::sync::Arc;
 
 use agent_sdk::ToolDefinition;
+use agent_sdk::http::ResponseLimits;
 use agent_sdk::model::SharedModel;
 use agent_sdk::providers::anthropic::AnthropicModel;
 use agent_sdk::schema::{Dialect, lower};
@@ -75,12 +76,13 @@ impl Wire for Anthropic {
         "anthropic"
     }
 
-    fn model(&self, base: &str) -> SharedModel {
+    fn model_with_limits(&self, base: &str, limits: ResponseLimits) -> SharedModel {
         Arc::new(
             AnthropicModel::builder("claude-sonnet-4-5")
                 .base_url(base)
                 .api_key(KEY)
                 .retry_policy(fast_retry())
+                .response_limits(limits)
                 .build()
                 .unwrap(),
         )
@@ -159,12 +161,25 @@ impl Wire for Anthropic {
         Reply::sse(body)
     }
 
-    fn stream_error(&self, partial: &str) -> Reply {
+    fn stream_error(&self, partial: &str, message: &str) -> Reply {
         let mut body = message_start(json!({ "input_tokens": 10, "output_tokens": 1 }));
         body += &block_start(0, json!({ "type": "text", "text": "" }));
         body += &delta(0, json!({ "type": "text_delta", "text": partial }));
-        body += &sse_event("error", &error_body("overloaded_error", "Overloaded"));
+        body += &sse_event("error", &error_body("overloaded_error", message));
         Reply::sse(body)
+    }
+
+    fn error_envelope(&self, message: &str, rate_limited: bool) -> Value {
+        let kind = if rate_limited {
+            "rate_limit_error"
+        } else {
+            "invalid_request_error"
+        };
+        error_body(kind, message)
+    }
+
+    fn sampling(&self, body: &Value) -> (Value, Value) {
+        (body["temperature"].clone(), body["top_p"].clone())
     }
 
     fn error(&self, case: ErrorCase) -> Reply {

@@ -3,6 +3,7 @@
 use std::sync::Arc;
 
 use agent_sdk::ToolDefinition;
+use agent_sdk::http::ResponseLimits;
 use agent_sdk::model::SharedModel;
 use agent_sdk::providers::gemini::GeminiModel;
 use agent_sdk::schema::{Dialect, lower};
@@ -59,12 +60,13 @@ impl Wire for Gemini {
         "gemini"
     }
 
-    fn model(&self, base: &str) -> SharedModel {
+    fn model_with_limits(&self, base: &str, limits: ResponseLimits) -> SharedModel {
         Arc::new(
             GeminiModel::builder("gemini-2.5-flash")
                 .base_url(base)
                 .api_key(KEY)
                 .retry_policy(fast_retry())
+                .response_limits(limits)
                 .build()
                 .unwrap(),
         )
@@ -116,13 +118,28 @@ impl Wire for Gemini {
         ))
     }
 
-    fn stream_error(&self, partial: &str) -> Reply {
+    fn stream_error(&self, partial: &str, message: &str) -> Reply {
         let mut body = sse_event("", &response(vec![json!({ "text": partial })], None, None));
         body += &sse_event(
             "",
-            &json!({ "error": { "code": 500, "message": "An internal error has occurred.", "status": "INTERNAL" } }),
+            &json!({ "error": { "code": 500, "message": message, "status": "INTERNAL" } }),
         );
         Reply::sse(body)
+    }
+
+    fn error_envelope(&self, message: &str, rate_limited: bool) -> Value {
+        if rate_limited {
+            error_body(429, "RESOURCE_EXHAUSTED", message, json!([]))
+        } else {
+            error_body(400, "INVALID_ARGUMENT", message, json!([]))
+        }
+    }
+
+    fn sampling(&self, body: &Value) -> (Value, Value) {
+        (
+            body["generationConfig"]["temperature"].clone(),
+            body["generationConfig"]["topP"].clone(),
+        )
     }
 
     fn error(&self, case: ErrorCase) -> Reply {

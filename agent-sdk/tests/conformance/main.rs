@@ -8,6 +8,7 @@
 mod agent;
 mod anthropic;
 mod gemini;
+mod hardening;
 mod openai_chat;
 mod responses;
 mod scenarios;

@@ -3,6 +3,7 @@
 use std::sync::Arc;
 
 use agent_sdk::ToolDefinition;
+use agent_sdk::http::ResponseLimits;
 use agent_sdk::model::SharedModel;
 use agent_sdk::providers::openai::OpenAiModel;
 use agent_sdk::schema::{Dialect, lower};
@@ -54,12 +55,13 @@ impl Wire for OpenAiChat {
         "openai-chat"
     }
 
-    fn model(&self, base: &str) -> SharedModel {
+    fn model_with_limits(&self, base: &str, limits: ResponseLimits) -> SharedModel {
         Arc::new(
             OpenAiModel::builder("gpt-4o-mini")
                 .base_url(format!("{base}/v1"))
                 .api_key(KEY)
                 .retry_policy(fast_retry())
+                .response_limits(limits)
                 .build()
                 .unwrap(),
         )
@@ -120,13 +122,30 @@ impl Wire for OpenAiChat {
         ))
     }
 
-    fn stream_error(&self, partial: &str) -> Reply {
+    fn stream_error(&self, partial: &str, message: &str) -> Reply {
         let mut body = chunk(json!({ "role": "assistant", "content": partial }), None);
         body += &sse_event(
             "",
-            &json!({ "error": { "message": "The server had an error while processing your request.", "type": "server_error" } }),
+            &json!({ "error": { "message": message, "type": "server_error" } }),
         );
         Reply::sse(body)
+    }
+
+    fn error_envelope(&self, message: &str, rate_limited: bool) -> Value {
+        if rate_limited {
+            openai_error_body(message, "requests", None, Some("rate_limit_exceeded"))
+        } else {
+            openai_error_body(
+                message,
+                "invalid_request_error",
+                None,
+                Some("invalid_value"),
+            )
+        }
+    }
+
+    fn sampling(&self, body: &Value) -> (Value, Value) {
+        (body["temperature"].clone(), body["top_p"].clone())
     }
 
     fn error(&self, case: ErrorCase) -> Reply {

@@ -3,6 +3,7 @@
 use std::sync::Arc;
 
 use agent_sdk::ToolDefinition;
+use agent_sdk::http::ResponseLimits;
 use agent_sdk::model::SharedModel;
 use agent_sdk::providers::openai_responses::OpenAiResponsesModel;
 use agent_sdk::schema::{Dialect, lower};
@@ -81,12 +82,13 @@ impl Wire for Responses {
         "openai-responses"
     }
 
-    fn model(&self, base: &str) -> SharedModel {
+    fn model_with_limits(&self, base: &str, limits: ResponseLimits) -> SharedModel {
         Arc::new(
             OpenAiResponsesModel::builder("gpt-4.1")
                 .base_url(format!("{base}/v1"))
                 .api_key(KEY)
                 .retry_policy(fast_retry())
+                .response_limits(limits)
                 .build()
                 .unwrap(),
         )
@@ -146,11 +148,28 @@ impl Wire for Responses {
         Reply::sse(started() + &text_start() + &text_delta(0, partial))
     }
 
-    fn stream_error(&self, partial: &str) -> Reply {
+    fn stream_error(&self, partial: &str, message: &str) -> Reply {
         let error = ev(
-            json!({ "type": "error", "code": "server_error", "message": "The server had an error while processing your request.", "param": null }),
+            json!({ "type": "error", "code": "server_error", "message": message, "param": null }),
         );
         Reply::sse(started() + &text_start() + &text_delta(0, partial) + &error)
+    }
+
+    fn error_envelope(&self, message: &str, rate_limited: bool) -> Value {
+        if rate_limited {
+            openai_error_body(message, "requests", None, Some("rate_limit_exceeded"))
+        } else {
+            openai_error_body(
+                message,
+                "invalid_request_error",
+                None,
+                Some("invalid_value"),
+            )
+        }
+    }
+
+    fn sampling(&self, body: &Value) -> (Value, Value) {
+        (body["temperature"].clone(), body["top_p"].clone())
     }
 
     fn error(&self, case: ErrorCase) -> Reply {

@@ -533,7 +533,11 @@ pub async fn errors(w: &dyn Wire) {
 }
 
 pub async fn error_inside_stream(w: &dyn Wire) {
-    let server = Server::start(vec![w.stream_error("Hel")]).await;
+    let server = Server::start(vec![w.stream_error(
+        "Hel",
+        "The server had an error while processing your request.",
+    )])
+    .await;
     let (events, err) = collect(w.model(&server.url()).stream(request(vec![]))).await;
     assert_eq!(
         text_of(&events),
@@ -579,7 +583,7 @@ pub async fn stream_cut_off(w: &dyn Wire) {
 macro_rules! conformance {
     ($module:ident, $wire:expr) => {
         mod $module {
-            use super::{agent, scenarios};
+            use super::{agent, hardening, scenarios};
 
             #[tokio::test]
             async fn agent_run_with_parallel_tool_calls() {
@@ -629,6 +633,31 @@ macro_rules! conformance {
             #[tokio::test]
             async fn stream_cut_off() {
                 scenarios::stream_cut_off(&$wire).await
+            }
+
+            #[tokio::test]
+            async fn key_never_leaves() {
+                hardening::key_never_leaves(&$wire).await
+            }
+            #[tokio::test]
+            async fn error_envelope_in_200() {
+                hardening::error_envelope_in_200(&$wire).await
+            }
+            #[tokio::test]
+            async fn response_caps() {
+                hardening::response_caps(&$wire).await
+            }
+            #[tokio::test]
+            async fn tool_call_ids_made_unique() {
+                hardening::tool_call_ids_made_unique(&$wire).await
+            }
+            #[tokio::test]
+            async fn exact_sampling_values() {
+                hardening::exact_sampling_values(&$wire).await
+            }
+            #[tokio::test]
+            async fn body_read_failures_are_network_errors() {
+                hardening::body_read_failures_are_network_errors(&$wire).await
             }
         }
     };

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use agent_sdk::http::RetryPolicy;
+use agent_sdk::http::{ResponseLimits, RetryPolicy};
 use agent_sdk::model::SharedModel;
 use serde_json::{Value, json};
 
@@ -71,7 +71,12 @@ pub trait Wire: Sync {
     fn name(&self) -> &'static str;
 
     /// A model talking to the server at `base` (`http://127.0.0.1:<port>`), with one fast retry.
-    fn model(&self, base: &str) -> SharedModel;
+    fn model(&self, base: &str) -> SharedModel {
+        self.model_with_limits(base, ResponseLimits::default())
+    }
+
+    /// [`model`](Self::model) with these caps.
+    fn model_with_limits(&self, base: &str, limits: ResponseLimits) -> SharedModel;
 
     /// A successful answer, whole or streamed.
     fn reply(&self, turn: &Turn, stream: bool) -> Reply;
@@ -79,8 +84,16 @@ pub trait Wire: Sync {
     /// A streamed answer that stops after `partial` text, before the provider's end marker.
     fn cut_stream(&self, partial: &str) -> Reply;
 
-    /// A 200 stream that reports an error after `partial` text.
-    fn stream_error(&self, partial: &str) -> Reply;
+    /// A 200 stream that reports an error with `message` (in the provider's error object)
+    /// after `partial` text.
+    fn stream_error(&self, partial: &str, message: &str) -> Reply;
+
+    /// An error envelope, as some servers send it with status 200: a rate limit, or an
+    /// invalid request.
+    fn error_envelope(&self, message: &str, rate_limited: bool) -> Value;
+
+    /// `temperature` and `top_p` as sent (JSON `null` when absent).
+    fn sampling(&self, body: &Value) -> (Value, Value);
 
     /// An error answer.
     fn error(&self, case: ErrorCase) -> Reply;

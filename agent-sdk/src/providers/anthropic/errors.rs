@@ -64,6 +64,13 @@ fn param_of(message: &str) -> Option<String> {
     ok.then(|| head.to_owned())
 }
 
+/// The typed error for `{"type": "error", "error": {"type", "message"}}` sent with status 200.
+pub(crate) fn envelope_error(error: &Value) -> ModelError {
+    let raw = serde_json::json!({ "type": "error", "error": error }).to_string();
+    let kind = error.get("type").and_then(Value::as_str);
+    crate::http::status::error_from_envelope(error_from_response, kind, None, &raw)
+}
+
 /// The error for an `error` event inside a 200 stream.
 pub(crate) fn stream_error(data: &str) -> ModelError {
     let body = parse_error_body(data);

@@ -126,6 +126,13 @@ impl WireFormat for Anthropic {
         stream::Decoder::new(model.to_owned())
     }
 
+    fn error_envelope(&self, answer: &Self::Answer) -> Option<ModelError> {
+        let error = answer.error.as_ref().filter(|e| !e.is_null());
+        let is_error = answer.kind.as_deref() == Some("error")
+            || (error.is_some() && answer.content.is_empty());
+        is_error.then(|| errors::envelope_error(error.unwrap_or(&serde_json::Value::Null)))
+    }
+
     fn debug_fields(&self, debug: &mut fmt::DebugStruct<'_, '_>) {
         debug
             .field("default_max_tokens", &self.default_max_tokens)

@@ -19,6 +19,7 @@ use serde_json::{Map, Value, json};
 
 use super::PROVIDER;
 use crate::message::{ContentBlock, ImageSource, Message};
+use crate::model::provider_tool::hosted_for;
 use crate::model::{ChatRequest, ModelError, ResponseFormat, ToolChoice};
 use crate::schema::{self, Dialect};
 
@@ -35,14 +36,16 @@ pub(crate) struct WireRequest<'a> {
     pub model: &'a str,
     pub max_tokens: u32,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub system: Option<String>,
+    pub system: Option<Value>,
     pub messages: Vec<WireMessage>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub tools: Vec<Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tool_choice: Option<Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub temperature: Option<f32>,
+    pub temperature: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub top_p: Option<f64>,
     #[serde(skip_serializing_if = "<[String]>::is_empty")]
     pub stop_sequences: &'a [String],
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -83,6 +86,14 @@ pub(crate) fn lower<'a>(
             tool["description"] = Value::String(def.description.clone());
         }
         tools.push(tool);
+    }
+    for hosted in hosted_for(&req.provider_tools, PROVIDER, opts.model)? {
+        tools.push(hosted.clone());
+    }
+    if req.cache.tools
+        && let Some(last) = tools.last_mut()
+    {
+        last["cache_control"] = ephemeral();
     }
 
     let thinking = opts.thinking_budget.is_some();
@@ -131,13 +142,13 @@ pub(crate) fn lower<'a>(
             "Anthropic does not support seed; not sending it"
         );
     }
-    let temperature = match req.temperature {
-        Some(_) if thinking => {
+    let (temperature, top_p) = match (req.temperature, req.top_p) {
+        (Some(_), _) if thinking => {
             tracing::warn!(
                 model = opts.model,
                 "extended thinking does not accept temperature; not sending it"
             );
-            None
+            (None, req.top_p)
         }
         other => other,
     };
@@ -170,7 +181,26 @@ pub(crate) fn lower<'a>(
         })),
     };
 
-    let (system, messages) = lower_messages(&req.messages, opts.model);
+    let (system, mut messages) =
+        lower_messages_cached(&req.messages, opts.model, &req.cache.messages);
+    let system = system.map(|text| {
+        if req.cache.system {
+            json!([{ "type": "text", "text": text, "cache_control": ephemeral() }])
+        } else {
+            Value::String(text)
+        }
+    });
+    let breakpoints = usize::from(req.cache.system && system.is_some())
+        + usize::from(req.cache.tools && !tools.is_empty())
+        + count_breakpoints(&mut messages);
+    if breakpoints > MAX_CACHE_BREAKPOINTS {
+        return Err(invalid(
+            format!(
+                "Anthropic allows at most {MAX_CACHE_BREAKPOINTS} cache breakpoints; the request asks for {breakpoints}"
+            ),
+            "cache",
+        ));
+    }
     Ok(WireRequest {
         model: opts.model,
         max_tokens,
@@ -179,6 +209,7 @@ pub(crate) fn lower<'a>(
         tools,
         tool_choice,
         temperature,
+        top_p,
         stop_sequences: &req.stop,
         thinking,
         output_config,
@@ -186,14 +217,40 @@ pub(crate) fn lower<'a>(
     })
 }
 
+/// Anthropic's limit on `cache_control` breakpoints in one request.
+const MAX_CACHE_BREAKPOINTS: usize = 4;
+
+fn ephemeral() -> Value {
+    json!({ "type": "ephemeral" })
+}
+
+fn count_breakpoints(messages: &mut [WireMessage]) -> usize {
+    messages
+        .iter()
+        .flat_map(|m| &m.content)
+        .filter(|b| b.get("cache_control").is_some())
+        .count()
+}
+
 /// The `system` text and the turns, consecutive turns of one role merged.
+#[cfg(test)]
 pub(crate) fn lower_messages(
     messages: &[Message],
     model: &str,
 ) -> (Option<String>, Vec<WireMessage>) {
+    lower_messages_cached(messages, model, &[])
+}
+
+/// [`lower_messages`], with a cache breakpoint on the last block of each message whose index
+/// is in `cache_after`.
+fn lower_messages_cached(
+    messages: &[Message],
+    model: &str,
+    cache_after: &[usize],
+) -> (Option<String>, Vec<WireMessage>) {
     let mut system: Vec<&str> = Vec::new();
     let mut out: Vec<WireMessage> = Vec::new();
-    let mut push = |role: &'static str, blocks: Vec<Value>| {
+    fn push_turn(out: &mut Vec<WireMessage>, role: &'static str, blocks: Vec<Value>) {
         if blocks.is_empty() {
             return;
         }
@@ -204,8 +261,10 @@ pub(crate) fn lower_messages(
                 content: blocks,
             }),
         }
-    };
-    for message in messages {
+    }
+    for (i, message) in messages.iter().enumerate() {
+        let before: usize = out.iter().map(|m| m.content.len()).sum();
+        let mut push = |role: &'static str, blocks: Vec<Value>| push_turn(&mut out, role, blocks);
         match message {
             Message::System { content } => system.push(content),
             Message::User(m) => push(
@@ -252,6 +311,15 @@ pub(crate) fn lower_messages(
                     result["is_error"] = Value::Bool(true);
                 }
                 push("user", vec![result]);
+            }
+        }
+        let after: usize = out.iter().map(|m| m.content.len()).sum();
+        if cache_after.contains(&i) {
+            match out.last_mut().and_then(|m| m.content.last_mut()) {
+                Some(last) if after > before => last["cache_control"] = ephemeral(),
+                _ => {
+                    tracing::warn!(%model, message = i, "no content block to put a cache breakpoint on")
+                }
             }
         }
     }

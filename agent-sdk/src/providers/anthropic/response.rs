@@ -11,6 +11,12 @@ use crate::usage::Usage;
 /// A non-streamed answer (also the `message` of a stream's `message_start`).
 #[derive(Debug, Deserialize)]
 pub(crate) struct WireResponse {
+    /// `message`, or `error` for an error envelope.
+    #[serde(default, rename = "type")]
+    pub kind: Option<String>,
+    /// The error of an error envelope.
+    #[serde(default)]
+    pub error: Option<Value>,
     #[serde(default)]
     pub id: Option<String>,
     #[serde(default)]

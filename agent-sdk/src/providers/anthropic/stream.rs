@@ -37,6 +37,9 @@ struct Block {
     value: Value,
     /// For a tool use: its position among the answer's calls and the argument JSON.
     call: Option<(usize, String)>,
+    /// For any other block streamed with `input_json_delta` (a server tool use such as
+    /// `server_tool_use` or `mcp_tool_use`): its input JSON, set on the block at the end.
+    input: Option<String>,
 }
 
 impl Decoder {
@@ -122,7 +125,12 @@ impl Decoder {
                 if value.get("type").is_none() {
                     value = Value::Object(Default::default());
                 }
-                self.blocks.push(Block { index, value, call });
+                self.blocks.push(Block {
+                    index,
+                    value,
+                    call,
+                    input: None,
+                });
             }
             "content_block_delta" => {
                 let index = data["index"].as_u64().unwrap_or_default();
@@ -150,9 +158,9 @@ impl Decoder {
                     "input_json_delta" => {
                         let part = text("partial_json");
                         let Some((pos, args)) = block.call.as_mut() else {
-                            return Err(ModelError::Decode(format!(
-                                "input_json_delta for block {index}, which is not a tool use"
-                            )));
+                            // A server tool's input: kept with its block, not a client call.
+                            block.input.get_or_insert_with(String::new).push_str(&part);
+                            return Ok(false);
                         };
                         args.push_str(&part);
                         if !part.is_empty() {
@@ -197,7 +205,16 @@ impl Decoder {
         let mut message = AssistantMessage::default();
         self.blocks.sort_by_key(|b| b.index);
         for block in self.blocks.drain(..) {
-            let value = block.value;
+            let mut value = block.value;
+            if let Some(input) = block.input.filter(|i| !i.trim().is_empty()) {
+                // As the non-streamed answer has it: the whole input as a JSON value.
+                value["input"] = serde_json::from_str(&input).map_err(|e| {
+                    ModelError::Decode(format!(
+                        "the streamed input of a `{}` block is not valid JSON: {e}",
+                        value["type"].as_str().unwrap_or("server tool")
+                    ))
+                })?;
+            }
             if let Some((_, args)) = block.call {
                 // The arguments exactly as streamed (possibly malformed: the agent reports that
                 // to the model); a tool without parameters streams none.
@@ -234,6 +251,8 @@ fn append(value: &mut Value, key: &str, text: &str) {
 }
 
 impl SseDecoder for Decoder {
+    type Event = StreamEvent;
+
     fn on_event(
         &mut self,
         event: SseEventRef<'_>,

@@ -61,6 +61,17 @@ pub(crate) fn error_from_response(status: u16, headers: &HeaderMap, raw: &str) -
     error_from_status(status, &headers, body, raw)
 }
 
+/// The typed error for `{"error": {"code", "message", "status"}}` sent with status 200.
+pub(crate) fn envelope_error(error: &Value) -> ModelError {
+    let raw = serde_json::json!({ "error": error }).to_string();
+    let status = error.get("status").and_then(Value::as_str);
+    let code = error.get("code").map(|c| match c {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    });
+    crate::http::status::error_from_envelope(error_from_response, status, code.as_deref(), &raw)
+}
+
 /// The error for an `error` object inside a 200 stream.
 pub(crate) fn stream_error(error: &Value) -> ModelError {
     let message = error.get("message").and_then(Value::as_str);

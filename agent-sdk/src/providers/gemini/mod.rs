@@ -109,6 +109,14 @@ impl WireFormat for Gemini {
         stream::Decoder::new(model.to_owned())
     }
 
+    fn error_envelope(&self, answer: &Self::Answer) -> Option<ModelError> {
+        let error = answer.get("error").filter(|e| !e.is_null())?;
+        answer
+            .get("candidates")
+            .is_none()
+            .then(|| errors::envelope_error(error))
+    }
+
     fn debug_fields(&self, debug: &mut fmt::DebugStruct<'_, '_>) {
         debug.field("thinking_budget", &self.thinking_budget);
     }

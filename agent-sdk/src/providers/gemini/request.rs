@@ -18,8 +18,10 @@
 
 use serde_json::{Map, Value, json};
 
+use super::response::GROUNDING_TYPE;
 use super::{PROVIDER, SYNTHETIC_ID_PREFIX};
 use crate::message::{ContentBlock, ImageSource, Message};
+use crate::model::provider_tool::hosted_for;
 use crate::model::{ChatRequest, ModelError, ResponseFormat, ToolChoice};
 use crate::schema::{self, Dialect};
 
@@ -67,6 +69,13 @@ pub(crate) fn lower(
             json!([{ "functionDeclarations": declarations }]),
         );
     }
+    let hosted = hosted_for(&req.provider_tools, PROVIDER, model)?;
+    if !hosted.is_empty() {
+        let tools = body.entry("tools").or_insert_with(|| json!([]));
+        if let Value::Array(tools) = tools {
+            tools.extend(hosted.into_iter().cloned());
+        }
+    }
     let config = match &req.tool_choice {
         None => None,
         Some(ToolChoice::Auto | ToolChoice::None) if req.tools.is_empty() => None,
@@ -100,6 +109,9 @@ pub(crate) fn lower(
     let mut generation = Map::new();
     if let Some(t) = req.temperature {
         generation.insert("temperature".into(), json!(t));
+    }
+    if let Some(p) = req.top_p {
+        generation.insert("topP".into(), json!(p));
     }
     if let Some(n) = req.max_tokens {
         generation.insert("maxOutputTokens".into(), json!(n));
@@ -217,6 +229,10 @@ fn lower_messages(messages: &[Message], model: &str) -> (Option<String>, Vec<Val
                                 value.get("thought_signature").and_then(Value::as_str),
                             ) {
                                 call_signatures.push((id, sig));
+                            } else if value.get("type").and_then(Value::as_str)
+                                == Some(GROUNDING_TYPE)
+                            {
+                                // Search results shown to the caller; Gemini takes no part back.
                             } else {
                                 parts.push(value.clone());
                             }

@@ -21,6 +21,20 @@ pub(crate) fn usage(meta: &Value) -> Usage {
     }
 }
 
+/// The `type` of the block that keeps a candidate's `groundingMetadata` (the results of the
+/// hosted Google Search tool): a `gemini` [`ContentBlock::Other`], never sent back.
+pub(crate) const GROUNDING_TYPE: &str = "grounding_metadata";
+
+/// Adds the candidate's grounding metadata, if any, as a provider block.
+pub(crate) fn push_grounding(message: &mut AssistantMessage, metadata: Option<&Value>) {
+    if let Some(meta) = metadata.filter(|m| !m.is_null()) {
+        message.content.push(ContentBlock::Other {
+            provider: PROVIDER.into(),
+            value: json!({ "type": GROUNDING_TYPE, "grounding_metadata": meta }),
+        });
+    }
+}
+
 /// The id of the `k`-th function call of an answer without ids: stable for one answer.
 pub(crate) fn call_id(given: Option<&str>, response_id: Option<&str>, k: usize) -> String {
     match (given.filter(|s| !s.is_empty()), response_id) {
@@ -160,7 +174,8 @@ pub(crate) fn convert(wire: &Value, model: &str) -> Result<ChatResponse, ModelEr
         .and_then(Value::as_array)
         .map(Vec::as_slice)
         .unwrap_or_default();
-    let message = message_of(parts, response_id);
+    let mut message = message_of(parts, response_id);
+    push_grounding(&mut message, candidate.get("groundingMetadata"));
     Ok(ChatResponse {
         finish_reason: finish_reason(
             candidate.get("finishReason").and_then(Value::as_str),

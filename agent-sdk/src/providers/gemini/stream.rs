@@ -9,7 +9,7 @@ use std::collections::VecDeque;
 use serde_json::Value;
 
 use super::errors::stream_error;
-use super::response::{call_id, finish_reason, message_of, usage};
+use super::response::{call_id, finish_reason, message_of, push_grounding, usage};
 use crate::http::sse::SseEventRef;
 use crate::model::{ChatResponse, ModelError, StreamEvent};
 use crate::providers::stream::{SseDecoder, event_json};
@@ -24,6 +24,7 @@ pub(crate) struct Decoder {
     finish: Option<String>,
     usage: Option<Usage>,
     events: usize,
+    grounding: Option<Value>,
 }
 
 impl Decoder {
@@ -37,11 +38,13 @@ impl Decoder {
             finish: None,
             usage: None,
             events: 0,
+            grounding: None,
         }
     }
 
     fn complete(&mut self) -> ChatResponse {
-        let message = message_of(&self.parts, self.response_id.as_deref());
+        let mut message = message_of(&self.parts, self.response_id.as_deref());
+        push_grounding(&mut message, self.grounding.as_ref());
         ChatResponse {
             finish_reason: finish_reason(self.finish.as_deref(), &message),
             message,
@@ -59,6 +62,8 @@ impl Decoder {
 }
 
 impl SseDecoder for Decoder {
+    type Event = StreamEvent;
+
     fn on_event(
         &mut self,
         event: SseEventRef<'_>,
@@ -134,6 +139,9 @@ impl SseDecoder for Decoder {
                 }
                 self.parts.push(part.clone());
             }
+        }
+        if let Some(meta) = candidate.and_then(|c| c.get("groundingMetadata")) {
+            self.grounding = Some(meta.clone());
         }
         if let Some(reason) = candidate
             .and_then(|c| c.get("finishReason"))

@@ -40,6 +40,19 @@ pub(crate) fn parse_error_body(raw: &str) -> ErrorBody {
     }
 }
 
+/// The typed error for `{"error": ...}` sent with status 200 (`error` is the envelope's
+/// value): classified by its type or code, message, type and code kept.
+pub(crate) fn envelope_error(error: &Value) -> ModelError {
+    let raw = serde_json::json!({ "error": error }).to_string();
+    let body = parse_error_body(&raw);
+    crate::http::status::error_from_envelope(
+        error_from_response,
+        body.kind.as_deref(),
+        body.code.as_deref(),
+        &raw,
+    )
+}
+
 /// A readable message for an error reported inside a stream (`data` is the event's data).
 pub(crate) fn stream_error_message(data: &str) -> String {
     let body = parse_error_body(data);

@@ -23,6 +23,7 @@
 //! [`OpenAiModel`]'s documentation.
 
 mod builder;
+mod choices;
 mod errors;
 mod request;
 mod response;
@@ -30,6 +31,7 @@ mod stream;
 mod wire;
 
 pub use builder::OpenAiModelBuilder;
+pub use choices::{ChatChoices, ChoiceEvent};
 pub use stream::decode_chat_stream;
 
 use std::fmt;
@@ -76,7 +78,7 @@ pub struct OpenAiModel {
 /// The Chat Completions wire format and its settings.
 pub(crate) struct ChatCompletions {
     provider: String,
-    max_tokens_field: MaxTokensField,
+    pub(crate) max_tokens_field: MaxTokensField,
 }
 
 impl OpenAiModel {
@@ -136,6 +138,15 @@ impl WireFormat for ChatCompletions {
 
     fn decoder(&self, model: &str) -> Self::Decoder {
         stream::Decoder::new(model.to_owned())
+    }
+
+    fn error_envelope(&self, answer: &Self::Answer) -> Option<ModelError> {
+        match &answer.error {
+            Some(error) if !error.is_null() && answer.choices.is_empty() => {
+                Some(errors::envelope_error(error))
+            }
+            _ => None,
+        }
     }
 
     fn debug_fields(&self, debug: &mut fmt::DebugStruct<'_, '_>) {

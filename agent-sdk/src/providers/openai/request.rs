@@ -51,6 +51,11 @@ pub(crate) fn lower<'a>(
         setting: setting.to_owned(),
     };
 
+    if !req.provider_tools.is_empty() {
+        return Err(unsupported(
+            "provider-hosted tools (Chat Completions has none; use the Responses API)",
+        ));
+    }
     let mut tools = Vec::with_capacity(req.tools.len());
     for def in &req.tools {
         let strict = def.strict && profile.strict_tools;
@@ -133,13 +138,14 @@ pub(crate) fn lower<'a>(
         other => other,
     };
 
-    let temperature = match req.temperature {
-        Some(_) if profile.reasoning => {
+    let (temperature, top_p) = match (req.temperature, req.top_p) {
+        (None, None) => (None, None),
+        _ if profile.reasoning => {
             tracing::warn!(
                 model = opts.model,
-                "reasoning models do not accept temperature; not sending it"
+                "reasoning models do not accept temperature or top_p; not sending them"
             );
-            None
+            (None, None)
         }
         other => other,
     };
@@ -189,6 +195,7 @@ pub(crate) fn lower<'a>(
         tool_choice,
         parallel_tool_calls,
         temperature,
+        top_p,
         max_completion_tokens,
         max_tokens,
         stop: &req.stop,
@@ -196,6 +203,8 @@ pub(crate) fn lower<'a>(
         response_format,
         stream,
         stream_options,
+        prompt_cache_key: req.prompt_cache_key.as_deref(),
+        n: None,
     })
 }
 

@@ -1,15 +1,44 @@
 //! A non-streamed Chat Completions answer as a [`ChatResponse`].
 
-use super::wire::WireResponse;
+use super::wire::{WireChoice, WireResponse};
 use crate::message::{AssistantMessage, ContentBlock, ToolCall};
 use crate::model::{ChatResponse, FinishReason, ModelError};
 use crate::usage::Usage;
 
 /// Converts a decoded answer; `model` is used when the server does not name one.
 pub(crate) fn convert(wire: WireResponse, model: &str) -> Result<ChatResponse, ModelError> {
-    let Some(choice) = wire.choices.into_iter().min_by_key(|c| c.index) else {
+    let mut all = convert_all(wire, model)?;
+    Ok(all.swap_remove(0))
+}
+
+/// Converts every choice of a decoded answer, in index order (each carries the request's
+/// usage, id and model).
+pub(crate) fn convert_all(
+    mut wire: WireResponse,
+    model: &str,
+) -> Result<Vec<ChatResponse>, ModelError> {
+    if wire.choices.is_empty() {
         return Err(ModelError::Decode("the answer has no choices".into()));
-    };
+    }
+    wire.choices.sort_by_key(|c| c.index);
+    let usage = wire.usage.map(|u| u.to_usage()).unwrap_or(Usage {
+        requests: 1,
+        ..Usage::default()
+    });
+    let model = wire.model.unwrap_or_else(|| model.to_owned());
+    Ok(wire
+        .choices
+        .into_iter()
+        .map(|choice| convert_choice(choice, usage, &model, wire.id.clone()))
+        .collect())
+}
+
+fn convert_choice(
+    choice: WireChoice,
+    usage: Usage,
+    model: &str,
+    id: Option<String>,
+) -> ChatResponse {
     let m = choice.message;
     let reasoning = m.reasoning_content.or(m.reasoning);
     let tool_calls: Vec<ToolCall> = m
@@ -27,16 +56,13 @@ pub(crate) fn convert(wire: WireResponse, model: &str) -> Result<ChatResponse, M
         .collect();
     let message = assemble(reasoning, m.content, tool_calls, m.refusal);
     let finish_reason = finish_reason(choice.finish_reason.as_deref(), &message);
-    Ok(ChatResponse {
+    ChatResponse {
         message,
-        usage: wire.usage.map(|u| u.to_usage()).unwrap_or(Usage {
-            requests: 1,
-            ..Usage::default()
-        }),
+        usage,
         finish_reason,
-        model: wire.model.unwrap_or_else(|| model.to_owned()),
-        id: wire.id,
-    })
+        model: model.to_owned(),
+        id,
+    }
 }
 
 /// An assistant message from its parts; empty parts are left out.

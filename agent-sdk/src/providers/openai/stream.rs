@@ -13,11 +13,11 @@ use futures::Stream;
 
 use super::errors::stream_error_message;
 use super::response::{assemble, finish_reason};
-use super::wire::{WireChunk, WireToolCallDelta};
+use super::wire::{WireChunk, WireChunkChoice, WireToolCallDelta};
 use crate::http::sse::SseEventRef;
 use crate::message::ToolCall;
 use crate::model::{ChatResponse, EventStream, ModelError, StreamEvent};
-use crate::providers::stream::{SseDecoder, drive};
+use crate::providers::stream::{SseDecoder, StreamPolicy, drive};
 use crate::usage::Usage;
 
 /// Decodes a Chat Completions SSE body (as byte chunks, split anywhere) into events ending
@@ -45,7 +45,12 @@ pub fn decode_chat_stream<S>(body: S, model: &str) -> EventStream
 where
     S: Stream<Item = Result<bytes::Bytes, ModelError>> + Send + 'static,
 {
-    drive(body, Decoder::new(model.to_owned()), None)
+    drive(
+        body,
+        Decoder::new(model.to_owned()),
+        None,
+        StreamPolicy::unlimited(),
+    )
 }
 
 /// Turns server-sent events into stream events.
@@ -69,6 +74,8 @@ impl Decoder {
 }
 
 impl SseDecoder for Decoder {
+    type Event = StreamEvent;
+
     fn on_event(
         &mut self,
         event: SseEventRef<'_>,
@@ -146,9 +153,25 @@ impl Accumulator {
 
     pub(crate) fn on_chunk(
         &mut self,
-        chunk: WireChunk<'_>,
+        mut chunk: WireChunk<'_>,
         out: &mut VecDeque<StreamEvent>,
     ) -> Result<(), ModelError> {
+        let choices = std::mem::take(&mut chunk.choices);
+        let usage = self.on_meta(chunk)?;
+        for choice in choices {
+            if choice.index == 0 {
+                self.on_choice(choice, out);
+            }
+        }
+        if let Some(usage) = usage {
+            self.usage = Some(usage);
+            out.push_back(StreamEvent::Usage { usage });
+        }
+        Ok(())
+    }
+
+    /// The parts of a chunk that are not a choice's: an error, the ids; returns its usage.
+    pub(crate) fn on_meta(&mut self, chunk: WireChunk<'_>) -> Result<Option<Usage>, ModelError> {
         if let Some(error) = chunk.error {
             return Err(ModelError::Stream {
                 message: stream_error_message(&error.to_string()),
@@ -164,40 +187,51 @@ impl Accumulator {
                 .filter(|s| !s.is_empty())
                 .map(|s| s.into_owned());
         }
-        for choice in chunk.choices {
-            if choice.index != 0 {
-                continue;
-            }
-            let delta = choice.delta;
-            if let Some(r) = delta
-                .reasoning_content
-                .or(delta.reasoning)
-                .filter(|s| !s.is_empty())
-            {
-                self.reasoning.push_str(&r);
-                out.push_back(StreamEvent::ReasoningDelta { text: r });
-            }
-            if let Some(t) = delta.content.filter(|s| !s.is_empty()) {
-                self.text.push_str(&t);
-                out.push_back(StreamEvent::TextDelta { text: t });
-            }
-            if let Some(r) = delta.refusal.filter(|s| !s.is_empty()) {
-                self.refusal.push_str(&r);
-                out.push_back(StreamEvent::RefusalDelta { text: r });
-            }
-            for call in delta.tool_calls {
-                self.on_tool_call(call, out);
-            }
-            if let Some(reason) = choice.finish_reason.filter(|s| !s.is_empty()) {
-                self.finish = Some(reason);
-            }
+        Ok(chunk.usage.map(|u| u.to_usage()))
+    }
+
+    /// One choice's delta.
+    pub(crate) fn on_choice(&mut self, choice: WireChunkChoice, out: &mut VecDeque<StreamEvent>) {
+        let delta = choice.delta;
+        if let Some(r) = delta
+            .reasoning_content
+            .or(delta.reasoning)
+            .filter(|s| !s.is_empty())
+        {
+            self.reasoning.push_str(&r);
+            out.push_back(StreamEvent::ReasoningDelta { text: r });
         }
-        if let Some(usage) = chunk.usage {
-            let usage = usage.to_usage();
-            self.usage = Some(usage);
-            out.push_back(StreamEvent::Usage { usage });
+        if let Some(t) = delta.content.filter(|s| !s.is_empty()) {
+            self.text.push_str(&t);
+            out.push_back(StreamEvent::TextDelta { text: t });
         }
-        Ok(())
+        if let Some(r) = delta.refusal.filter(|s| !s.is_empty()) {
+            self.refusal.push_str(&r);
+            out.push_back(StreamEvent::RefusalDelta { text: r });
+        }
+        for call in delta.tool_calls {
+            self.on_tool_call(call, out);
+        }
+        if let Some(reason) = choice.finish_reason.filter(|s| !s.is_empty()) {
+            self.finish = Some(reason);
+        }
+    }
+
+    /// Records the request's usage.
+    pub(crate) fn set_usage(&mut self, usage: Usage) {
+        self.usage = Some(usage);
+    }
+
+    /// Whether a finish reason has arrived.
+    pub(crate) fn finished(&self) -> bool {
+        self.finish.is_some()
+    }
+
+    /// The answer's id, model and usage, from the accumulator that saw the chunks' metadata.
+    pub(crate) fn take_meta_from(&mut self, meta: &Accumulator) {
+        self.id.clone_from(&meta.id);
+        self.server_model.clone_from(&meta.server_model);
+        self.usage = meta.usage;
     }
 
     fn on_tool_call(&mut self, delta: WireToolCallDelta, out: &mut VecDeque<StreamEvent>) {
@@ -262,7 +296,7 @@ impl Accumulator {
         }
     }
 
-    fn describe_cut(&self) -> String {
+    pub(crate) fn describe_cut(&self) -> String {
         format!(
             "the body ended without a finish_reason after {} chunk(s) ({} characters of text, {} tool call(s) begun)",
             self.chunks,

@@ -24,7 +24,9 @@ pub(crate) struct WireRequest<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub parallel_tool_calls: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub temperature: Option<f32>,
+    pub temperature: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub top_p: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_completion_tokens: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -39,6 +41,11 @@ pub(crate) struct WireRequest<'a> {
     pub stream: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stream_options: Option<StreamOptions>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prompt_cache_key: Option<&'a str>,
+    /// Choices to generate (the model-level API for several choices).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub n: Option<u32>,
 }
 
 #[derive(Debug, Serialize)]
@@ -132,6 +139,9 @@ pub(crate) struct WireResponse {
     pub choices: Vec<WireChoice>,
     #[serde(default)]
     pub usage: Option<WireUsage>,
+    /// An error envelope sent with status 200 (some compatible servers).
+    #[serde(default)]
+    pub error: Option<Value>,
 }
 
 #[derive(Debug, Deserialize)]

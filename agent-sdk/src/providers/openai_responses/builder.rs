@@ -24,6 +24,7 @@ pub struct OpenAiResponsesModelBuilder {
     settings: Settings,
     store: bool,
     reasoning_effort: Option<String>,
+    reasoning_summary: String,
 }
 
 impl OpenAiResponsesModelBuilder {
@@ -41,6 +42,7 @@ impl OpenAiResponsesModelBuilder {
             ),
             store: false,
             reasoning_effort: None,
+            reasoning_summary: "auto".into(),
         }
     }
 
@@ -51,6 +53,13 @@ impl OpenAiResponsesModelBuilder {
     pub fn reasoning_effort(mut self, effort: impl Into<String>) -> Self {
         self.reasoning_effort = Some(effort.into());
         self.settings.profile.reasoning = true;
+        self
+    }
+
+    /// How detailed the reasoning summaries are: `auto` (the default), `concise` or
+    /// `detailed`. Sent with [`reasoning_effort`](Self::reasoning_effort).
+    pub fn reasoning_summary(mut self, level: impl Into<String>) -> Self {
+        self.reasoning_summary = level.into();
         self
     }
 
@@ -74,6 +83,7 @@ impl OpenAiResponsesModelBuilder {
         let format = Responses {
             store: self.store,
             reasoning_effort: self.reasoning_effort,
+            reasoning_summary: self.reasoning_summary,
         };
         Ok(OpenAiResponsesModel {
             driver: self.settings.into_driver(endpoint, format)?,

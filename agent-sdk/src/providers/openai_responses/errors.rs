@@ -20,6 +20,18 @@ pub(crate) fn error_from_response(status: u16, headers: &HeaderMap, raw: &str) -
     error_from_status(status, headers, body, raw)
 }
 
+/// The typed error for `{"error": {...}}` sent with status 200.
+pub(crate) fn envelope_error(error: &Value) -> ModelError {
+    let raw = serde_json::json!({ "error": error }).to_string();
+    let (kind, code) = (text(error, "type"), text(error, "code"));
+    crate::http::status::error_from_envelope(
+        error_from_response,
+        kind.as_deref(),
+        code.as_deref(),
+        &raw,
+    )
+}
+
 fn text(v: &Value, key: &str) -> Option<String> {
     match v.get(key) {
         Some(Value::String(s)) if !s.is_empty() => Some(s.clone()),

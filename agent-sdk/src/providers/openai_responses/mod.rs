@@ -56,6 +56,7 @@ pub struct OpenAiResponsesModel {
 pub(crate) struct Responses {
     store: bool,
     reasoning_effort: Option<String>,
+    reasoning_summary: String,
 }
 
 impl OpenAiResponsesModel {
@@ -98,6 +99,7 @@ impl WireFormat for Responses {
             profile,
             store: self.store,
             reasoning_effort: self.reasoning_effort.as_deref(),
+            reasoning_summary: &self.reasoning_summary,
         };
         encode(&request::lower(request, &opts, stream)?)
     }
@@ -110,10 +112,19 @@ impl WireFormat for Responses {
         stream::Decoder::new(model.to_owned())
     }
 
+    fn error_envelope(&self, answer: &Self::Answer) -> Option<ModelError> {
+        let error = answer.get("error").filter(|e| !e.is_null())?;
+        answer
+            .get("output")
+            .is_none()
+            .then(|| errors::envelope_error(error))
+    }
+
     fn debug_fields(&self, debug: &mut fmt::DebugStruct<'_, '_>) {
         debug
             .field("store", &self.store)
-            .field("reasoning_effort", &self.reasoning_effort);
+            .field("reasoning_effort", &self.reasoning_effort)
+            .field("reasoning_summary", &self.reasoning_summary);
     }
 }
 

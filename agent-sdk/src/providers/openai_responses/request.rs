@@ -17,6 +17,7 @@ use serde_json::{Map, Value, json};
 
 use super::PROVIDER;
 use crate::message::{ContentBlock, ImageSource, Message};
+use crate::model::provider_tool::hosted_for;
 use crate::model::{ChatRequest, ModelError, ModelProfile, ResponseFormat, ToolChoice};
 use crate::schema::{self, Dialect};
 
@@ -26,6 +27,7 @@ pub(crate) struct LowerOptions<'a> {
     pub profile: &'a ModelProfile,
     pub store: bool,
     pub reasoning_effort: Option<&'a str>,
+    pub reasoning_summary: &'a str,
 }
 
 pub(crate) fn lower(
@@ -58,6 +60,9 @@ pub(crate) fn lower(
         }
         tools.push(tool);
     }
+    for hosted in hosted_for(&req.provider_tools, PROVIDER, opts.model)? {
+        tools.push(hosted.clone());
+    }
     let choice = match &req.tool_choice {
         None => None,
         Some(ToolChoice::Auto | ToolChoice::None) if tools.is_empty() => None,
@@ -87,17 +92,25 @@ pub(crate) fn lower(
     if let Some(choice) = choice {
         body.insert("tool_choice".into(), choice);
     }
-    match req.temperature {
-        Some(_) if opts.reasoning_effort.is_some() => {
+    match (req.temperature, req.top_p) {
+        (None, None) => {}
+        _ if opts.reasoning_effort.is_some() => {
             tracing::warn!(
                 model = opts.model,
-                "reasoning models do not accept temperature; not sending it"
+                "reasoning models do not accept temperature or top_p; not sending them"
             );
         }
-        Some(t) => {
-            body.insert("temperature".into(), json!(t));
+        (t, p) => {
+            if let Some(t) = t {
+                body.insert("temperature".into(), json!(t));
+            }
+            if let Some(p) = p {
+                body.insert("top_p".into(), json!(p));
+            }
         }
-        None => {}
+    }
+    if let Some(key) = &req.prompt_cache_key {
+        body.insert("prompt_cache_key".into(), json!(key));
     }
     if let Some(n) = req.max_tokens {
         body.insert("max_output_tokens".into(), json!(n));
@@ -141,7 +154,7 @@ pub(crate) fn lower(
     if let Some(effort) = opts.reasoning_effort {
         body.insert(
             "reasoning".into(),
-            json!({ "effort": effort, "summary": "auto" }),
+            json!({ "effort": effort, "summary": opts.reasoning_summary }),
         );
         if !opts.store {
             body.insert("include".into(), json!(["reasoning.encrypted_content"]));

@@ -36,6 +36,8 @@ impl Decoder {
 }
 
 impl SseDecoder for Decoder {
+    type Event = StreamEvent;
+
     fn on_event(
         &mut self,
         event: SseEventRef<'_>,
