@@ -42,7 +42,7 @@ struct RawRequest<'a> {
     model: &'a str,
     messages: [RawMessage<'a>; 2],
     tools: [RawTool<'a>; 1],
-    temperature: f32,
+    temperature: f64,
 }
 #[derive(Serialize)]
 struct RawMessage<'a> {
