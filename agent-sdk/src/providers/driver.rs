@@ -212,22 +212,41 @@ impl<F: WireFormat> Parts<F> {
         self.post_with(body, |bytes| self.decode(bytes)).await
     }
 
+    /// Opens a streamed answer. A stream cut before its first event (a reset after the
+    /// headers) is opened again within the retry policy's budget; once an event has been
+    /// delivered, a cut ends the stream with a network error saying so.
     async fn open_stream(&self, request: &ChatRequest) -> Result<EventStream, ModelError> {
         let body = self
             .format
             .body(&self.model, &self.profile, request, true)
             .map_err(|e| self.redact_error(e))?;
-        match self.open(body).await? {
-            Opened::Json(bytes) => {
-                let answer = self.decode(&bytes).map_err(|e| self.redact_error(e))?;
-                Ok(futures::stream::iter(stream::events_of(answer).into_iter().map(Ok)).boxed())
+        let mut delays = self.transport.retry.backoff();
+        loop {
+            let mut events = match self.open(body.clone()).await? {
+                Opened::Json(bytes) => {
+                    let answer = self.decode(&bytes).map_err(|e| self.redact_error(e))?;
+                    return Ok(futures::stream::iter(
+                        stream::events_of(answer).into_iter().map(Ok),
+                    )
+                    .boxed());
+                }
+                Opened::Sse { body, guard } => stream::drive(
+                    body,
+                    self.format.decoder(&self.model),
+                    guard,
+                    self.stream_policy(),
+                ),
+            };
+            let first = events.next().await;
+            if let Some(Err(err @ ModelError::Network(_))) = &first
+                && let Some(wait) = delays.next()
+            {
+                tracing::warn!(provider = self.format.provider(), error = %err, ?wait, "the stream was cut before its first event; retrying");
+                drop(events);
+                tokio::time::sleep(wait).await;
+                continue;
             }
-            Opened::Sse { body, guard } => Ok(stream::drive(
-                body,
-                self.format.decoder(&self.model),
-                guard,
-                self.stream_policy(),
-            )),
+            return Ok(futures::stream::iter(first).chain(events).boxed());
         }
     }
 }

@@ -511,8 +511,22 @@ pub async fn body_read_failures_are_network_errors(w: &dyn Wire) {
     let err = w.model(&url).invoke(request()).await.unwrap_err();
     assert!(matches!(err, ModelError::Network(_)), "[{name}] {err:?}");
 
-    // A stream cut after events were delivered: a network error saying so, not retried.
+    // A stream cut before its first event is opened again, within the budget.
     let streamed = body_of(&w.reply(&turn(vec![]), true));
+    let (url, served) = raw_server(vec![
+        (streamed[..10].to_vec(), true),
+        (streamed.clone(), false),
+    ])
+    .await;
+    let (_, r) = stream_result(w.model(&url).stream(request())).await;
+    assert_eq!(
+        r.map(|r| r.message.text()).ok().as_deref(),
+        Some("It is sunny."),
+        "[{name}] a stream cut before any event is retried"
+    );
+    assert_eq!(*served.lock().unwrap(), 2, "[{name}]");
+
+    // A stream cut after events were delivered: a network error saying so, not retried.
     let cut = streamed[..streamed.len() * 2 / 3].to_vec();
     let (url, served) = raw_server(vec![(cut, true), (streamed, false)]).await;
     let (_, r) = stream_result(w.model(&url).stream(request())).await;
