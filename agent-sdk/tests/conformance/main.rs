@@ -9,6 +9,7 @@ mod agent;
 mod anthropic;
 mod gemini;
 mod hardening;
+mod keys;
 mod openai_chat;
 mod responses;
 mod scenarios;

@@ -583,7 +583,7 @@ pub async fn stream_cut_off(w: &dyn Wire) {
 macro_rules! conformance {
     ($module:ident, $wire:expr) => {
         mod $module {
-            use super::{agent, hardening, scenarios};
+            use super::{agent, hardening, keys, scenarios};
 
             #[tokio::test]
             async fn agent_run_with_parallel_tool_calls() {
@@ -637,7 +637,7 @@ macro_rules! conformance {
 
             #[tokio::test]
             async fn key_never_leaves() {
-                hardening::key_never_leaves(&$wire).await
+                keys::key_never_leaves(&$wire).await
             }
             #[tokio::test]
             async fn error_envelope_in_200() {
