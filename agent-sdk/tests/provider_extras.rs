@@ -399,7 +399,13 @@ async fn n_choices_whole_and_streamed() {
     ]
     .concat();
     let server = Server::start(vec![Reply::json(200, &whole), Reply::sse(stream)]).await;
-    let model = chat_model(&server);
+    let tracker = agent_sdk::model::UsageTracker::new();
+    let model = OpenAiModel::builder("gpt-4o-mini")
+        .base_url(format!("{}/v1", server.url()))
+        .api_key(KEY)
+        .usage_tracker(tracker.clone())
+        .build()
+        .unwrap();
 
     let answer = model.invoke_choices(ask(), 3).await.unwrap();
     let texts: Vec<String> = answer.choices.iter().map(|c| c.message.text()).collect();
@@ -430,6 +436,13 @@ async fn n_choices_whole_and_streamed() {
     assert_eq!(
         (body["n"].clone(), body["stream"].clone()),
         (json!(2), json!(true))
+    );
+
+    let total = tracker.total();
+    assert_eq!(
+        (total.requests, total.output_tokens),
+        (2, 10),
+        "each request counted once"
     );
 
     // The agent's one-answer API never asks for several.

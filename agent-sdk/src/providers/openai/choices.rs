@@ -136,6 +136,8 @@ impl OpenAiModel {
         n: u32,
     ) -> BoxStream<'static, Result<ChoiceEvent, ModelError>> {
         let model = self.clone();
+        let tracker = self.driver.parts().tracker.clone();
+        let name = self.driver.parts().model.clone();
         async move {
             let body = model.choices_body(&request, n, true)?;
             let driver = &model.driver;
@@ -154,6 +156,11 @@ impl OpenAiModel {
             })
         }
         .try_flatten_stream()
+        .inspect(move |event| {
+            if let (Some(t), Ok(ChoiceEvent::Completed { response })) = (&tracker, event) {
+                t.record(&name, response.usage);
+            }
+        })
         .boxed()
     }
 
