@@ -172,7 +172,10 @@ impl OpenAiModel {
         {
             return Err(parts.redact_error(err));
         }
-        let choices = convert_all(wire, &parts.model)?;
+        let mut choices = convert_all(wire, &parts.model)?;
+        for choice in &mut choices {
+            check_response(&parts.transport.limits, choice).map_err(|e| parts.redact_error(e))?;
+        }
         let usage = choices.first().map(|c| c.usage).unwrap_or_default();
         Ok(ChatChoices { choices, usage })
     }
