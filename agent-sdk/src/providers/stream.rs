@@ -127,7 +127,8 @@ where
     S: Stream<Item = Result<Bytes, ModelError>> + Send + 'static,
     D: SseDecoder,
 {
-    let state = Driven {
+    // Boxed: `unfold` moves its state for every event; a pointer is cheaper to move.
+    let state = Box::new(Driven {
         body: body.boxed(),
         parser: SseParser::with_max_event_bytes(policy.limits.max_event_bytes),
         events: Decoded {
@@ -142,7 +143,7 @@ where
         finished: false,
         error: None,
         guard,
-    };
+    });
     futures::stream::unfold(state, |mut st| async move {
         loop {
             if let Some(ev) = st.events.pending.pop_front() {
