@@ -56,6 +56,10 @@ pub fn generate(target: &Target<'_>, attrs: &ToolAttrs, sig: &Signature) -> Toke
     let strict = attrs.strict;
     let return_direct = attrs.return_direct;
     let sequential = attrs.sequential;
+    let timeout = match attrs.timeout_ms {
+        Some(ms) => quote!(::core::option::Option::Some(::core::time::Duration::from_millis(#ms))),
+        None => quote!(::core::option::Option::None),
+    };
 
     // The generated `Args` struct: one field per model-filled parameter.
     let fields = sig.params.iter().filter_map(|p| {
@@ -208,6 +212,7 @@ pub fn generate(target: &Target<'_>, attrs: &ToolAttrs, sig: &Signature) -> Toke
             const NAME: &'static str = #name;
             const RETURN_DIRECT: bool = #return_direct;
             const SEQUENTIAL: bool = #sequential;
+            const TIMEOUT: ::core::option::Option<::core::time::Duration> = #timeout;
             type Args = #args_ident;
 
             fn definition() -> &'static #sdk::ToolDefinition {

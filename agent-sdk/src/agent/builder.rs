@@ -86,6 +86,7 @@ pub(crate) struct Parts<T, O, C, S> {
     pub(crate) policy: RunPolicy,
     pub(crate) settings: ModelSettings,
     pub(crate) max_parallel_tools: usize,
+    pub(crate) tool_timeout: Option<Duration>,
     pub(crate) store: Option<Store>,
 }
 
@@ -108,6 +109,7 @@ where
                 policy: RunPolicy::default(),
                 settings: ModelSettings::default(),
                 max_parallel_tools: DEFAULT_MAX_PARALLEL_TOOLS,
+                tool_timeout: None,
                 store: None,
             },
         }
@@ -135,6 +137,7 @@ where
                 policy: p.policy,
                 settings: p.settings,
                 max_parallel_tools: p.max_parallel_tools,
+                tool_timeout: p.tool_timeout,
                 store: p.store,
             },
         }
@@ -213,6 +216,16 @@ where
     /// Tool calls of one answer that run at once (default 8; at least 1).
     pub fn max_parallel_tools(mut self, max: usize) -> Self {
         self.parts.max_parallel_tools = max.max(1);
+        self
+    }
+
+    /// How long one tool call may take when its tool sets no timeout of its own
+    /// (`#[tool(timeout = "5s")]` wins). A call that takes longer is cancelled (its future
+    /// dropped) and reported as [`ToolCallError::TimedOut`](crate::ToolCallError::TimedOut):
+    /// to the model within the tool's retry budget, or as a run error under
+    /// [`ToolErrorPolicy::Propagate`].
+    pub fn tool_timeout(mut self, after: Duration) -> Self {
+        self.parts.tool_timeout = Some(after);
         self
     }
 

@@ -3,19 +3,16 @@
 //! Nothing is spawned: model calls and tool calls are futures polled by the run's own future
 //! (tool calls of one batch through `buffered`), so dropping the run cancels all of them.
 
-use std::any::Any;
 use std::future::Future;
-use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures::{FutureExt, StreamExt};
-use serde_json::Value;
+use futures::StreamExt;
 use tokio::sync::mpsc::UnboundedSender;
 use tokio::time::Instant;
 
 use super::builder::Agent;
-use super::dyn_tool::{SharedDynTool, json_arguments};
+use super::call::{Planned, group_ranges, plan, run_call, tool_message};
 use super::error::{PartialRun, RunError, RunErrorKind};
 use super::input::Input;
 use super::limits::Limit;
@@ -26,7 +23,7 @@ use super::toolset::Toolset;
 use crate::message::{AssistantMessage, ContentBlock, Message, ToolCall, ToolResultMessage};
 use crate::model::{ChatModel, ChatRequest, ChatResponse, ModelError, StreamEvent};
 use crate::output::{OutputParse, OutputSpec};
-use crate::tool::{CustomEvent, StateUpdates, ToolCallError, ToolError, ToolOutput, ToolRuntime};
+use crate::tool::{CustomEvent, ToolRuntime};
 use crate::usage::Usage;
 
 /// Where a streamed run sends its events.
@@ -68,19 +65,6 @@ impl Record {
             }));
         }
     }
-}
-
-/// How one call will be run.
-enum Dispatch<'a, K, C, S> {
-    Static(K),
-    Dyn(&'a SharedDynTool<C, S>, Value),
-    Invalid(ToolCallError),
-}
-
-struct Planned<'a, K, C, S> {
-    dispatch: Dispatch<'a, K, C, S>,
-    sequential: bool,
-    return_direct: bool,
 }
 
 /// Runs the loop to its end.
@@ -226,7 +210,7 @@ where
             // A loop, not `map`: a closure here trips the `Send` check of the boxed run.
             let mut runs = Vec::with_capacity(group.len());
             for (p, call) in group.into_iter().zip(group_calls) {
-                runs.push(run_call(&parts.toolset, &base, call, p.dispatch));
+                runs.push(run_call(&parts.toolset, &base, call, p.dispatch, p.timeout));
             }
             let results = within(
                 deadline,
@@ -315,140 +299,6 @@ where
             }
         }
     }
-}
-
-/// Splits calls into runs: consecutive non-sequential calls together, each sequential alone.
-fn group_ranges(sequential: impl Iterator<Item = bool>) -> Vec<std::ops::Range<usize>> {
-    let mut ranges: Vec<std::ops::Range<usize>> = Vec::new();
-    let mut open = false;
-    for (i, seq) in sequential.enumerate() {
-        if seq {
-            ranges.push(i..i + 1);
-            open = false;
-        } else if open {
-            if let Some(last) = ranges.last_mut() {
-                last.end = i + 1;
-            }
-        } else {
-            ranges.push(i..i + 1);
-            open = true;
-        }
-    }
-    ranges
-}
-
-/// Resolves a call to a static tool, a dynamic tool, or an error for the model.
-fn plan<'a, T, O, C, S>(agent: &'a Agent<T, O, C, S>, call: &ToolCall) -> Planned<'a, T::Call, C, S>
-where
-    T: Toolset<C, S>,
-    O: OutputSpec,
-    C: 'static,
-    S: 'static,
-{
-    let parts = &agent.parts;
-    let invalid = |error| Planned {
-        dispatch: Dispatch::Invalid(error),
-        sequential: false,
-        return_direct: false,
-    };
-    match parts.toolset.parse(call) {
-        Some(Ok(parsed)) => {
-            return Planned {
-                sequential: parts.toolset.is_sequential(&parsed),
-                return_direct: parts.toolset.is_return_direct(&parsed),
-                dispatch: Dispatch::Static(parsed),
-            };
-        }
-        Some(Err(error)) => return invalid(error),
-        None => {}
-    }
-    if parts.output.is_output_tool(&call.name) {
-        return invalid(ToolCallError::Failed {
-            tool: call.name.clone(),
-            source: ToolError::new(
-                "this is the final-answer tool: call it alone, once the other tools have answered",
-            ),
-        });
-    }
-    let dynamic = parts
-        .dyn_tools
-        .iter()
-        .find(|t| t.definition().name == call.name);
-    if let Some(tool) = dynamic {
-        return match json_arguments(&tool.definition(), &call.arguments) {
-            Ok(args) => Planned {
-                sequential: tool.is_sequential(),
-                return_direct: tool.is_return_direct(),
-                dispatch: Dispatch::Dyn(tool, args),
-            },
-            Err(error) => invalid(error),
-        };
-    }
-    invalid(ToolCallError::UnknownTool {
-        name: call.name.clone(),
-        available: agent.definitions.iter().map(|d| d.name.clone()).collect(),
-    })
-}
-
-/// Runs one call with its own runtime, catching a panic; returns the result and the state
-/// updates the call queued.
-async fn run_call<T, C, S>(
-    toolset: &T,
-    base: &ToolRuntime<C, S>,
-    call: &ToolCall,
-    dispatch: Dispatch<'_, T::Call, C, S>,
-) -> (Result<ToolOutput, ToolCallError>, StateUpdates<S>)
-where
-    T: Toolset<C, S>,
-    C: 'static,
-    S: 'static,
-{
-    let runtime = base.for_call(call.id.as_str());
-    let work = async {
-        match dispatch {
-            Dispatch::Static(parsed) => toolset.call(parsed, &runtime).await,
-            Dispatch::Dyn(tool, args) => tool.call(args, &runtime).await,
-            Dispatch::Invalid(error) => Err(error),
-        }
-    };
-    let result = match AssertUnwindSafe(work).catch_unwind().await {
-        Ok(result) => result,
-        Err(payload) => {
-            let message = panic_message(&*payload);
-            tracing::warn!(tool = %call.name, %message, "tool panicked; reported to the model");
-            Err(ToolCallError::Panicked {
-                tool: call.name.clone(),
-                message,
-            })
-        }
-    };
-    if let Err(error) = &result {
-        tracing::debug!(tool = %call.name, %error, "tool call failed");
-    }
-    (result, runtime.take_state_updates())
-}
-
-fn panic_message(payload: &(dyn Any + Send)) -> String {
-    if let Some(s) = payload.downcast_ref::<&str>() {
-        (*s).to_string()
-    } else if let Some(s) = payload.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "a panic with a non-string payload".to_string()
-    }
-}
-
-fn tool_message(call: &ToolCall, result: &Result<ToolOutput, ToolCallError>) -> Message {
-    let (content, is_error) = match result {
-        Ok(output) => (output.content.clone(), false),
-        Err(error) => (vec![ContentBlock::text(error.model_message())], true),
-    };
-    Message::Tool(ToolResultMessage {
-        call_id: call.id.clone(),
-        name: call.name.clone(),
-        content,
-        is_error,
-    })
 }
 
 fn build_request<T, O, C, S>(

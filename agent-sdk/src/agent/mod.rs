@@ -34,6 +34,7 @@
 //! ```
 
 mod builder;
+mod call;
 mod driver;
 mod dyn_tool;
 mod error;

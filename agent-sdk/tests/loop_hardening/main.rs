@@ -1,0 +1,4 @@
+//! Hardening of the agent loop (issue 11): tool timeouts, sync tools off the async task,
+//! histories valid for the next run, dynamic tool argument validation.
+
+mod timeout;
