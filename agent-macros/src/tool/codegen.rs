@@ -161,6 +161,22 @@ pub fn generate(target: &Target<'_>, attrs: &ToolAttrs, sig: &Signature) -> Toke
         }
     };
 
+    // A sync body runs on the blocking pool (moving the arguments, injected values and the
+    // receiver's `Arc` into the closure); an async body is awaited in place.
+    let body = if sig.is_async {
+        quote! {
+            let __agent_sdk_out = #callee(#receiver_arg #(#call_args),*) #await_;
+            #finish
+        }
+    } else {
+        quote! {
+            #sdk::__private::run_blocking(#name, move || {
+                let __agent_sdk_out = #callee(#receiver_arg #(#call_args),*);
+                #finish
+            }).await
+        }
+    };
+
     let marker_item = match target {
         Target::Free(func) => {
             let doc = format!(
@@ -242,8 +258,7 @@ pub fn generate(target: &Target<'_>, attrs: &ToolAttrs, sig: &Signature) -> Toke
                 async move {
                     #(#inject_unwraps)*
                     let #args_ident { #(#model_idents),* } = __agent_sdk_args;
-                    let __agent_sdk_out = #callee(#receiver_arg #(#call_args),*) #await_;
-                    #finish
+                    #body
                 }
             }
         }

@@ -1,4 +1,6 @@
 //! Hardening of the agent loop (issue 11): tool timeouts, sync tools off the async task,
 //! histories valid for the next run, dynamic tool argument validation.
 
+mod blocking;
+mod papercuts;
 mod timeout;
