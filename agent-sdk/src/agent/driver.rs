@@ -14,6 +14,7 @@ use tokio::time::Instant;
 use super::builder::Agent;
 use super::call::{Planned, group_ranges, plan, run_call, tool_message};
 use super::error::{PartialRun, RunError, RunErrorKind};
+use super::history;
 use super::input::Input;
 use super::limits::Limit;
 use super::machine::{AfterResponse, AfterTools, CallOutcome, Machine, Next, Stop};
@@ -41,8 +42,9 @@ struct Record {
 }
 
 impl Record {
-    fn fail(self, kind: RunErrorKind) -> RunError {
+    fn fail(mut self, kind: RunErrorKind) -> RunError {
         tracing::debug!(error = %kind, "run failed");
+        history::answer_pending(&mut self.messages, "Not run: the run stopped.", true);
         RunError::new(
             kind,
             PartialRun {
@@ -92,6 +94,19 @@ where
         request_usage: Vec::new(),
         steps: Vec::new(),
     };
+    // A history whose last answer has calls without results (written by hand, or saved
+    // before they ran) would be rejected by the provider: answer them first.
+    let repaired = history::answer_pending(
+        &mut record.messages,
+        "Not run: the conversation went on without this call.",
+        true,
+    );
+    if repaired > 0 {
+        tracing::debug!(
+            repaired,
+            "answered tool calls left pending in the given history"
+        );
+    }
     let has_system = match parts.instructions.render(&context, &state) {
         Some(text) => {
             match record.messages.first_mut() {
@@ -381,11 +396,13 @@ fn time_limit<T, O, C, S>(agent: &Agent<T, O, C, S>) -> RunErrorKind {
 }
 
 fn finish<T, S>(
-    record: Record,
+    mut record: Record,
     state: Arc<S>,
     output: T,
     stop_reason: StopReason,
 ) -> Result<RunResult<T, S>, RunError> {
+    // The final-answer tool's call (the only call left unanswered) gets its result.
+    history::answer_pending(&mut record.messages, history::FINAL_ANSWER_RECEIVED, false);
     match Arc::try_unwrap(state) {
         Ok(state) => {
             tracing::debug!(

@@ -38,6 +38,7 @@ mod call;
 mod driver;
 mod dyn_tool;
 mod error;
+mod history;
 mod input;
 mod instructions;
 mod limits;

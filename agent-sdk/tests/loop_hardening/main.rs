@@ -2,5 +2,6 @@
 //! histories valid for the next run, dynamic tool argument validation.
 
 mod blocking;
+mod history;
 mod papercuts;
 mod timeout;
