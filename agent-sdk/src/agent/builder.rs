@@ -4,6 +4,7 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::dyn_args::ArgsSchema;
 use super::dyn_tool::{DynTool, SharedDynTool};
 use super::instructions::Instructions;
 use super::limits::{LimitPolicy, RunPolicy, ToolErrorPolicy};
@@ -256,8 +257,10 @@ where
     /// The agent.
     pub fn build(self) -> Agent<T, O, C, S> {
         let mut definitions = self.parts.toolset.definitions();
+        let mut dyn_schemas = Vec::with_capacity(self.parts.dyn_tools.len());
         for tool in &self.parts.dyn_tools {
             let def = tool.definition();
+            dyn_schemas.push(ArgsSchema::compile(&def));
             if definitions.iter().any(|d| d.name == def.name) {
                 tracing::warn!(tool = %def.name, "dynamic tool shadowed by a tool of the same name; it will not be offered");
                 continue;
@@ -267,6 +270,7 @@ where
         Agent {
             parts: self.parts,
             definitions,
+            dyn_schemas,
         }
     }
 }
@@ -278,6 +282,8 @@ where
 pub struct Agent<T, O = TextOutput, C = (), S = ()> {
     pub(crate) parts: Parts<T, O, C, S>,
     pub(crate) definitions: Vec<DefinitionRef>,
+    /// The compiled argument schema of each dynamic tool, in `parts.dyn_tools` order.
+    pub(crate) dyn_schemas: Vec<ArgsSchema>,
 }
 
 impl<T, O, C, S> Agent<T, O, C, S> {

@@ -93,9 +93,14 @@ where
     let dynamic = parts
         .dyn_tools
         .iter()
-        .find(|t| t.definition().name == call.name);
-    if let Some(tool) = dynamic {
-        return match json_arguments(&tool.definition(), &call.arguments) {
+        .position(|t| t.definition().name == call.name);
+    if let Some(index) = dynamic {
+        let tool = &parts.dyn_tools[index];
+        let args = json_arguments(&tool.definition(), &call.arguments).and_then(|args| {
+            agent.dyn_schemas[index].check(&call.name, &args)?;
+            Ok(args)
+        });
+        return match args {
             Ok(args) => Planned {
                 sequential: tool.is_sequential(),
                 return_direct: tool.is_return_direct(),

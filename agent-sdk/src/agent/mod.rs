@@ -36,6 +36,7 @@
 mod builder;
 mod call;
 mod driver;
+mod dyn_args;
 mod dyn_tool;
 mod error;
 mod history;

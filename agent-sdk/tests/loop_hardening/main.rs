@@ -2,6 +2,7 @@
 //! histories valid for the next run, dynamic tool argument validation.
 
 mod blocking;
+mod dyn_args;
 mod history;
 mod papercuts;
 mod timeout;
