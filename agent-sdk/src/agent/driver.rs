@@ -146,6 +146,7 @@ where
             *content = text;
         }
         let request = build_request(agent, &record.messages, with_tools);
+        let closed = parts.output.sent_closed(&request);
         tracing::debug!(turn, messages = request.messages.len(), "model request");
         emit(AgentEvent::TurnStart { turn });
 
@@ -174,7 +175,7 @@ where
                 message: message.clone(),
             });
         }
-        let parse = parts.output.parse(&message);
+        let parse = parts.output.parse_closed(&message, closed);
         let calls = message.tool_calls.clone();
         record.messages.push(Message::Assistant(message));
 
