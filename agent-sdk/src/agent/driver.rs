@@ -18,6 +18,7 @@ use super::history;
 use super::input::Input;
 use super::limits::Limit;
 use super::machine::{AfterResponse, AfterTools, CallOutcome, Machine, Next, Stop};
+use super::output_tap::OutputTap;
 use super::result::{RequestUsage, RunResult, Step, StopReason};
 use super::stream::AgentEvent;
 use super::toolset::Toolset;
@@ -150,11 +151,14 @@ where
         tracing::debug!(turn, messages = request.messages.len(), "model request");
         emit(AgentEvent::TurnStart { turn });
 
-        let answer = within(
-            deadline,
-            call_model(&*parts.model, request, sinks.as_ref().map(|s| &s.events)),
-        )
-        .await;
+        let is_output_tool = |name: &str| parts.output.is_output_tool(name);
+        let forward = sinks.as_ref().map(|s| Forward {
+            events: &s.events,
+            turn,
+            tap: OutputTap::new(&parts.output, &request),
+            is_output_tool: &is_output_tool,
+        });
+        let answer = within(deadline, call_model(&*parts.model, request, forward)).await;
         let response = match answer {
             Some(Ok(response)) => response,
             Some(Err(error)) => return Err(record.fail(RunErrorKind::Model(error))),
@@ -346,32 +350,59 @@ where
     request
 }
 
-/// One model request: `invoke`, or `stream` with deltas forwarded as events.
+/// Where a streamed request's deltas go.
+struct Forward<'a, T, S> {
+    events: &'a UnboundedSender<AgentEvent<T, S>>,
+    turn: u32,
+    tap: OutputTap,
+    is_output_tool: &'a (dyn Fn(&str) -> bool + Sync),
+}
+
+/// One model request: `invoke`, or `stream` with deltas forwarded as events (the final answer
+/// as partial outputs).
 async fn call_model<T, S>(
     model: &dyn ChatModel,
     request: ChatRequest,
-    events: Option<&UnboundedSender<AgentEvent<T, S>>>,
+    forward: Option<Forward<'_, T, S>>,
 ) -> Result<ChatResponse, ModelError> {
-    let Some(events) = events else {
+    let Some(mut fw) = forward else {
         return model.invoke(request).await;
     };
+    let turn = fw.turn;
     let mut stream = model.stream(request);
     while let Some(event) = stream.next().await {
-        let forward = match event? {
+        let event = match event? {
             StreamEvent::Completed { response } => return Ok(response),
-            StreamEvent::TextDelta { text } => AgentEvent::TextDelta { text },
+            StreamEvent::TextDelta { text } => {
+                if let Some(partial) = fw.tap.feed_text(&text) {
+                    let _ = fw.events.send(AgentEvent::TextDelta { text });
+                    AgentEvent::PartialOutput { turn, partial }
+                } else {
+                    AgentEvent::TextDelta { text }
+                }
+            }
             StreamEvent::ReasoningDelta { text } => AgentEvent::ReasoningDelta { text },
             StreamEvent::RefusalDelta { text } => AgentEvent::RefusalDelta { text },
             StreamEvent::ToolCallStart { index, id, name } => {
+                if fw.tap.start_call(index, (fw.is_output_tool)(&name)) {
+                    continue;
+                }
                 AgentEvent::ToolCallStart { index, id, name }
             }
             StreamEvent::ToolCallDelta { index, arguments } => {
-                AgentEvent::ToolCallDelta { index, arguments }
+                if fw.tap.is_output_call(index) {
+                    match fw.tap.feed_call(&arguments) {
+                        Some(partial) => AgentEvent::PartialOutput { turn, partial },
+                        None => continue,
+                    }
+                } else {
+                    AgentEvent::ToolCallDelta { index, arguments }
+                }
             }
             // Reported once per request from the final answer.
             StreamEvent::Usage { .. } => continue,
         };
-        let _ = events.send(forward);
+        let _ = fw.events.send(event);
     }
     Err(ModelError::Incomplete(
         "the model's stream ended before its final answer".to_string(),

@@ -45,6 +45,7 @@ mod instructions;
 mod limits;
 pub mod machine;
 mod output;
+mod output_tap;
 mod result;
 mod run;
 mod stream;
