@@ -3,30 +3,29 @@
 //! Nothing is spawned: model calls and tool calls are futures polled by the run's own future
 //! (tool calls of one batch through `buffered`), so dropping the run cancels all of them.
 
-use std::any::Any;
 use std::future::Future;
-use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures::{FutureExt, StreamExt};
-use serde_json::Value;
+use futures::StreamExt;
 use tokio::sync::mpsc::UnboundedSender;
 use tokio::time::Instant;
 
 use super::builder::Agent;
-use super::dyn_tool::{SharedDynTool, json_arguments};
+use super::call::{Planned, group_ranges, plan, run_call, tool_message};
 use super::error::{PartialRun, RunError, RunErrorKind};
+use super::history;
 use super::input::Input;
 use super::limits::Limit;
 use super::machine::{AfterResponse, AfterTools, CallOutcome, Machine, Next, Stop};
+use super::output_tap::OutputTap;
 use super::result::{RequestUsage, RunResult, Step, StopReason};
 use super::stream::AgentEvent;
 use super::toolset::Toolset;
 use crate::message::{AssistantMessage, ContentBlock, Message, ToolCall, ToolResultMessage};
 use crate::model::{ChatModel, ChatRequest, ChatResponse, ModelError, StreamEvent};
 use crate::output::{OutputParse, OutputSpec};
-use crate::tool::{CustomEvent, StateUpdates, ToolCallError, ToolError, ToolOutput, ToolRuntime};
+use crate::tool::{CustomEvent, ToolRuntime};
 use crate::usage::Usage;
 
 /// Where a streamed run sends its events.
@@ -44,8 +43,9 @@ struct Record {
 }
 
 impl Record {
-    fn fail(self, kind: RunErrorKind) -> RunError {
+    fn fail(mut self, kind: RunErrorKind) -> RunError {
         tracing::debug!(error = %kind, "run failed");
+        history::answer_pending(&mut self.messages, "Not run: the run stopped.", true);
         RunError::new(
             kind,
             PartialRun {
@@ -68,19 +68,6 @@ impl Record {
             }));
         }
     }
-}
-
-/// How one call will be run.
-enum Dispatch<'a, K, C, S> {
-    Static(K),
-    Dyn(&'a SharedDynTool<C, S>, Value),
-    Invalid(ToolCallError),
-}
-
-struct Planned<'a, K, C, S> {
-    dispatch: Dispatch<'a, K, C, S>,
-    sequential: bool,
-    return_direct: bool,
 }
 
 /// Runs the loop to its end.
@@ -108,6 +95,19 @@ where
         request_usage: Vec::new(),
         steps: Vec::new(),
     };
+    // A history whose last answer has calls without results (written by hand, or saved
+    // before they ran) would be rejected by the provider: answer them first.
+    let repaired = history::answer_pending(
+        &mut record.messages,
+        "Not run: the conversation went on without this call.",
+        true,
+    );
+    if repaired > 0 {
+        tracing::debug!(
+            repaired,
+            "answered tool calls left pending in the given history"
+        );
+    }
     let has_system = match parts.instructions.render(&context, &state) {
         Some(text) => {
             match record.messages.first_mut() {
@@ -147,14 +147,18 @@ where
             *content = text;
         }
         let request = build_request(agent, &record.messages, with_tools);
+        let closed = parts.output.sent_closed(&request);
         tracing::debug!(turn, messages = request.messages.len(), "model request");
         emit(AgentEvent::TurnStart { turn });
 
-        let answer = within(
-            deadline,
-            call_model(&*parts.model, request, sinks.as_ref().map(|s| &s.events)),
-        )
-        .await;
+        let is_output_tool = |name: &str| parts.output.is_output_tool(name);
+        let forward = sinks.as_ref().map(|s| Forward {
+            events: &s.events,
+            turn,
+            tap: OutputTap::new(&parts.output, &request),
+            is_output_tool: &is_output_tool,
+        });
+        let answer = within(deadline, call_model(&*parts.model, request, forward)).await;
         let response = match answer {
             Some(Ok(response)) => response,
             Some(Err(error)) => return Err(record.fail(RunErrorKind::Model(error))),
@@ -175,7 +179,7 @@ where
                 message: message.clone(),
             });
         }
-        let parse = parts.output.parse(&message);
+        let parse = parts.output.parse_closed(&message, closed);
         let calls = message.tool_calls.clone();
         record.messages.push(Message::Assistant(message));
 
@@ -226,7 +230,7 @@ where
             // A loop, not `map`: a closure here trips the `Send` check of the boxed run.
             let mut runs = Vec::with_capacity(group.len());
             for (p, call) in group.into_iter().zip(group_calls) {
-                runs.push(run_call(&parts.toolset, &base, call, p.dispatch));
+                runs.push(run_call(&parts.toolset, &base, call, p.dispatch, p.timeout));
             }
             let results = within(
                 deadline,
@@ -317,140 +321,6 @@ where
     }
 }
 
-/// Splits calls into runs: consecutive non-sequential calls together, each sequential alone.
-fn group_ranges(sequential: impl Iterator<Item = bool>) -> Vec<std::ops::Range<usize>> {
-    let mut ranges: Vec<std::ops::Range<usize>> = Vec::new();
-    let mut open = false;
-    for (i, seq) in sequential.enumerate() {
-        if seq {
-            ranges.push(i..i + 1);
-            open = false;
-        } else if open {
-            if let Some(last) = ranges.last_mut() {
-                last.end = i + 1;
-            }
-        } else {
-            ranges.push(i..i + 1);
-            open = true;
-        }
-    }
-    ranges
-}
-
-/// Resolves a call to a static tool, a dynamic tool, or an error for the model.
-fn plan<'a, T, O, C, S>(agent: &'a Agent<T, O, C, S>, call: &ToolCall) -> Planned<'a, T::Call, C, S>
-where
-    T: Toolset<C, S>,
-    O: OutputSpec,
-    C: 'static,
-    S: 'static,
-{
-    let parts = &agent.parts;
-    let invalid = |error| Planned {
-        dispatch: Dispatch::Invalid(error),
-        sequential: false,
-        return_direct: false,
-    };
-    match parts.toolset.parse(call) {
-        Some(Ok(parsed)) => {
-            return Planned {
-                sequential: parts.toolset.is_sequential(&parsed),
-                return_direct: parts.toolset.is_return_direct(&parsed),
-                dispatch: Dispatch::Static(parsed),
-            };
-        }
-        Some(Err(error)) => return invalid(error),
-        None => {}
-    }
-    if parts.output.is_output_tool(&call.name) {
-        return invalid(ToolCallError::Failed {
-            tool: call.name.clone(),
-            source: ToolError::new(
-                "this is the final-answer tool: call it alone, once the other tools have answered",
-            ),
-        });
-    }
-    let dynamic = parts
-        .dyn_tools
-        .iter()
-        .find(|t| t.definition().name == call.name);
-    if let Some(tool) = dynamic {
-        return match json_arguments(&tool.definition(), &call.arguments) {
-            Ok(args) => Planned {
-                sequential: tool.is_sequential(),
-                return_direct: tool.is_return_direct(),
-                dispatch: Dispatch::Dyn(tool, args),
-            },
-            Err(error) => invalid(error),
-        };
-    }
-    invalid(ToolCallError::UnknownTool {
-        name: call.name.clone(),
-        available: agent.definitions.iter().map(|d| d.name.clone()).collect(),
-    })
-}
-
-/// Runs one call with its own runtime, catching a panic; returns the result and the state
-/// updates the call queued.
-async fn run_call<T, C, S>(
-    toolset: &T,
-    base: &ToolRuntime<C, S>,
-    call: &ToolCall,
-    dispatch: Dispatch<'_, T::Call, C, S>,
-) -> (Result<ToolOutput, ToolCallError>, StateUpdates<S>)
-where
-    T: Toolset<C, S>,
-    C: 'static,
-    S: 'static,
-{
-    let runtime = base.for_call(call.id.as_str());
-    let work = async {
-        match dispatch {
-            Dispatch::Static(parsed) => toolset.call(parsed, &runtime).await,
-            Dispatch::Dyn(tool, args) => tool.call(args, &runtime).await,
-            Dispatch::Invalid(error) => Err(error),
-        }
-    };
-    let result = match AssertUnwindSafe(work).catch_unwind().await {
-        Ok(result) => result,
-        Err(payload) => {
-            let message = panic_message(&*payload);
-            tracing::warn!(tool = %call.name, %message, "tool panicked; reported to the model");
-            Err(ToolCallError::Panicked {
-                tool: call.name.clone(),
-                message,
-            })
-        }
-    };
-    if let Err(error) = &result {
-        tracing::debug!(tool = %call.name, %error, "tool call failed");
-    }
-    (result, runtime.take_state_updates())
-}
-
-fn panic_message(payload: &(dyn Any + Send)) -> String {
-    if let Some(s) = payload.downcast_ref::<&str>() {
-        (*s).to_string()
-    } else if let Some(s) = payload.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "a panic with a non-string payload".to_string()
-    }
-}
-
-fn tool_message(call: &ToolCall, result: &Result<ToolOutput, ToolCallError>) -> Message {
-    let (content, is_error) = match result {
-        Ok(output) => (output.content.clone(), false),
-        Err(error) => (vec![ContentBlock::text(error.model_message())], true),
-    };
-    Message::Tool(ToolResultMessage {
-        call_id: call.id.clone(),
-        name: call.name.clone(),
-        content,
-        is_error,
-    })
-}
-
 fn build_request<T, O, C, S>(
     agent: &Agent<T, O, C, S>,
     messages: &[Message],
@@ -486,32 +356,59 @@ where
     request
 }
 
-/// One model request: `invoke`, or `stream` with deltas forwarded as events.
+/// Where a streamed request's deltas go.
+struct Forward<'a, T, S> {
+    events: &'a UnboundedSender<AgentEvent<T, S>>,
+    turn: u32,
+    tap: OutputTap,
+    is_output_tool: &'a (dyn Fn(&str) -> bool + Sync),
+}
+
+/// One model request: `invoke`, or `stream` with deltas forwarded as events (the final answer
+/// as partial outputs).
 async fn call_model<T, S>(
     model: &dyn ChatModel,
     request: ChatRequest,
-    events: Option<&UnboundedSender<AgentEvent<T, S>>>,
+    forward: Option<Forward<'_, T, S>>,
 ) -> Result<ChatResponse, ModelError> {
-    let Some(events) = events else {
+    let Some(mut fw) = forward else {
         return model.invoke(request).await;
     };
+    let turn = fw.turn;
     let mut stream = model.stream(request);
     while let Some(event) = stream.next().await {
-        let forward = match event? {
+        let event = match event? {
             StreamEvent::Completed { response } => return Ok(response),
-            StreamEvent::TextDelta { text } => AgentEvent::TextDelta { text },
+            StreamEvent::TextDelta { text } => {
+                if let Some(partial) = fw.tap.feed_text(&text) {
+                    let _ = fw.events.send(AgentEvent::TextDelta { text });
+                    AgentEvent::PartialOutput { turn, partial }
+                } else {
+                    AgentEvent::TextDelta { text }
+                }
+            }
             StreamEvent::ReasoningDelta { text } => AgentEvent::ReasoningDelta { text },
             StreamEvent::RefusalDelta { text } => AgentEvent::RefusalDelta { text },
             StreamEvent::ToolCallStart { index, id, name } => {
+                if fw.tap.start_call(index, (fw.is_output_tool)(&name)) {
+                    continue;
+                }
                 AgentEvent::ToolCallStart { index, id, name }
             }
             StreamEvent::ToolCallDelta { index, arguments } => {
-                AgentEvent::ToolCallDelta { index, arguments }
+                if fw.tap.is_output_call(index) {
+                    match fw.tap.feed_call(&arguments) {
+                        Some(partial) => AgentEvent::PartialOutput { turn, partial },
+                        None => continue,
+                    }
+                } else {
+                    AgentEvent::ToolCallDelta { index, arguments }
+                }
             }
             // Reported once per request from the final answer.
             StreamEvent::Usage { .. } => continue,
         };
-        let _ = events.send(forward);
+        let _ = fw.events.send(event);
     }
     Err(ModelError::Incomplete(
         "the model's stream ended before its final answer".to_string(),
@@ -537,11 +434,13 @@ fn time_limit<T, O, C, S>(agent: &Agent<T, O, C, S>) -> RunErrorKind {
 }
 
 fn finish<T, S>(
-    record: Record,
+    mut record: Record,
     state: Arc<S>,
     output: T,
     stop_reason: StopReason,
 ) -> Result<RunResult<T, S>, RunError> {
+    // The final-answer tool's call (the only call left unanswered) gets its result.
+    history::answer_pending(&mut record.messages, history::FINAL_ANSWER_RECEIVED, false);
     match Arc::try_unwrap(state) {
         Ok(state) => {
             tracing::debug!(

@@ -34,14 +34,18 @@
 //! ```
 
 mod builder;
+mod call;
 mod driver;
+mod dyn_args;
 mod dyn_tool;
 mod error;
+mod history;
 mod input;
 mod instructions;
 mod limits;
 pub mod machine;
 mod output;
+mod output_tap;
 mod result;
 mod run;
 mod stream;

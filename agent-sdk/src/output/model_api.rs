@@ -3,12 +3,11 @@
 
 use futures::StreamExt;
 use futures::stream::BoxStream;
-use serde_json::Value;
 
 use super::OutputSpec;
 use super::error::{AnswerError, FailedAttempt, StructuredError};
-use super::parse::WRAPPER_KEY;
 use super::partial::PartialJson;
+use super::partial_output::PartialOutput;
 use super::reask::{DEFAULT_MAX_RETRIES, correction_messages};
 use super::strategy::{Interpretation, OutputMode, StructuredSpec};
 use super::structured::StructuredOutput;
@@ -90,8 +89,8 @@ pub enum ParseFailure {
 #[derive(Debug)]
 pub enum StructuredEvent<T> {
     /// The value so far (the bare value, unwrapped): complete fields, strings so far.
-    /// Not validated.
-    Partial(Value),
+    /// Not validated. Shared with the parser, not copied: see [`PartialOutput`].
+    Partial(PartialOutput),
     /// The answer was invalid and the model is being asked again; partial values start over.
     Retry(FailedAttempt),
     /// The final value, validated.
@@ -156,9 +155,16 @@ impl<'m, T: StructuredOutput, M: ChatModel + ?Sized> StructuredModel<'m, T, M> {
         loop {
             let mut prepared = request.clone();
             self.spec.prepare(&mut prepared, &profile, false);
+            let closed = self.spec.sent_closed(&prepared);
             let response = self.model.invoke(prepared).await?;
             usage += response.usage;
-            let step = step(&self.spec, &response, &mut attempts, self.max_retries);
+            let step = step(
+                &self.spec,
+                &response,
+                closed,
+                &mut attempts,
+                self.max_retries,
+            );
             match step {
                 Step::Done(value) => return Ok(finish(Ok(value), response, attempts, usage)),
                 Step::Refused(r) => {
@@ -195,8 +201,8 @@ impl<'m, T: StructuredOutput, M: ChatModel + ?Sized> StructuredModel<'m, T, M> {
     /// incrementally), a [`StructuredEvent::Retry`] when an answer is invalid and the model is
     /// asked again, and [`StructuredEvent::Done`] with the validated value.
     ///
-    /// Each partial value is a copy of the value so far; the parsing itself is linear in the
-    /// bytes received.
+    /// Each partial value shares the parser's value (nothing is copied per delta), so the
+    /// whole stream costs time linear in the bytes received.
     pub fn stream(
         &self,
         messages: Vec<Message>,
@@ -215,6 +221,7 @@ impl<'m, T: StructuredOutput, M: ChatModel + ?Sized> StructuredModel<'m, T, M> {
             broken: false,
             output_call: None,
             finished: false,
+            closed: false,
         };
         futures::stream::unfold(run, |mut run| async move {
             let item = run.next().await?;
@@ -241,10 +248,11 @@ enum Step<T> {
 fn step<T: StructuredOutput>(
     spec: &StructuredSpec<T>,
     response: &ChatResponse,
+    closed: bool,
     attempts: &mut Vec<FailedAttempt>,
     max_retries: u32,
 ) -> Step<T> {
-    let (attempt, feedback) = match spec.interpret(&response.message) {
+    let (attempt, feedback) = match spec.interpret_closed(&response.message, closed) {
         Interpretation::Done(value) => return Step::Done(value),
         Interpretation::Refused(refusal) => return Step::Refused(refusal),
         Interpretation::Continue => unexpected_tool(&response.message),
@@ -318,6 +326,8 @@ struct StreamRun<'m, T, M: ?Sized> {
     /// The index of the final-answer tool call, once it started.
     output_call: Option<usize>,
     finished: bool,
+    /// Whether the current request sent the schema in closed (strict) form.
+    closed: bool,
 }
 
 impl<T: StructuredOutput, M: ChatModel + ?Sized> StreamRun<'_, T, M> {
@@ -334,6 +344,7 @@ impl<T: StructuredOutput, M: ChatModel + ?Sized> StreamRun<'_, T, M> {
                         .spec
                         .resolve(&self.profile, false, !prepared.tools.is_empty());
                     self.spec.prepare(&mut prepared, &self.profile, false);
+                    self.closed = self.spec.sent_closed(&prepared);
                     self.parser = PartialJson::skipping_prose();
                     self.broken = false;
                     self.output_call = None;
@@ -373,7 +384,13 @@ impl<T: StructuredOutput, M: ChatModel + ?Sized> StreamRun<'_, T, M> {
                 StreamEvent::Completed { response } => {
                     self.events = None;
                     self.usage += response.usage;
-                    match step(&self.spec, &response, &mut self.attempts, self.max_retries) {
+                    match step(
+                        &self.spec,
+                        &response,
+                        self.closed,
+                        &mut self.attempts,
+                        self.max_retries,
+                    ) {
                         Step::Done(value) => {
                             self.finished = true;
                             return Some(Ok(StructuredEvent::Done {
@@ -419,7 +436,7 @@ impl<T: StructuredOutput, M: ChatModel + ?Sized> StreamRun<'_, T, M> {
     }
 
     /// Feeds a delta; the unwrapped value so far when it changed.
-    fn feed(&mut self, delta: &str) -> Option<Value> {
+    fn feed(&mut self, delta: &str) -> Option<PartialOutput> {
         if self.broken {
             return None;
         }
@@ -432,12 +449,12 @@ impl<T: StructuredOutput, M: ChatModel + ?Sized> StreamRun<'_, T, M> {
                 return None;
             }
         }
-        let value = self.parser.value()?;
+        let value = self.parser.shared()?;
         let unwrap = self.spec.is_wrapped() && self.mode != OutputMode::Prompted;
         if unwrap {
-            value.get(WRAPPER_KEY).cloned()
+            PartialOutput::unwrapping(value)
         } else {
-            Some(value.clone())
+            Some(PartialOutput::new(value))
         }
     }
 }
