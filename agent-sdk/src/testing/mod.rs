@@ -4,6 +4,7 @@
 
 mod function;
 mod mock_server;
+mod postgres;
 mod schema_values;
 mod scripted;
 mod test_model;
@@ -11,6 +12,7 @@ mod test_model;
 pub use crate::http::{allow_real_network, deny_real_network};
 pub use function::{Answer, FunctionModel};
 pub use mock_server::{MockResponse, MockServer, RecordedRequest};
+pub use postgres::{PostgresHarnessError, PostgresServer};
 pub use schema_values::example_value;
 pub use scripted::{ScriptedModel, Turn};
 pub use test_model::TestModel;
