@@ -121,6 +121,7 @@ pub(crate) fn decode_message(text: &str) -> Result<Message, PersistError> {
     serde_json::from_str(text).map_err(|e| PersistError::corrupt("message", e))
 }
 
+#[cfg_attr(not(feature = "postgres"), allow(dead_code))]
 pub(crate) fn encode_message(message: &Message) -> String {
     serde_json::to_string(message).unwrap_or_default()
 }

@@ -5,8 +5,9 @@ use std::time::Duration;
 
 use futures::FutureExt;
 use futures::future::BoxFuture;
+use sqlx::pool::PoolConnection;
 use sqlx::sqlite::SqliteRow;
-use sqlx::{Row, SqlitePool};
+use sqlx::{Row, Sqlite, SqlitePool};
 
 use super::checkpoint::validate_thread_id;
 use super::format::{
@@ -37,6 +38,73 @@ use super::{
 #[derive(Clone, Debug)]
 pub struct SqliteCheckpointer {
     pool: SqlitePool,
+}
+
+/// The lease condition: none given, or the given one is still the thread's.
+macro_rules! lease_ok {
+    () => {
+        "($6 IS NULL OR EXISTS (SELECT 1 FROM agent_leases WHERE thread_id = $1
+           AND token = $6 AND worker = $7 AND expires_at_ms > 0))"
+    };
+}
+
+/// After the thread row moved: the new messages (numbered after the previous count) and the
+/// checkpoint. `$1` thread, `$2` step, `$3` number of new messages, `$4` now, `$5` previous
+/// step, `$6`/`$7` lease token and worker, `$8` the new messages as a JSON array, `$9` format
+/// version, `$10` body.
+macro_rules! put_rest {
+    () => {
+        "INSERT OR ROLLBACK INTO agent_messages (thread_id, seq, body)
+           SELECT $1, t.message_count - $3 + j.key, j.value
+           FROM agent_threads t, json_each($8) j WHERE t.thread_id = $1;
+         INSERT OR ROLLBACK INTO agent_checkpoints (thread_id, step, parent_thread, parent_step,
+             format_version, message_count, body, created_at_ms)
+           SELECT $1, $2, CASE WHEN $5 IS NULL THEN NULL ELSE $1 END, $5, $9, t.message_count, $10, $4
+           FROM agent_threads t WHERE t.thread_id = $1;
+         COMMIT;"
+    };
+}
+
+const PUT_FIRST: &str = concat!(
+    "BEGIN IMMEDIATE;
+     INSERT INTO agent_threads (thread_id, latest_step, message_count, created_at_ms, updated_at_ms)
+       SELECT $1, 1, $3, $4, $4 WHERE ",
+    lease_ok!(),
+    " ON CONFLICT DO NOTHING RETURNING message_count;",
+    "INSERT OR ROLLBACK INTO agent_leases (thread_id, worker, token, expires_at_ms)
+     SELECT NULL, NULL, NULL, NULL WHERE changes() = 0;",
+    put_rest!()
+);
+
+const PUT_NEXT: &str = concat!(
+    "BEGIN IMMEDIATE;
+     UPDATE agent_threads
+       SET latest_step = $2, message_count = message_count + $3, updated_at_ms = $4
+       WHERE thread_id = $1 AND latest_step = $5 AND ",
+    lease_ok!(),
+    " RETURNING message_count;",
+    "INSERT OR ROLLBACK INTO agent_leases (thread_id, worker, token, expires_at_ms)
+     SELECT NULL, NULL, NULL, NULL WHERE changes() = 0;",
+    put_rest!()
+);
+
+/// A connection running a multi-statement script: if the future is dropped before the script
+/// is known to be finished (committed or rolled back), the connection is closed instead of
+/// going back to the pool with a transaction open.
+struct CloseUnlessDone(Option<PoolConnection<Sqlite>>);
+
+impl CloseUnlessDone {
+    fn done(&mut self) {
+        self.0.take();
+    }
+}
+
+impl Drop for CloseUnlessDone {
+    fn drop(&mut self) {
+        if let Some(conn) = self.0.as_mut() {
+            conn.close_on_drop();
+        }
+    }
 }
 
 impl SqliteCheckpointer {
@@ -73,98 +141,72 @@ impl SqliteCheckpointer {
             .lease
             .map(|l| (Some(to_i64(l.token)), Some(l.worker.as_str())))
             .unwrap_or((None, None));
-        let mut tx = self.pool.begin().await.map_err(err)?;
-        // The write comes first, so the transaction holds the write lock from its start.
-        let base: Option<i64> = match write.after {
-            None => sqlx::query(
-                "INSERT INTO agent_threads
-                   (thread_id, latest_step, message_count, created_at_ms, updated_at_ms)
-                 SELECT $1, 1, $2, $3, $3
-                 WHERE $4 IS NULL OR EXISTS (SELECT 1 FROM agent_leases WHERE thread_id = $1
-                       AND token = $4 AND worker = $5 AND expires_at_ms > 0)
-                 ON CONFLICT DO NOTHING
-                 RETURNING 0",
-            )
-            .bind(write.thread_id)
-            .bind(added)
-            .bind(now)
-            .bind(token)
-            .bind(worker)
-            .fetch_optional(&mut *tx)
-            .await
-            .map_err(err)?
-            .map(|r| r.get(0)),
-            Some(after) => sqlx::query(
-                "UPDATE agent_threads
-                 SET latest_step = $2, message_count = message_count + $3, updated_at_ms = $4
-                 WHERE thread_id = $1 AND latest_step = $5
-                   AND ($6 IS NULL OR EXISTS (SELECT 1 FROM agent_leases WHERE thread_id = $1
-                        AND token = $6 AND worker = $7 AND expires_at_ms > 0))
-                 RETURNING message_count - $3",
-            )
+        // One script, one round trip to the connection's thread: the thread's position moves
+        // first (so the transaction holds the write lock from its start); when it did not
+        // move (a stale writer or a lost lease) the guard violates a NOT NULL constraint
+        // with OR ROLLBACK, which rolls the whole transaction back.
+        let script = match write.after {
+            None => PUT_FIRST,
+            Some(_) => PUT_NEXT,
+        };
+        let mut guard = CloseUnlessDone(Some(self.pool.acquire().await.map_err(err)?));
+        let conn = guard.0.as_mut().expect("just acquired");
+        let outcome = sqlx::query(script)
             .bind(write.thread_id)
             .bind(step)
             .bind(added)
             .bind(now)
-            .bind(to_i64(after))
+            .bind(write.after.map(to_i64))
             .bind(token)
             .bind(worker)
-            .fetch_optional(&mut *tx)
-            .await
-            .map_err(err)?
-            .map(|r| r.get(0)),
-        };
-        let Some(base) = base else {
-            let found: Option<i64> =
-                sqlx::query_scalar("SELECT latest_step FROM agent_threads WHERE thread_id = $1")
-                    .bind(write.thread_id)
-                    .fetch_optional(&mut *tx)
-                    .await
-                    .map_err(err)?;
-            let found = found.map(to_u64);
-            return Err(if found != write.after {
-                PersistError::Conflict {
-                    thread_id: write.thread_id.to_string(),
-                    expected: write.after,
-                    found,
-                }
-            } else {
-                PersistError::LeaseLost {
-                    thread_id: write.thread_id.to_string(),
-                }
-            });
-        };
-        if added > 0 {
-            sqlx::query(
-                "INSERT INTO agent_messages (thread_id, seq, body)
-                 SELECT $1, $2 + key, value FROM json_each($3)",
-            )
-            .bind(write.thread_id)
-            .bind(base)
             .bind(&messages)
-            .execute(&mut *tx)
-            .await
-            .map_err(err)?;
-        }
-        let parent_step = write.after.map(to_i64);
-        let parent_thread = write.after.map(|_| write.thread_id);
-        sqlx::query(
-            "INSERT INTO agent_checkpoints (thread_id, step, parent_thread, parent_step,
-                 format_version, message_count, body, created_at_ms)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
-        )
-        .bind(write.thread_id)
-        .bind(step)
-        .bind(parent_thread)
-        .bind(parent_step)
-        .bind(FORMAT_VERSION as i64)
-        .bind(base + added)
-        .bind(&body)
-        .bind(now)
-        .execute(&mut *tx)
-        .await
-        .map_err(err)?;
-        tx.commit().await.map_err(err)?;
+            .bind(FORMAT_VERSION as i64)
+            .bind(&body)
+            .fetch_all(&mut **conn)
+            .await;
+        let count: i64 = match outcome {
+            Ok(rows) if rows.len() == 1 => {
+                guard.done();
+                rows[0].get(0)
+            }
+            failed => {
+                // Whatever stopped the script, leave no transaction open on the connection.
+                let _ = sqlx::query("ROLLBACK").execute(&mut **conn).await;
+                guard.done();
+                let found: Option<i64> = sqlx::query_scalar(
+                    "SELECT latest_step FROM agent_threads WHERE thread_id = $1",
+                )
+                .bind(write.thread_id)
+                .fetch_optional(&self.pool)
+                .await
+                .map_err(err)?;
+                let found = found.map(to_u64);
+                return Err(if found != write.after {
+                    PersistError::Conflict {
+                        thread_id: write.thread_id.to_string(),
+                        expected: write.after,
+                        found,
+                    }
+                } else if write.lease.is_some()
+                    && failed
+                        .as_ref()
+                        .is_err_and(|e| e.to_string().contains("NOT NULL"))
+                {
+                    PersistError::LeaseLost {
+                        thread_id: write.thread_id.to_string(),
+                    }
+                } else {
+                    match failed {
+                        Err(e) => PersistError::backend("put", e),
+                        Ok(rows) => PersistError::corrupt(
+                            "put",
+                            format!("the write script returned {} rows, not 1", rows.len()),
+                        ),
+                    }
+                });
+            }
+        };
+        let base = count - added;
         Ok(CheckpointMeta {
             thread_id: write.thread_id.to_string(),
             step: write.step(),

@@ -65,13 +65,27 @@ static NEXT_DB: AtomicU64 = AtomicU64::new(0);
 impl PostgresServer {
     /// Starts a new server (`fsync` off: for tests, not for data you keep).
     pub fn start() -> Result<Self, PostgresHarnessError> {
-        Self::start_with(&["-c", "fsync=off", "-c", "synchronous_commit=off"])
+        Self::start_with_settings(&["fsync=off", "synchronous_commit=off"])
     }
 
     /// Starts a new server with Postgres' default durability settings (`fsync` on), for
     /// benchmarks that should pay what a real deployment pays.
     pub fn start_durable() -> Result<Self, PostgresHarnessError> {
-        Self::start_with(&[])
+        Self::start_with_settings(&[])
+    }
+
+    /// Starts a new server with these `name=value` settings (e.g. `"synchronous_commit=off"`).
+    pub fn start_with_settings(settings: &[&str]) -> Result<Self, PostgresHarnessError> {
+        let mut options = Vec::new();
+        for setting in settings {
+            if !setting.contains('=') || setting.contains(char::is_whitespace) {
+                return Err(PostgresHarnessError::new(format!(
+                    "setting {setting:?} is not `name=value` without spaces"
+                )));
+            }
+            options.push(format!("-c {setting}"));
+        }
+        Self::start_with(&options.iter().map(String::as_str).collect::<Vec<_>>())
     }
 
     /// One server per test process, started on first use. Give each test its own database
