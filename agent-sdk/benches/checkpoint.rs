@@ -179,6 +179,32 @@ fn main() {
                 })
             })
         });
+        // The floor of any statement through the driver: one trivial query's round trip.
+        group.bench_function("floor_select_1", |b| {
+            b.iter(|| {
+                rt.block_on(async {
+                    let one: i64 = match *name {
+                        "sqlite" => {
+                            sqlx::query_scalar("SELECT 1")
+                                .fetch_one(sqlite.pool())
+                                .await
+                        }
+                        "postgres" => {
+                            sqlx::query_scalar("SELECT 1::bigint")
+                                .fetch_one(postgres.pool())
+                                .await
+                        }
+                        _ => {
+                            sqlx::query_scalar("SELECT 1::bigint")
+                                .fetch_one(postgres_sync.pool())
+                                .await
+                        }
+                    }
+                    .unwrap();
+                    one
+                })
+            })
+        });
         group.finish();
     }
 
@@ -221,6 +247,13 @@ fn main() {
             "baseline_raw_insert",
             f64::INFINITY,
             "one checkpoint vs one raw INSERT",
+        );
+        support::print_ratio(
+            &group,
+            "baseline_raw_insert",
+            "floor_select_1",
+            f64::INFINITY,
+            "one raw INSERT vs the driver's round trip",
         );
     }
     for n in ["latest_10_messages", "latest_1000_messages"] {

@@ -117,8 +117,10 @@ pub(crate) fn decode_body_str(version: u32, text: &str) -> Result<Body, PersistE
     decode_body(version, &mut de)
 }
 
-pub(crate) fn decode_message(text: &str) -> Result<Message, PersistError> {
-    serde_json::from_str(text).map_err(|e| PersistError::corrupt("message", e))
+/// Messages stored as a JSON array of their rows, in order.
+#[cfg_attr(not(any(feature = "sqlite", feature = "postgres")), allow(dead_code))]
+pub(crate) fn decode_messages(array: &str) -> Result<Vec<Message>, PersistError> {
+    serde_json::from_str(array).map_err(|e| PersistError::corrupt("messages", e))
 }
 
 #[cfg_attr(not(feature = "postgres"), allow(dead_code))]

@@ -9,7 +9,7 @@ use sqlx::{PgPool, Row};
 
 use super::checkpoint::validate_thread_id;
 use super::format::{
-    FORMAT_VERSION, checkpoint_from_body, decode_body_str, decode_message, encode_body,
+    FORMAT_VERSION, checkpoint_from_body, decode_body_str, decode_messages, encode_body,
     encode_message,
 };
 use super::lease::{from_ms, now_ms, ttl_ms};
@@ -148,12 +148,17 @@ impl PostgresCheckpointer {
         step: Option<u64>,
     ) -> Result<Option<Checkpoint>, PersistError> {
         let err = |e| PersistError::backend("get", e);
+        // One query: the checkpoint and its messages as one JSON array (decoded in one pass).
         let row = sqlx::query(
-            "SELECT thread_id, step, parent_thread, parent_step, format_version::bigint, message_count,
-                    created_at_ms, body
-             FROM agent_checkpoints
-             WHERE thread_id = $1 AND ($2::bigint IS NULL OR step = $2)
-             ORDER BY step DESC LIMIT 1",
+            "SELECT c.thread_id, c.step, c.parent_thread, c.parent_step, c.format_version::bigint, c.message_count,
+                    c.created_at_ms, c.body,
+                    (SELECT count(*) FROM agent_messages m
+                       WHERE m.thread_id = c.thread_id AND m.seq < c.message_count),
+                    (SELECT '[' || coalesce(string_agg(m.body, ',' ORDER BY m.seq), '') || ']' FROM agent_messages m
+                       WHERE m.thread_id = c.thread_id AND m.seq < c.message_count)
+             FROM agent_checkpoints c
+             WHERE c.thread_id = $1 AND ($2::bigint IS NULL OR c.step = $2)
+             ORDER BY c.step DESC LIMIT 1",
         )
         .bind(thread_id)
         .bind(step.map(to_i64))
@@ -162,28 +167,17 @@ impl PostgresCheckpointer {
         .map_err(err)?;
         let Some(row) = row else { return Ok(None) };
         let meta = meta_from_row(&row)?;
-        let body_text: String = row.try_get("body").map_err(err)?;
-        let body = decode_body_str(meta.format_version, &body_text)?;
-        let rows = sqlx::query(
-            "SELECT body FROM agent_messages WHERE thread_id = $1 AND seq < $2 ORDER BY seq",
-        )
-        .bind(thread_id)
-        .bind(to_i64(meta.message_count))
-        .fetch_all(&self.pool)
-        .await
-        .map_err(err)?;
-        let messages = rows
-            .iter()
-            .map(|r| decode_message(r.get::<&str, _>(0)))
-            .collect::<Result<Vec<_>, _>>()?;
-        if messages.len() as u64 != meta.message_count {
+        let body_text: &str = row.try_get(7).map_err(err)?;
+        let body = decode_body_str(meta.format_version, body_text)?;
+        let stored: i64 = row.try_get(8).map_err(err)?;
+        let messages: &str = row.try_get(9).map_err(err)?;
+        let messages = decode_messages(messages)?;
+        if stored as u64 != meta.message_count || messages.len() as u64 != meta.message_count {
             return Err(PersistError::corrupt(
                 "messages",
                 format!(
-                    "checkpoint {} of `{thread_id}` covers {} messages, {} are stored (was the thread deleted meanwhile?)",
-                    meta.step,
-                    meta.message_count,
-                    messages.len()
+                    "checkpoint {} of `{thread_id}` covers {} messages, {stored} are stored",
+                    meta.step, meta.message_count
                 ),
             ));
         }
