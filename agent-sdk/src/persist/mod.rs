@@ -48,6 +48,8 @@ mod postgres;
 pub(crate) mod sql;
 #[cfg(feature = "sqlite")]
 mod sqlite;
+#[cfg(feature = "sqlite")]
+mod sqlite_script;
 
 pub use checkpoint::{Checkpoint, CheckpointMeta, CheckpointRef, CheckpointWrite, ThreadInfo};
 pub use checkpointer::Checkpointer;
