@@ -2,19 +2,35 @@
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
 
 use futures::FutureExt;
 use futures::future::BoxFuture;
 use serde_json::Value;
 
+use super::search::{SearchItem, SearchQuery, document_words};
 use super::{StoreBackend, StoreError};
 
 type Key = (Vec<String>, String);
 
+#[derive(Debug)]
+struct Entry {
+    value: Value,
+    expires_at: Option<Instant>,
+}
+
+impl Entry {
+    fn live(&self, now: Instant) -> bool {
+        self.expires_at.is_none_or(|t| t > now)
+    }
+}
+
 /// A store kept in memory, lost when the process ends.
 #[derive(Debug, Default)]
 pub struct InMemoryStore {
-    docs: Mutex<BTreeMap<Key, Value>>,
+    docs: Mutex<BTreeMap<Key, Entry>>,
+    writes: AtomicUsize,
 }
 
 impl InMemoryStore {
@@ -25,8 +41,44 @@ impl InMemoryStore {
         )
     }
 
-    fn docs(&self) -> std::sync::MutexGuard<'_, BTreeMap<Key, Value>> {
+    fn docs(&self) -> std::sync::MutexGuard<'_, BTreeMap<Key, Entry>> {
         self.docs.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn search_now(&self, query: &SearchQuery) -> Vec<SearchItem> {
+        let now = Instant::now();
+        let words = query.words();
+        let prefix = &query.namespace_prefix;
+        let docs = self.docs();
+        let mut hits: Vec<(usize, &Key, &Value)> = docs
+            .iter()
+            .filter(|((ns, _), e)| e.live(now) && ns.starts_with(prefix))
+            .filter(|(_, e)| query.filters.iter().all(|f| f.matches(&e.value)))
+            .filter_map(|(k, e)| {
+                if words.is_empty() {
+                    return Some((0, k, &e.value));
+                }
+                let mut doc = Vec::new();
+                document_words(&e.value, &mut doc);
+                let score = words
+                    .iter()
+                    .map(|w| doc.iter().filter(|d| *d == w).count())
+                    .try_fold(0, |acc, n| (n > 0).then_some(acc + n))?;
+                Some((score, k, &e.value))
+            })
+            .collect();
+        if !words.is_empty() {
+            hits.sort_by_key(|(score, _, _)| std::cmp::Reverse(*score));
+        }
+        hits.into_iter()
+            .skip(query.offset)
+            .take(query.limit)
+            .map(|(_, (ns, key), value)| SearchItem {
+                namespace: ns.clone(),
+                key: key.clone(),
+                value: value.clone(),
+            })
+            .collect()
     }
 }
 
@@ -36,7 +88,12 @@ impl StoreBackend for InMemoryStore {
         namespace: &'a [&'a str],
         key: &'a str,
     ) -> BoxFuture<'a, Result<Option<Value>, StoreError>> {
-        let value = self.docs().get(&Self::key(namespace, key)).cloned();
+        let now = Instant::now();
+        let value = self
+            .docs()
+            .get(&Self::key(namespace, key))
+            .filter(|e| e.live(now))
+            .map(|e| e.value.clone());
         async move { Ok(value) }.boxed()
     }
 
@@ -46,7 +103,29 @@ impl StoreBackend for InMemoryStore {
         key: &'a str,
         value: Value,
     ) -> BoxFuture<'a, Result<(), StoreError>> {
-        self.docs().insert(Self::key(namespace, key), value);
+        self.put_with_ttl(namespace, key, value, None)
+    }
+
+    fn put_with_ttl<'a>(
+        &'a self,
+        namespace: &'a [&'a str],
+        key: &'a str,
+        value: Value,
+        ttl: Option<Duration>,
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
+        let now = Instant::now();
+        let mut docs = self.docs();
+        // Expired documents are swept every 256 writes, so memory stays bounded.
+        if self.writes.fetch_add(1, Ordering::Relaxed) % 256 == 255 {
+            docs.retain(|_, e| e.live(now));
+        }
+        docs.insert(
+            Self::key(namespace, key),
+            Entry {
+                value,
+                expires_at: ttl.and_then(|ttl| now.checked_add(ttl)),
+            },
+        );
         async { Ok(()) }.boxed()
     }
 
@@ -55,7 +134,11 @@ impl StoreBackend for InMemoryStore {
         namespace: &'a [&'a str],
         key: &'a str,
     ) -> BoxFuture<'a, Result<bool, StoreError>> {
-        let removed = self.docs().remove(&Self::key(namespace, key)).is_some();
+        let now = Instant::now();
+        let removed = self
+            .docs()
+            .remove(&Self::key(namespace, key))
+            .is_some_and(|e| e.live(now));
         async move { Ok(removed) }.boxed()
     }
 
@@ -63,13 +146,22 @@ impl StoreBackend for InMemoryStore {
         &'a self,
         namespace: &'a [&'a str],
     ) -> BoxFuture<'a, Result<Vec<(String, Value)>, StoreError>> {
+        let now = Instant::now();
         let ns: Vec<String> = namespace.iter().map(|s| s.to_string()).collect();
         let items = self
             .docs()
             .iter()
-            .filter(|((n, _), _)| *n == ns)
-            .map(|((_, k), v)| (k.clone(), v.clone()))
+            .filter(|((n, _), e)| *n == ns && e.live(now))
+            .map(|((_, k), e)| (k.clone(), e.value.clone()))
             .collect();
         async move { Ok(items) }.boxed()
+    }
+
+    fn search<'a>(
+        &'a self,
+        query: &'a SearchQuery,
+    ) -> BoxFuture<'a, Result<Vec<SearchItem>, StoreError>> {
+        let result = query.validate().map(|()| self.search_now(query));
+        async move { result }.boxed()
     }
 }

@@ -6,6 +6,7 @@
 
 mod function;
 mod mock_server;
+mod postgres;
 mod schema_values;
 mod scripted;
 pub mod scripting;
@@ -14,6 +15,7 @@ mod test_model;
 pub use crate::http::{allow_real_network, deny_real_network};
 pub use function::{Answer, FunctionModel};
 pub use mock_server::{MockResponse, MockServer, RecordedRequest};
+pub use postgres::{PostgresHarnessError, PostgresServer};
 pub use schema_values::example_value;
 pub use scripted::{ScriptedModel, Turn};
 pub use test_model::TestModel;

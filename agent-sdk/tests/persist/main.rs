@@ -1,0 +1,7 @@
+//! The checkpointer conformance suite, run against every backend (in-memory, SQLite,
+//! Postgres on a real server the harness starts), plus what only some backends have.
+
+mod backends;
+mod cases;
+mod fixture;
+mod postgres_workers;
