@@ -17,9 +17,11 @@ use tokio::time::Instant;
 use super::builder::Agent;
 use super::dyn_tool::{SharedDynTool, json_arguments};
 use super::error::{PartialRun, RunError, RunErrorKind};
-use super::input::Input;
+use super::hooks;
+use super::instructions::Instructions;
 use super::limits::Limit;
-use super::machine::{AfterResponse, AfterTools, CallOutcome, Machine, Next, Stop};
+use super::machine::{AfterResponse, AfterTools, CallOutcome, Next, Stop};
+use super::pause::{Outcome, Start};
 use super::result::{RequestUsage, RunResult, Step, StopReason};
 use super::stream::AgentEvent;
 use super::toolset::Toolset;
@@ -36,15 +38,15 @@ pub(crate) struct Sinks<T, S> {
 }
 
 /// The transcript being built.
-struct Record {
-    messages: Vec<Message>,
-    usage: Usage,
-    request_usage: Vec<RequestUsage>,
-    steps: Vec<Step>,
+pub(super) struct Record {
+    pub(super) messages: Vec<Message>,
+    pub(super) usage: Usage,
+    pub(super) request_usage: Vec<RequestUsage>,
+    pub(super) steps: Vec<Step>,
 }
 
 impl Record {
-    fn fail(self, kind: RunErrorKind) -> RunError {
+    pub(super) fn fail(self, kind: RunErrorKind) -> RunError {
         tracing::debug!(error = %kind, "run failed");
         RunError::new(
             kind,
@@ -58,7 +60,7 @@ impl Record {
     }
 
     /// Answers calls that will not run, so the history stays valid for every provider.
-    fn skip(&mut self, calls: &[ToolCall], why: &str) {
+    pub(super) fn skip(&mut self, calls: &[ToolCall], why: &str) {
         for call in calls {
             self.messages.push(Message::Tool(ToolResultMessage {
                 call_id: call.id.clone(),
@@ -71,26 +73,27 @@ impl Record {
 }
 
 /// How one call will be run.
-enum Dispatch<'a, K, C, S> {
+pub(super) enum Dispatch<'a, K, C, S> {
     Static(K),
     Dyn(&'a SharedDynTool<C, S>, Value),
     Invalid(ToolCallError),
+    /// Answered by a reviewer; does not run.
+    Decided(Result<ToolOutput, ToolCallError>),
 }
 
-struct Planned<'a, K, C, S> {
-    dispatch: Dispatch<'a, K, C, S>,
-    sequential: bool,
-    return_direct: bool,
+pub(super) struct Planned<'a, K, C, S> {
+    pub(super) dispatch: Dispatch<'a, K, C, S>,
+    pub(super) sequential: bool,
+    pub(super) return_direct: bool,
 }
 
 /// Runs the loop to its end.
 pub(crate) async fn drive<T, O, C, S>(
     agent: &Agent<T, O, C, S>,
-    input: Input,
+    start: Start<S>,
     context: Arc<C>,
-    state: S,
     sinks: Option<Sinks<O::Output, S>>,
-) -> Result<RunResult<O::Output, S>, RunError>
+) -> Result<Outcome<O::Output, S>, RunError>
 where
     T: Toolset<C, S>,
     O: OutputSpec,
@@ -100,23 +103,28 @@ where
     let parts = &agent.parts;
     let started = Instant::now();
     let deadline = parts.policy.limits.max_execution_time.map(|d| started + d);
-    let mut machine = Machine::new(parts.policy);
-    let mut state = Arc::new(state);
-    let mut record = Record {
-        messages: input.into_messages(),
-        usage: Usage::default(),
-        request_usage: Vec::new(),
-        steps: Vec::new(),
-    };
-    let has_system = match parts.instructions.render(&context, &state) {
-        Some(text) => {
-            match record.messages.first_mut() {
-                Some(Message::System { content }) => *content = text,
-                _ => record.messages.insert(0, Message::system(text)),
+    let hooks::Begin {
+        mut machine,
+        mut state,
+        mut record,
+        mut replay,
+        input,
+    } = hooks::start(agent, start);
+    let has_system = match input {
+        None => !matches!(parts.instructions, Instructions::None),
+        Some(input) => {
+            record.messages = input.into_messages();
+            match parts.instructions.render(&context, &state) {
+                Some(text) => {
+                    match record.messages.first_mut() {
+                        Some(Message::System { content }) => *content = text,
+                        _ => record.messages.insert(0, Message::system(text)),
+                    }
+                    true
+                }
+                None => false,
             }
-            true
         }
-        None => false,
     };
     let emit = |event: AgentEvent<O::Output, S>| {
         if let Some(sinks) = &sinks {
@@ -124,6 +132,15 @@ where
             let _ = sinks.events.send(event);
         }
     };
+    let mut decided = Vec::new();
+    if replay.is_none() && !parts.middleware.is_empty() {
+        let flow = hooks::before_agent(agent, &mut record, &context, &mut state).await;
+        match flow {
+            Ok(None) => {}
+            Ok(Some(end)) => return hooks::end_with(agent, record, &context, state, end).await,
+            Err(kind) => return Err(record.fail(kind)),
+        }
+    }
 
     loop {
         let (turn, with_tools) = match machine.before_request(started.elapsed()) {
@@ -146,15 +163,68 @@ where
         {
             *content = text;
         }
-        let request = build_request(agent, &record.messages, with_tools);
-        tracing::debug!(turn, messages = request.messages.len(), "model request");
-        emit(AgentEvent::TurnStart { turn });
-
-        let answer = within(
-            deadline,
-            call_model(&*parts.model, request, sinks.as_ref().map(|s| &s.events)),
-        )
-        .await;
+        let replayed = replay.take();
+        let answer = if let Some(replayed) = replayed {
+            // A resumed pause: the answer is already known.
+            emit(AgentEvent::TurnStart { turn });
+            decided = replayed.decided;
+            Some(Ok(replayed.answer))
+        } else if parts.middleware.is_empty() {
+            let request = build_request(agent, &record.messages, with_tools);
+            tracing::debug!(turn, messages = request.messages.len(), "model request");
+            emit(AgentEvent::TurnStart { turn });
+            within(
+                deadline,
+                call_model(&*parts.model, request, sinks.as_ref().map(|s| &s.events)),
+            )
+            .await
+        } else {
+            emit(AgentEvent::TurnStart { turn });
+            let sink = |event| forward(sinks.as_ref().map(|s| &s.events), event);
+            let sink: Option<&(dyn Fn(StreamEvent) + Send + Sync)> =
+                sinks.as_ref().map(|_| &sink as _);
+            let called = hooks::model_turn(
+                agent,
+                &mut record,
+                &context,
+                &mut state,
+                &machine,
+                turn,
+                with_tools,
+                deadline,
+                sink,
+            )
+            .await;
+            match called {
+                Ok(hooks::Turned::Answer(mut response)) => {
+                    let flow = hooks::after_model(
+                        agent,
+                        &mut record,
+                        &context,
+                        &mut state,
+                        &mut machine,
+                        turn,
+                        &mut response,
+                    )
+                    .await;
+                    match flow {
+                        Ok(hooks::AfterAnswer::Go) => Some(Ok(response)),
+                        Ok(hooks::AfterAnswer::Again) => continue,
+                        Ok(hooks::AfterAnswer::End(end)) => {
+                            return hooks::end_with(agent, record, &context, state, end).await;
+                        }
+                        Ok(hooks::AfterAnswer::Pause(reviews)) => {
+                            return hooks::pause(record, state, &machine, turn, response, reviews);
+                        }
+                        Err(kind) => return Err(record.fail(kind)),
+                    }
+                }
+                Ok(hooks::Turned::End(end)) => {
+                    return hooks::end_with(agent, record, &context, state, end).await;
+                }
+                Err(kind) => return Err(record.fail(kind)),
+            }
+        };
         let response = match answer {
             Some(Ok(response)) => response,
             Some(Err(error)) => return Err(record.fail(RunErrorKind::Model(error))),
@@ -191,7 +261,7 @@ where
                     .filter(|c| !parts.output.is_output_tool(&c.name))
                     .collect();
                 record.skip(&unanswered, "the run ended with the final answer");
-                return finish(record, state, output, stop_reason);
+                return finish(agent, &context, record, state, output, stop_reason).await;
             }
             AfterResponse::Fail(kind) => return Err(record.fail(kind)),
             AfterResponse::Correct(feedback) => {
@@ -203,8 +273,10 @@ where
 
         // Plan every call, then run them in groups: consecutive concurrent calls together,
         // each sequential call alone.
-        let planned: Vec<Planned<'_, T::Call, C, S>> =
-            calls.iter().map(|call| plan(agent, call)).collect();
+        let planned: Vec<Planned<'_, T::Call, C, S>> = calls
+            .iter()
+            .map(|call| hooks::decided(&mut decided, call).unwrap_or_else(|| plan(agent, call)))
+            .collect();
         let ranges = group_ranges(planned.iter().map(|p| p.sequential));
         let mut planned = planned.into_iter();
         for range in ranges {
@@ -226,7 +298,7 @@ where
             // A loop, not `map`: a closure here trips the `Send` check of the boxed run.
             let mut runs = Vec::with_capacity(group.len());
             for (p, call) in group.into_iter().zip(group_calls) {
-                runs.push(run_call(&parts.toolset, &base, call, p.dispatch));
+                runs.push(run_call(agent, &base, call, p.dispatch));
             }
             let results = within(
                 deadline,
@@ -301,7 +373,8 @@ where
                         ..AssistantMessage::default()
                     }) {
                         OutputParse::Done(output) => {
-                            finish(record, state, output, StopReason::ReturnDirect { tool })
+                            let stop_reason = StopReason::ReturnDirect { tool };
+                            finish(agent, &context, record, state, output, stop_reason).await
                         }
                         OutputParse::Retry { error, .. } | OutputParse::Refused(error) => {
                             Err(record.fail(RunErrorKind::ReturnDirectOutput { tool, error }))
@@ -338,7 +411,10 @@ fn group_ranges(sequential: impl Iterator<Item = bool>) -> Vec<std::ops::Range<u
 }
 
 /// Resolves a call to a static tool, a dynamic tool, or an error for the model.
-fn plan<'a, T, O, C, S>(agent: &'a Agent<T, O, C, S>, call: &ToolCall) -> Planned<'a, T::Call, C, S>
+pub(super) fn plan<'a, T, O, C, S>(
+    agent: &'a Agent<T, O, C, S>,
+    call: &ToolCall,
+) -> Planned<'a, T::Call, C, S>
 where
     T: Toolset<C, S>,
     O: OutputSpec,
@@ -392,23 +468,24 @@ where
 
 /// Runs one call with its own runtime, catching a panic; returns the result and the state
 /// updates the call queued.
-async fn run_call<T, C, S>(
-    toolset: &T,
+async fn run_call<T, O, C, S>(
+    agent: &Agent<T, O, C, S>,
     base: &ToolRuntime<C, S>,
     call: &ToolCall,
     dispatch: Dispatch<'_, T::Call, C, S>,
 ) -> (Result<ToolOutput, ToolCallError>, StateUpdates<S>)
 where
     T: Toolset<C, S>,
-    C: 'static,
-    S: 'static,
+    O: OutputSpec,
+    C: Send + Sync + 'static,
+    S: Send + Sync + 'static,
 {
     let runtime = base.for_call(call.id.as_str());
     let work = async {
-        match dispatch {
-            Dispatch::Static(parsed) => toolset.call(parsed, &runtime).await,
-            Dispatch::Dyn(tool, args) => tool.call(args, &runtime).await,
-            Dispatch::Invalid(error) => Err(error),
+        if agent.parts.middleware.is_empty() || matches!(dispatch, Dispatch::Decided(_)) {
+            dispatch_call(&agent.parts.toolset, &runtime, dispatch).await
+        } else {
+            hooks::wrap_tool_call(agent, &runtime, call, dispatch).await
         }
     };
     let result = match AssertUnwindSafe(work).catch_unwind().await {
@@ -426,6 +503,25 @@ where
         tracing::debug!(tool = %call.name, %error, "tool call failed");
     }
     (result, runtime.take_state_updates())
+}
+
+/// Runs a planned call.
+pub(super) async fn dispatch_call<T, C, S>(
+    toolset: &T,
+    runtime: &ToolRuntime<C, S>,
+    dispatch: Dispatch<'_, T::Call, C, S>,
+) -> Result<ToolOutput, ToolCallError>
+where
+    T: Toolset<C, S>,
+    C: 'static,
+    S: 'static,
+{
+    match dispatch {
+        Dispatch::Static(parsed) => toolset.call(parsed, runtime).await,
+        Dispatch::Dyn(tool, args) => tool.call(args, runtime).await,
+        Dispatch::Invalid(error) => Err(error),
+        Dispatch::Decided(result) => result,
+    }
 }
 
 fn panic_message(payload: &(dyn Any + Send)) -> String {
@@ -491,36 +587,46 @@ async fn call_model<T, S>(
     };
     let mut stream = model.stream(request);
     while let Some(event) = stream.next().await {
-        let forward = match event? {
+        match event? {
             StreamEvent::Completed { response } => return Ok(response),
-            StreamEvent::TextDelta { text } => AgentEvent::TextDelta { text },
-            StreamEvent::ReasoningDelta { text } => AgentEvent::ReasoningDelta { text },
-            StreamEvent::RefusalDelta { text } => AgentEvent::RefusalDelta { text },
-            StreamEvent::ToolCallStart { index, id, name } => {
-                AgentEvent::ToolCallStart { index, id, name }
-            }
-            StreamEvent::ToolCallDelta { index, arguments } => {
-                AgentEvent::ToolCallDelta { index, arguments }
-            }
-            // Reported once per request from the final answer.
-            StreamEvent::Usage { .. } => continue,
-        };
-        let _ = events.send(forward);
+            other => forward(Some(events), other),
+        }
     }
     Err(ModelError::Incomplete(
         "the model's stream ended before its final answer".to_string(),
     ))
 }
 
+/// Sends a model's stream event on as the run's event.
+fn forward<T, S>(events: Option<&UnboundedSender<AgentEvent<T, S>>>, event: StreamEvent) {
+    let Some(events) = events else {
+        return;
+    };
+    let forward = match event {
+        StreamEvent::TextDelta { text } => AgentEvent::TextDelta { text },
+        StreamEvent::ReasoningDelta { text } => AgentEvent::ReasoningDelta { text },
+        StreamEvent::RefusalDelta { text } => AgentEvent::RefusalDelta { text },
+        StreamEvent::ToolCallStart { index, id, name } => {
+            AgentEvent::ToolCallStart { index, id, name }
+        }
+        StreamEvent::ToolCallDelta { index, arguments } => {
+            AgentEvent::ToolCallDelta { index, arguments }
+        }
+        // Reported once per request from the final answer.
+        StreamEvent::Usage { .. } | StreamEvent::Completed { .. } => return,
+    };
+    let _ = events.send(forward);
+}
+
 /// `fut`, or `None` when the deadline passes first.
-async fn within<F: Future>(deadline: Option<Instant>, fut: F) -> Option<F::Output> {
+pub(super) async fn within<F: Future>(deadline: Option<Instant>, fut: F) -> Option<F::Output> {
     match deadline {
         None => Some(fut.await),
         Some(deadline) => tokio::time::timeout_at(deadline, fut).await.ok(),
     }
 }
 
-fn time_limit<T, O, C, S>(agent: &Agent<T, O, C, S>) -> RunErrorKind {
+pub(super) fn time_limit<T, O, C, S>(agent: &Agent<T, O, C, S>) -> RunErrorKind {
     let max = agent
         .parts
         .policy
@@ -530,12 +636,25 @@ fn time_limit<T, O, C, S>(agent: &Agent<T, O, C, S>) -> RunErrorKind {
     RunErrorKind::LimitExceeded(Limit::Time { max })
 }
 
-fn finish<T, S>(
-    record: Record,
-    state: Arc<S>,
-    output: T,
+pub(super) async fn finish<T, O, C, S>(
+    agent: &Agent<T, O, C, S>,
+    context: &C,
+    mut record: Record,
+    mut state: Arc<S>,
+    output: O::Output,
     stop_reason: StopReason,
-) -> Result<RunResult<T, S>, RunError> {
+) -> Result<Outcome<O::Output, S>, RunError>
+where
+    T: Toolset<C, S>,
+    O: OutputSpec,
+    C: Send + Sync + 'static,
+    S: Send + Sync + 'static,
+{
+    if !agent.parts.middleware.is_empty()
+        && let Err(kind) = hooks::after_agent(agent, &mut record, context, &mut state).await
+    {
+        return Err(record.fail(kind));
+    }
     match Arc::try_unwrap(state) {
         Ok(state) => {
             tracing::debug!(
@@ -544,7 +663,7 @@ fn finish<T, S>(
                 steps = record.steps.len(),
                 "run finished"
             );
-            Ok(RunResult {
+            Ok(Outcome::Finished(RunResult {
                 output,
                 state,
                 messages: record.messages,
@@ -552,7 +671,7 @@ fn finish<T, S>(
                 request_usage: record.request_usage,
                 steps: record.steps,
                 stop_reason,
-            })
+            }))
         }
         Err(_) => Err(record.fail(RunErrorKind::StateInUse)),
     }
