@@ -71,18 +71,22 @@ pub(super) fn start<T, O, C, S>(agent: &Agent<T, O, C, S>, start: Start<S>) -> B
     }
 }
 
-fn counters(record: &Record, turn: u32, usage: Usage) -> Counters<'_> {
-    let answers = record
-        .messages
-        .iter()
-        .filter(|m| matches!(m, Message::Assistant(_)))
-        .count();
+fn counters(record: &Record, turn: u32, usage: Usage, answers: u32) -> Counters<'_> {
     Counters {
         turn,
         usage,
         steps: &record.steps,
-        thread_model_calls: u32::try_from(answers).unwrap_or(u32::MAX),
+        thread_model_calls: answers,
     }
+}
+
+/// Model answers in the transcript (this run's and the history's).
+fn answers(messages: &[Message]) -> u32 {
+    let n = messages
+        .iter()
+        .filter(|m| matches!(m, Message::Assistant(_)))
+        .count();
+    u32::try_from(n).unwrap_or(u32::MAX)
 }
 
 fn hook_error(error: HookError) -> RunErrorKind {
@@ -109,7 +113,7 @@ where
         turn: 0,
         usage: Usage::default(),
         steps: &[],
-        thread_model_calls: 0,
+        thread_model_calls: answers(&messages),
     };
     let flow = chain.before_agent(&mut messages, context, state, cx).await;
     record.messages = messages;
@@ -145,6 +149,7 @@ where
 {
     let parts = &agent.parts;
     let chain = &parts.middleware;
+    let thread = answers(&record.messages);
     let mut before = BeforeModel {
         messages: std::mem::take(&mut record.messages),
         tools: if with_tools {
@@ -156,7 +161,7 @@ where
         model: Arc::clone(&parts.model),
     };
     let flow = {
-        let cx = counters(record, turn, machine.usage());
+        let cx = counters(record, turn, machine.usage(), thread);
         chain.before_model(&mut before, context, state, cx).await
     };
     record.messages = std::mem::take(&mut before.messages);
@@ -186,7 +191,7 @@ where
         request,
     };
     let answer = {
-        let cx = counters(record, turn, machine.usage());
+        let cx = counters(record, turn, machine.usage(), answers(&record.messages));
         within(
             deadline,
             chain.call_model(request, context, state, cx, sink),
@@ -231,7 +236,7 @@ where
     S: Send + Sync + 'static,
 {
     let flow = {
-        let cx = counters(record, turn, machine.usage());
+        let cx = counters(record, turn, machine.usage(), answers(&record.messages) + 1);
         agent
             .parts
             .middleware
@@ -407,9 +412,10 @@ where
     C: Send + Sync + 'static,
     S: Send + Sync + 'static,
 {
+    let thread = answers(&record.messages);
     let mut messages = std::mem::take(&mut record.messages);
     let result = {
-        let cx = counters(record, 0, record.usage);
+        let cx = counters(record, 0, record.usage, thread);
         agent
             .parts
             .middleware

@@ -47,8 +47,8 @@ impl<'a, C, S> RunCx<'a, C, S> {
         self.update(move |s| *s = value);
     }
 
-    /// The number of the current (or coming) model request of this run, 1-based; 0 before the
-    /// first.
+    /// The number of the current (or coming) model request of this run, 1-based; 0 in
+    /// `before_agent` and `after_agent`.
     pub fn turn(&self) -> u32 {
         self.turn
     }

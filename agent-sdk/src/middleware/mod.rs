@@ -58,9 +58,29 @@ mod context;
 mod hook;
 mod next;
 
+pub mod call_limit;
+pub mod context_edit;
+pub mod fallback;
 pub mod human;
+pub mod model_select;
+pub mod pii;
+pub mod retry;
+pub mod summarization;
+pub mod tool_errors;
+pub mod tool_select;
+pub mod tool_timeout;
 
+pub use call_limit::{CallLimit, LimitBehavior};
+pub use context_edit::ClearToolResults;
+pub use fallback::ModelFallback;
 pub use human::{Allowed, Decision, DecisionKind, HumanInTheLoop, ReviewRequest};
+pub use model_select::ModelSelector;
+pub use pii::{Pii, PiiKind, PiiStrategy};
+pub use retry::ModelRetry;
+pub use summarization::{CharCounter, Summarization, TokenCounter};
+pub use tool_errors::ToolErrorHandler;
+pub use tool_select::ToolSelector;
+pub use tool_timeout::ToolTimeout;
 
 pub(crate) use chain::Chain;
 pub use context::RunCx;
