@@ -156,7 +156,7 @@ fn prompt(question: &str) -> Option<String> {
 /// The offline stand-in for a model: writes the email, then confirms with what the tool (or
 /// the reviewer) answered.
 fn mock_model(request: &RecordedRequest) -> MockResponse {
-    match support::tool_results(request).last() {
+    match request.tool_results().last() {
         None => MockResponse::tool_calls(vec![ToolCall::new(
             "call_email",
             "send_email",

@@ -74,8 +74,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// The offline stand-in for a model: answers about the time through the tool, otherwise
 /// echoes, streamed in 8-byte SSE chunks.
 fn mock_model(request: &RecordedRequest) -> MockResponse {
-    let said = support::last_user_text(request);
-    let results = support::tool_results_since_last_user(request);
+    let said = request.last_user_text();
+    let results = request.tool_results_since_last_user();
     let answer = if let Some((_, time)) = results.first() {
         format!("It is {time}.")
     } else if said.to_lowercase().contains("time") {

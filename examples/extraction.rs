@@ -99,5 +99,5 @@ fn mock_model(request: &RecordedRequest) -> MockResponse {
             { "item": "ladder", "quantity": 1, "unit_price_eur": 89.0 }
         ]
     });
-    support::final_answer(request, "Invoice", invoice)
+    MockResponse::final_answer(request, "Invoice", invoice)
 }

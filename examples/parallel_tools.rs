@@ -70,7 +70,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// The offline stand-in for a model: one answer with four lookups and an audit line, then a
 /// summary of the results.
 fn mock_model(request: &RecordedRequest) -> MockResponse {
-    let results = support::tool_results(request);
+    let results = request.tool_results();
     if results.is_empty() {
         let mut calls: Vec<ToolCall> = ["ACME", "GLOBEX", "INITECH", "UMBRELLA"]
             .iter()

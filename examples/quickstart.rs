@@ -187,7 +187,7 @@ fn print_tools(definitions: &[agent_sdk::tool::DefinitionRef]) {
 /// The offline stand-in for a model, answering in the OpenAI wire format: first it calls both
 /// tools (in parallel), then it builds the plan from what the tools returned.
 fn mock_model(request: &RecordedRequest) -> MockResponse {
-    let results = support::tool_results(request);
+    let results = request.tool_results();
     if results.is_empty() {
         return MockResponse::tool_calls(vec![
             ToolCall::new("call_weather", "get_weather", r#"{"city":"Lisbon"}"#),
@@ -217,5 +217,5 @@ fn mock_model(request: &RecordedRequest) -> MockResponse {
         "days": days,
         "weather_note": format!("Forecast: {}.", result("call_weather")),
     });
-    support::final_answer(request, "TripPlan", plan)
+    MockResponse::final_answer(request, "TripPlan", plan)
 }

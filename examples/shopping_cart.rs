@@ -142,8 +142,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// first; then, in a later turn so it sees them applied, a look at the cart), then summarizes
 /// what the tools answered.
 fn mock_model(request: &RecordedRequest) -> MockResponse {
-    let said = support::last_user_text(request).to_lowercase();
-    let answered = support::tool_results_since_last_user(request);
+    let said = request.last_user_text().to_lowercase();
+    let answered = request.tool_results_since_last_user();
     let wants_view = said.contains("what is in my cart");
     let viewed = answered.iter().any(|(id, _)| id.starts_with("view"));
 

@@ -81,7 +81,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     println!("\n{QUESTION}");
     if configured.is_empty() {
-        let backend = support::backend(|request| match support::tool_results(request).first() {
+        let backend = support::backend(|request| match request.tool_results().first() {
             Some((_, fahrenheit)) => MockResponse::text(format!("21.5 °C is {fahrenheit} °F.")),
             None => MockResponse::tool_calls(vec![ToolCall::new(
                 "c",

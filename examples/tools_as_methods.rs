@@ -126,7 +126,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 
 /// The offline stand-in for a model: search, then lend, then answer from the results.
 fn mock_model(request: &RecordedRequest) -> MockResponse {
-    let results = support::tool_results(request);
+    let results = request.tool_results();
     match results.len() {
         0 => MockResponse::tool_calls(vec![ToolCall::new("s", "search", r#"{"word":"herbert"}"#)]),
         1 => MockResponse::tool_calls(vec![ToolCall::new("l", "lend", r#"{"title":"Dune"}"#)]),

@@ -137,3 +137,49 @@ async fn into_builder_takes_the_value() {
         .unwrap();
     assert_eq!(run.steps[0].result.as_ref().unwrap().text_content(), "0");
 }
+
+/// `#[agent]` on an impl block in a submodule, with private tool methods of a private type:
+/// the generated items must not be "more private than" each other (denied here, so a
+/// regression is a compile error of this test).
+#[deny(private_interfaces, private_bounds, warnings)]
+mod private_tools {
+    use agent_sdk::prelude::*;
+
+    struct Clerk {
+        greeting: String,
+    }
+
+    #[agent]
+    impl Clerk {
+        /// Greet someone.
+        ///
+        /// # Arguments
+        /// * `name` - Who.
+        #[tool]
+        fn greet(&self, name: String) -> String {
+            format!("{} {name}", self.greeting)
+        }
+    }
+
+    pub(super) async fn run() -> String {
+        let model = agent_sdk::testing::ScriptedModel::new([
+            agent_sdk::testing::Turn::tool_call("greet", serde_json::json!({ "name": "Ada" })),
+            agent_sdk::testing::Turn::text("done"),
+        ]);
+        let clerk = Clerk {
+            greeting: "Hello".into(),
+        };
+        let run = clerk
+            .into_builder(model)
+            .build()
+            .run("hi", ())
+            .await
+            .unwrap();
+        run.steps[0].result.as_ref().unwrap().text_content()
+    }
+}
+
+#[tokio::test]
+async fn private_tool_methods_in_a_submodule_compile_without_warnings() {
+    assert_eq!(private_tools::run().await, "Hello Ada");
+}

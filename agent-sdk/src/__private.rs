@@ -60,3 +60,23 @@ pub fn assert_tool_argument<T: ToolArgument>() {}
 pub trait ToolArgument {}
 
 impl<T: serde::de::DeserializeOwned + JsonSchema> ToolArgument for T {}
+
+/// Runs a sync tool body on tokio's blocking pool, so it neither blocks the run's task nor
+/// serializes parallel calls; outside a tokio runtime it runs inline. A panic in the body is
+/// resumed here, where the agent runtime catches it like an async tool's.
+pub async fn run_blocking<F>(tool: &'static str, body: F) -> Result<ToolOutput, ToolCallError>
+where
+    F: FnOnce() -> Result<ToolOutput, ToolCallError> + Send + 'static,
+{
+    if tokio::runtime::Handle::try_current().is_err() {
+        return body();
+    }
+    match tokio::task::spawn_blocking(body).await {
+        Ok(result) => result,
+        Err(error) if error.is_panic() => std::panic::resume_unwind(error.into_panic()),
+        Err(error) => Err(ToolCallError::Panicked {
+            tool: tool.to_string(),
+            message: format!("the blocking task did not finish: {error}"),
+        }),
+    }
+}

@@ -234,3 +234,75 @@ async fn function_model_answers_from_the_request() {
     );
     assert_eq!(model.calls(), 4);
 }
+
+/// `agent_sdk::testing::scripting`: a request's tool results and final answers shaped by the
+/// output mode the request asks for.
+mod scripting {
+    use agent_sdk::testing::{MockResponse, RecordedRequest};
+    use bytes::Bytes;
+    use serde_json::{Value, json};
+
+    fn request(body: Value) -> RecordedRequest {
+        RecordedRequest {
+            method: "POST".into(),
+            path: "/v1/chat/completions".into(),
+            headers: Vec::new(),
+            raw_body: Bytes::from(body.to_string()),
+            body,
+        }
+    }
+
+    fn conversation() -> Value {
+        json!([
+            { "role": "user", "content": "Paris?" },
+            { "role": "assistant", "tool_calls": [{ "id": "a", "type": "function",
+              "function": { "name": "w", "arguments": "{}" } }] },
+            { "role": "tool", "tool_call_id": "a", "content": "sunny" },
+            { "role": "assistant", "content": "Sunny." },
+            { "role": "user", "content": [{ "type": "text", "text": "And Rome?" }] },
+            { "role": "assistant", "tool_calls": [{ "id": "b", "type": "function",
+              "function": { "name": "w", "arguments": "{}" } }] },
+            { "role": "tool", "tool_call_id": "b", "content": "hot" }
+        ])
+    }
+
+    #[test]
+    fn reads_tool_results_and_the_last_user_message() {
+        let r = request(json!({ "messages": conversation() }));
+        assert_eq!(
+            r.tool_results(),
+            [("a".into(), "sunny".into()), ("b".into(), "hot".into())]
+        );
+        assert_eq!(
+            r.tool_results_since_last_user(),
+            [("b".to_string(), "hot".to_string())]
+        );
+        assert_eq!(r.last_user_text(), "And Rome?");
+    }
+
+    #[test]
+    fn a_final_answer_takes_the_shape_the_request_asks_for() {
+        let value = json!({ "summary": "hot" });
+        let tool = request(json!({
+            "messages": conversation(),
+            "tools": [{ "type": "function", "function": { "name": "Forecast", "parameters": {} } }]
+        }));
+        assert!(tool.offers_output_tool("Forecast"));
+        let native = request(json!({
+            "messages": conversation(),
+            "tools": [{ "type": "function", "function": { "name": "Forecast", "parameters": {} } }],
+            "response_format": { "type": "json_schema" }
+        }));
+        assert!(!native.offers_output_tool("Forecast"));
+        let as_tool = format!(
+            "{:?}",
+            MockResponse::final_answer(&tool, "Forecast", value.clone())
+        );
+        let as_text = format!(
+            "{:?}",
+            MockResponse::final_answer(&native, "Forecast", value)
+        );
+        assert!(as_tool.contains("call_final"), "{as_tool}");
+        assert!(!as_text.contains("call_final"), "{as_text}");
+    }
+}

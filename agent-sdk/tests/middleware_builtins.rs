@@ -294,9 +294,12 @@ async fn tool_timeout_stops_a_slow_call_and_tells_the_model() {
     .await
     .unwrap();
     let err = run.steps[0].result.as_ref().unwrap_err();
-    assert!(err.to_string().contains("timed out after 50ms"), "{err}");
+    assert_eq!(
+        err,
+        &agent_sdk::ToolCallError::timed_out("slow", Duration::from_millis(50))
+    );
     let told = model.requests()[1].messages.last().unwrap().text();
-    assert!(told.contains("timed out"), "{told}");
+    assert!(told.contains("did not finish within 50ms"), "{told}");
 }
 
 #[tokio::test]

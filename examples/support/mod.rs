@@ -1,12 +1,12 @@
 //! Shared by the examples: pick a real provider when one is configured, otherwise start the
 //! SDK's built-in `MockServer` (an in-process OpenAI-compatible server, a test double) and
-//! say so.
+//! say so. The helpers that play the model's part (reading tool results, answering in the
+//! requested output mode) live in `agent_sdk::testing::scripting`.
 
 #![allow(dead_code)] // each example uses part of this module
 
 use agent_sdk::model::{SharedModel, init_chat_model};
 use agent_sdk::testing::{MockResponse, MockServer, RecordedRequest};
-use serde_json::Value;
 
 /// Where the example's model requests go.
 pub struct Backend {
@@ -67,81 +67,4 @@ pub async fn backend(
         model,
         server: Some(server),
     })
-}
-
-/// The tool results in an OpenAI-format request body, as `(tool_call_id, content)`.
-pub fn tool_results(request: &RecordedRequest) -> Vec<(String, String)> {
-    messages(request)
-        .iter()
-        .filter(|m| m["role"] == "tool")
-        .map(|m| {
-            (
-                m["tool_call_id"].as_str().unwrap_or_default().to_string(),
-                m["content"].as_str().unwrap_or_default().to_string(),
-            )
-        })
-        .collect()
-}
-
-/// The text of the last user message in an OpenAI-format request body.
-pub fn last_user_text(request: &RecordedRequest) -> String {
-    messages(request)
-        .iter()
-        .rev()
-        .find(|m| m["role"] == "user")
-        .map(|m| match &m["content"] {
-            Value::String(s) => s.clone(),
-            other => other.to_string(),
-        })
-        .unwrap_or_default()
-}
-
-/// How the request asks for the final answer: the name of a final-answer tool it offers, or
-/// `None` when it sets a JSON-schema response format or asks for text.
-pub fn output_tool(request: &RecordedRequest, name: &str) -> Option<String> {
-    let offered = request.body["tools"]
-        .as_array()
-        .is_some_and(|tools| tools.iter().any(|t| t["function"]["name"] == name));
-    let native = request.body["response_format"]["type"] == "json_schema";
-    (offered && !native).then(|| name.to_string())
-}
-
-/// A final answer carrying `value`: a call of the final-answer tool if the request offers
-/// one, otherwise the JSON as text.
-pub fn final_answer(request: &RecordedRequest, output_name: &str, value: Value) -> MockResponse {
-    match output_tool(request, output_name) {
-        Some(tool) => MockResponse::tool_calls(vec![agent_sdk::ToolCall::new(
-            "call_final",
-            tool,
-            value.to_string(),
-        )]),
-        None => MockResponse::text(value.to_string()),
-    }
-}
-
-fn messages(request: &RecordedRequest) -> Vec<Value> {
-    request.body["messages"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default()
-}
-
-/// The tool results after the last user message (those of the current run), as
-/// `(tool_call_id, content)`.
-pub fn tool_results_since_last_user(request: &RecordedRequest) -> Vec<(String, String)> {
-    let all = messages(request);
-    let start = all
-        .iter()
-        .rposition(|m| m["role"] == "user")
-        .map_or(0, |i| i + 1);
-    all[start..]
-        .iter()
-        .filter(|m| m["role"] == "tool")
-        .map(|m| {
-            (
-                m["tool_call_id"].as_str().unwrap_or_default().to_string(),
-                m["content"].as_str().unwrap_or_default().to_string(),
-            )
-        })
-        .collect()
 }

@@ -148,6 +148,10 @@ pub fn generate_toolset(
         let (v, ty, sdk) = (&e.variant, &e.ty, respan(&sdk, e.span));
         quote_spanned! {e.span=> #call_enum::#v(_) => <#ty as #sdk::Tool>::RETURN_DIRECT, }
     });
+    let timeout_arms = entries.iter().map(|e| {
+        let (v, ty, sdk) = (&e.variant, &e.ty, respan(&sdk, e.span));
+        quote_spanned! {e.span=> #call_enum::#v(_) => <#ty as #sdk::Tool>::TIMEOUT, }
+    });
     // A tool that needs a context or state this agent does not provide is reported at the
     // tool, naming both types.
     let call_arms = entries.iter().map(|e| {
@@ -219,6 +223,10 @@ pub fn generate_toolset(
 
             fn is_return_direct(&self, call: &#call_enum) -> bool {
                 match *call { #(#direct_arms)* }
+            }
+
+            fn timeout(&self, call: &#call_enum) -> ::core::option::Option<::core::time::Duration> {
+                match *call { #(#timeout_arms)* }
             }
 
             #[allow(clippy::manual_async_fn)]

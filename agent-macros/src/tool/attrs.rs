@@ -5,7 +5,8 @@ use darling::{Error, FromMeta};
 
 use crate::{docs, names};
 
-/// `#[tool(name = "...", description = "...", strict = bool, return_direct, sequential)]`.
+/// `#[tool(name = "...", description = "...", strict = bool, return_direct, sequential,
+/// timeout = "5s")]`.
 #[derive(FromMeta, Default)]
 struct RawToolAttrs {
     name: Option<SpannedValue<String>>,
@@ -13,6 +14,7 @@ struct RawToolAttrs {
     strict: Option<bool>,
     return_direct: Flag,
     sequential: Flag,
+    timeout: Option<syn::LitStr>,
 }
 
 /// The checked tool attributes, with doc-comment defaults applied.
@@ -22,6 +24,8 @@ pub struct ToolAttrs {
     pub strict: bool,
     pub return_direct: bool,
     pub sequential: bool,
+    /// The per-call timeout in milliseconds.
+    pub timeout_ms: Option<u64>,
 }
 
 impl ToolAttrs {
@@ -61,12 +65,68 @@ impl ToolAttrs {
             );
         }
 
+        let timeout_ms = raw
+            .timeout
+            .and_then(|lit| match parse_duration_ms(&lit.value()) {
+                Ok(ms) => Some(ms),
+                Err(reason) => {
+                    errors.push(Error::custom(reason).with_span(&lit.span()));
+                    None
+                }
+            });
+
         errors.finish_with(ToolAttrs {
             name,
             description,
             strict: raw.strict.unwrap_or(false),
             return_direct: raw.return_direct.is_present(),
             sequential: raw.sequential.is_present(),
+            timeout_ms,
         })
+    }
+}
+
+/// `"500ms"`, `"5s"`, `"2m"`, `"1h"` → milliseconds.
+fn parse_duration_ms(text: &str) -> Result<u64, String> {
+    let usage = "write the timeout as a whole number with a unit: `timeout = \"500ms\"`, \
+                 `\"5s\"`, `\"2m\"` or `\"1h\"`";
+    let text = text.trim();
+    let split = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let Ok(number) = number.parse::<u64>() else {
+        return Err(format!("`{text}` is not a duration; {usage}"));
+    };
+    let factor = match unit.trim() {
+        "ms" => 1,
+        "s" => 1_000,
+        "m" => 60_000,
+        "h" => 3_600_000,
+        _ => return Err(format!("`{text}` is not a duration; {usage}")),
+    };
+    match number.checked_mul(factor) {
+        Some(0) => Err(format!(
+            "a timeout of zero would cancel every call; {usage}"
+        )),
+        Some(ms) => Ok(ms),
+        None => Err(format!("`{text}` is too long a timeout; {usage}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_duration_ms;
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration_ms("500ms"), Ok(500));
+        assert_eq!(parse_duration_ms("5s"), Ok(5_000));
+        assert_eq!(parse_duration_ms("2m"), Ok(120_000));
+        assert_eq!(parse_duration_ms("1h"), Ok(3_600_000));
+        assert!(parse_duration_ms("5").is_err());
+        assert!(parse_duration_ms("5 sec").is_err());
+        assert!(parse_duration_ms("0s").is_err());
+        assert!(parse_duration_ms("-1s").is_err());
     }
 }

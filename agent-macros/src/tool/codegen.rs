@@ -56,6 +56,10 @@ pub fn generate(target: &Target<'_>, attrs: &ToolAttrs, sig: &Signature) -> Toke
     let strict = attrs.strict;
     let return_direct = attrs.return_direct;
     let sequential = attrs.sequential;
+    let timeout = match attrs.timeout_ms {
+        Some(ms) => quote!(::core::option::Option::Some(::core::time::Duration::from_millis(#ms))),
+        None => quote!(::core::option::Option::None),
+    };
 
     // The generated `Args` struct: one field per model-filled parameter.
     let fields = sig.params.iter().filter_map(|p| {
@@ -157,6 +161,22 @@ pub fn generate(target: &Target<'_>, attrs: &ToolAttrs, sig: &Signature) -> Toke
         }
     };
 
+    // A sync body runs on the blocking pool (moving the arguments, injected values and the
+    // receiver's `Arc` into the closure); an async body is awaited in place.
+    let body = if sig.is_async {
+        quote! {
+            let __agent_sdk_out = #callee(#receiver_arg #(#call_args),*) #await_;
+            #finish
+        }
+    } else {
+        quote! {
+            #sdk::__private::run_blocking(#name, move || {
+                let __agent_sdk_out = #callee(#receiver_arg #(#call_args),*);
+                #finish
+            }).await
+        }
+    };
+
     let marker_item = match target {
         Target::Free(func) => {
             let doc = format!(
@@ -208,6 +228,7 @@ pub fn generate(target: &Target<'_>, attrs: &ToolAttrs, sig: &Signature) -> Toke
             const NAME: &'static str = #name;
             const RETURN_DIRECT: bool = #return_direct;
             const SEQUENTIAL: bool = #sequential;
+            const TIMEOUT: ::core::option::Option<::core::time::Duration> = #timeout;
             type Args = #args_ident;
 
             fn definition() -> &'static #sdk::ToolDefinition {
@@ -237,8 +258,7 @@ pub fn generate(target: &Target<'_>, attrs: &ToolAttrs, sig: &Signature) -> Toke
                 async move {
                     #(#inject_unwraps)*
                     let #args_ident { #(#model_idents),* } = __agent_sdk_args;
-                    let __agent_sdk_out = #callee(#receiver_arg #(#call_args),*) #await_;
-                    #finish
+                    #body
                 }
             }
         }

@@ -133,10 +133,17 @@ pub fn expand_method(
         codegen::camel(&method.sig.ident),
         span = method.sig.ident.span()
     );
+    // The agent's call enum is `pub(crate)` and names each tool's marker and `Args`, so they
+    // are at least `pub(crate)` (a private method would make them "more private than" the
+    // enum); a `pub` method keeps `pub`.
+    let vis: syn::Visibility = match &method.vis {
+        syn::Visibility::Public(_) => method.vis.clone(),
+        _ => syn::parse_quote!(pub(crate)),
+    };
     let target = codegen::Target::Method {
         self_ty,
         method: &method.sig.ident,
-        vis: &method.vis,
+        vis: &vis,
         marker: marker.clone(),
     };
     let items = codegen::generate(&target, &attrs, &signature);

@@ -4,6 +4,7 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::dyn_args::ArgsSchema;
 use super::dyn_tool::{DynTool, SharedDynTool};
 use super::instructions::Instructions;
 use super::limits::{LimitPolicy, RunPolicy, ToolErrorPolicy};
@@ -87,6 +88,7 @@ pub(crate) struct Parts<T, O, C, S> {
     pub(crate) policy: RunPolicy,
     pub(crate) settings: ModelSettings,
     pub(crate) max_parallel_tools: usize,
+    pub(crate) tool_timeout: Option<Duration>,
     pub(crate) store: Option<Store>,
     pub(crate) middleware: Chain<C, S>,
 }
@@ -110,6 +112,7 @@ where
                 policy: RunPolicy::default(),
                 settings: ModelSettings::default(),
                 max_parallel_tools: DEFAULT_MAX_PARALLEL_TOOLS,
+                tool_timeout: None,
                 store: None,
                 middleware: Chain::default(),
             },
@@ -138,6 +141,7 @@ where
                 policy: p.policy,
                 settings: p.settings,
                 max_parallel_tools: p.max_parallel_tools,
+                tool_timeout: p.tool_timeout,
                 store: p.store,
                 middleware: p.middleware,
             },
@@ -220,6 +224,16 @@ where
         self
     }
 
+    /// How long one tool call may take when its tool sets no timeout of its own
+    /// (`#[tool(timeout = "5s")]` wins). A call that takes longer is cancelled (its future
+    /// dropped) and reported as [`ToolCallError::TimedOut`](crate::ToolCallError::TimedOut):
+    /// to the model within the tool's retry budget, or as a run error under
+    /// [`ToolErrorPolicy::Propagate`].
+    pub fn tool_timeout(mut self, after: Duration) -> Self {
+        self.parts.tool_timeout = Some(after);
+        self
+    }
+
     /// Sampling temperature.
     pub fn temperature(mut self, temperature: f32) -> Self {
         self.parts.settings.temperature = Some(temperature);
@@ -268,8 +282,10 @@ where
     /// The agent.
     pub fn build(self) -> Agent<T, O, C, S> {
         let mut definitions = self.parts.toolset.definitions();
+        let mut dyn_schemas = Vec::with_capacity(self.parts.dyn_tools.len());
         for tool in &self.parts.dyn_tools {
             let def = tool.definition();
+            dyn_schemas.push(ArgsSchema::compile(&def));
             if definitions.iter().any(|d| d.name == def.name) {
                 tracing::warn!(tool = %def.name, "dynamic tool shadowed by a tool of the same name; it will not be offered");
                 continue;
@@ -279,6 +295,7 @@ where
         Agent {
             parts: self.parts,
             definitions,
+            dyn_schemas,
         }
     }
 }
@@ -290,6 +307,8 @@ where
 pub struct Agent<T, O = TextOutput, C = (), S = ()> {
     pub(crate) parts: Parts<T, O, C, S>,
     pub(crate) definitions: Vec<DefinitionRef>,
+    /// The compiled argument schema of each dynamic tool, in `parts.dyn_tools` order.
+    pub(crate) dyn_schemas: Vec<ArgsSchema>,
 }
 
 impl<T, O, C, S> Agent<T, O, C, S> {

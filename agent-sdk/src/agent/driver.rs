@@ -3,20 +3,18 @@
 //! Nothing is spawned: model calls and tool calls are futures polled by the run's own future
 //! (tool calls of one batch through `buffered`), so dropping the run cancels all of them.
 
-use std::any::Any;
 use std::future::Future;
-use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures::{FutureExt, StreamExt};
-use serde_json::Value;
+use futures::StreamExt;
 use tokio::sync::mpsc::UnboundedSender;
 use tokio::time::Instant;
 
 use super::builder::Agent;
-use super::dyn_tool::{SharedDynTool, json_arguments};
+use super::call::{Planned, group_ranges, plan, run_call, tool_message};
 use super::error::{PartialRun, RunError, RunErrorKind};
+use super::history;
 use super::hooks;
 use super::instructions::Instructions;
 use super::limits::Limit;
@@ -28,7 +26,7 @@ use super::toolset::Toolset;
 use crate::message::{AssistantMessage, ContentBlock, Message, ToolCall, ToolResultMessage};
 use crate::model::{ChatModel, ChatRequest, ChatResponse, ModelError, StreamEvent};
 use crate::output::{OutputParse, OutputSpec};
-use crate::tool::{CustomEvent, StateUpdates, ToolCallError, ToolError, ToolOutput, ToolRuntime};
+use crate::tool::{CustomEvent, ToolRuntime};
 use crate::usage::Usage;
 
 /// Where a streamed run sends its events.
@@ -46,8 +44,9 @@ pub(super) struct Record {
 }
 
 impl Record {
-    pub(super) fn fail(self, kind: RunErrorKind) -> RunError {
+    pub(super) fn fail(mut self, kind: RunErrorKind) -> RunError {
         tracing::debug!(error = %kind, "run failed");
+        history::answer_pending(&mut self.messages, "Not run: the run stopped.", true);
         RunError::new(
             kind,
             PartialRun {
@@ -70,21 +69,6 @@ impl Record {
             }));
         }
     }
-}
-
-/// How one call will be run.
-pub(super) enum Dispatch<'a, K, C, S> {
-    Static(K),
-    Dyn(&'a SharedDynTool<C, S>, Value),
-    Invalid(ToolCallError),
-    /// Answered by a reviewer; does not run.
-    Decided(Result<ToolOutput, ToolCallError>),
-}
-
-pub(super) struct Planned<'a, K, C, S> {
-    pub(super) dispatch: Dispatch<'a, K, C, S>,
-    pub(super) sequential: bool,
-    pub(super) return_direct: bool,
 }
 
 /// Runs the loop to its end.
@@ -111,9 +95,23 @@ where
         input,
     } = hooks::start(agent, start);
     let has_system = match input {
+        // A resumed run: its transcript already has the instructions.
         None => !matches!(parts.instructions, Instructions::None),
         Some(input) => {
             record.messages = input.into_messages();
+            // A history whose last answer has calls without results (written by hand, or
+            // saved before they ran) would be rejected by the provider: answer them first.
+            let repaired = history::answer_pending(
+                &mut record.messages,
+                "Not run: the conversation went on without this call.",
+                true,
+            );
+            if repaired > 0 {
+                tracing::debug!(
+                    repaired,
+                    "answered tool calls left pending in the given history"
+                );
+            }
             match parts.instructions.render(&context, &state) {
                 Some(text) => {
                     match record.messages.first_mut() {
@@ -134,8 +132,7 @@ where
     };
     let mut decided = Vec::new();
     if replay.is_none() && !parts.middleware.is_empty() {
-        let flow = hooks::before_agent(agent, &mut record, &context, &mut state).await;
-        match flow {
+        match hooks::before_agent(agent, &mut record, &context, &mut state).await {
             Ok(None) => {}
             Ok(Some(end)) => return hooks::end_with(agent, record, &context, state, end).await,
             Err(kind) => return Err(record.fail(kind)),
@@ -163,21 +160,26 @@ where
         {
             *content = text;
         }
-        let replayed = replay.take();
-        let answer = if let Some(replayed) = replayed {
+        let (answer, closed) = if let Some(replayed) = replay.take() {
             // A resumed pause: the answer is already known.
             emit(AgentEvent::TurnStart { turn });
             decided = replayed.decided;
-            Some(Ok(replayed.answer))
+            let request = build_request(agent, &record.messages, with_tools);
+            (
+                Some(Ok(replayed.answer)),
+                parts.output.sent_closed(&request),
+            )
         } else if parts.middleware.is_empty() {
             let request = build_request(agent, &record.messages, with_tools);
+            let closed = parts.output.sent_closed(&request);
             tracing::debug!(turn, messages = request.messages.len(), "model request");
             emit(AgentEvent::TurnStart { turn });
-            within(
+            let answer = within(
                 deadline,
                 call_model(&*parts.model, request, sinks.as_ref().map(|s| &s.events)),
             )
-            .await
+            .await;
+            (answer, closed)
         } else {
             emit(AgentEvent::TurnStart { turn });
             let sink = |event| forward(sinks.as_ref().map(|s| &s.events), event);
@@ -196,7 +198,7 @@ where
             )
             .await;
             match called {
-                Ok(hooks::Turned::Answer(mut response)) => {
+                Ok(hooks::Turned::Answer(mut response, closed)) => {
                     let flow = hooks::after_model(
                         agent,
                         &mut record,
@@ -208,7 +210,7 @@ where
                     )
                     .await;
                     match flow {
-                        Ok(hooks::AfterAnswer::Go) => Some(Ok(response)),
+                        Ok(hooks::AfterAnswer::Go) => (Some(Ok(response)), closed),
                         Ok(hooks::AfterAnswer::Again) => continue,
                         Ok(hooks::AfterAnswer::End(end)) => {
                             return hooks::end_with(agent, record, &context, state, end).await;
@@ -245,7 +247,7 @@ where
                 message: message.clone(),
             });
         }
-        let parse = parts.output.parse(&message);
+        let parse = parts.output.parse_closed(&message, closed);
         let calls = message.tool_calls.clone();
         record.messages.push(Message::Assistant(message));
 
@@ -298,7 +300,7 @@ where
             // A loop, not `map`: a closure here trips the `Send` check of the boxed run.
             let mut runs = Vec::with_capacity(group.len());
             for (p, call) in group.into_iter().zip(group_calls) {
-                runs.push(run_call(agent, &base, call, p.dispatch));
+                runs.push(run_call(agent, &base, call, p.dispatch, p.timeout));
             }
             let results = within(
                 deadline,
@@ -388,163 +390,6 @@ where
             }
         }
     }
-}
-
-/// Splits calls into runs: consecutive non-sequential calls together, each sequential alone.
-fn group_ranges(sequential: impl Iterator<Item = bool>) -> Vec<std::ops::Range<usize>> {
-    let mut ranges: Vec<std::ops::Range<usize>> = Vec::new();
-    let mut open = false;
-    for (i, seq) in sequential.enumerate() {
-        if seq {
-            ranges.push(i..i + 1);
-            open = false;
-        } else if open {
-            if let Some(last) = ranges.last_mut() {
-                last.end = i + 1;
-            }
-        } else {
-            ranges.push(i..i + 1);
-            open = true;
-        }
-    }
-    ranges
-}
-
-/// Resolves a call to a static tool, a dynamic tool, or an error for the model.
-pub(super) fn plan<'a, T, O, C, S>(
-    agent: &'a Agent<T, O, C, S>,
-    call: &ToolCall,
-) -> Planned<'a, T::Call, C, S>
-where
-    T: Toolset<C, S>,
-    O: OutputSpec,
-    C: 'static,
-    S: 'static,
-{
-    let parts = &agent.parts;
-    let invalid = |error| Planned {
-        dispatch: Dispatch::Invalid(error),
-        sequential: false,
-        return_direct: false,
-    };
-    match parts.toolset.parse(call) {
-        Some(Ok(parsed)) => {
-            return Planned {
-                sequential: parts.toolset.is_sequential(&parsed),
-                return_direct: parts.toolset.is_return_direct(&parsed),
-                dispatch: Dispatch::Static(parsed),
-            };
-        }
-        Some(Err(error)) => return invalid(error),
-        None => {}
-    }
-    if parts.output.is_output_tool(&call.name) {
-        return invalid(ToolCallError::Failed {
-            tool: call.name.clone(),
-            source: ToolError::new(
-                "this is the final-answer tool: call it alone, once the other tools have answered",
-            ),
-        });
-    }
-    let dynamic = parts
-        .dyn_tools
-        .iter()
-        .find(|t| t.definition().name == call.name);
-    if let Some(tool) = dynamic {
-        return match json_arguments(&tool.definition(), &call.arguments) {
-            Ok(args) => Planned {
-                sequential: tool.is_sequential(),
-                return_direct: tool.is_return_direct(),
-                dispatch: Dispatch::Dyn(tool, args),
-            },
-            Err(error) => invalid(error),
-        };
-    }
-    invalid(ToolCallError::UnknownTool {
-        name: call.name.clone(),
-        available: agent.definitions.iter().map(|d| d.name.clone()).collect(),
-    })
-}
-
-/// Runs one call with its own runtime, catching a panic; returns the result and the state
-/// updates the call queued.
-async fn run_call<T, O, C, S>(
-    agent: &Agent<T, O, C, S>,
-    base: &ToolRuntime<C, S>,
-    call: &ToolCall,
-    dispatch: Dispatch<'_, T::Call, C, S>,
-) -> (Result<ToolOutput, ToolCallError>, StateUpdates<S>)
-where
-    T: Toolset<C, S>,
-    O: OutputSpec,
-    C: Send + Sync + 'static,
-    S: Send + Sync + 'static,
-{
-    let runtime = base.for_call(call.id.as_str());
-    let work = async {
-        if agent.parts.middleware.is_empty() || matches!(dispatch, Dispatch::Decided(_)) {
-            dispatch_call(&agent.parts.toolset, &runtime, dispatch).await
-        } else {
-            hooks::wrap_tool_call(agent, &runtime, call, dispatch).await
-        }
-    };
-    let result = match AssertUnwindSafe(work).catch_unwind().await {
-        Ok(result) => result,
-        Err(payload) => {
-            let message = panic_message(&*payload);
-            tracing::warn!(tool = %call.name, %message, "tool panicked; reported to the model");
-            Err(ToolCallError::Panicked {
-                tool: call.name.clone(),
-                message,
-            })
-        }
-    };
-    if let Err(error) = &result {
-        tracing::debug!(tool = %call.name, %error, "tool call failed");
-    }
-    (result, runtime.take_state_updates())
-}
-
-/// Runs a planned call.
-pub(super) async fn dispatch_call<T, C, S>(
-    toolset: &T,
-    runtime: &ToolRuntime<C, S>,
-    dispatch: Dispatch<'_, T::Call, C, S>,
-) -> Result<ToolOutput, ToolCallError>
-where
-    T: Toolset<C, S>,
-    C: 'static,
-    S: 'static,
-{
-    match dispatch {
-        Dispatch::Static(parsed) => toolset.call(parsed, runtime).await,
-        Dispatch::Dyn(tool, args) => tool.call(args, runtime).await,
-        Dispatch::Invalid(error) => Err(error),
-        Dispatch::Decided(result) => result,
-    }
-}
-
-fn panic_message(payload: &(dyn Any + Send)) -> String {
-    if let Some(s) = payload.downcast_ref::<&str>() {
-        (*s).to_string()
-    } else if let Some(s) = payload.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "a panic with a non-string payload".to_string()
-    }
-}
-
-fn tool_message(call: &ToolCall, result: &Result<ToolOutput, ToolCallError>) -> Message {
-    let (content, is_error) = match result {
-        Ok(output) => (output.content.clone(), false),
-        Err(error) => (vec![ContentBlock::text(error.model_message())], true),
-    };
-    Message::Tool(ToolResultMessage {
-        call_id: call.id.clone(),
-        name: call.name.clone(),
-        content,
-        is_error,
-    })
 }
 
 fn build_request<T, O, C, S>(
@@ -650,6 +495,8 @@ where
     C: Send + Sync + 'static,
     S: Send + Sync + 'static,
 {
+    // The final-answer tool's call (the only call left unanswered) gets its result.
+    history::answer_pending(&mut record.messages, history::FINAL_ANSWER_RECEIVED, false);
     if !agent.parts.middleware.is_empty()
         && let Err(kind) = hooks::after_agent(agent, &mut record, context, &mut state).await
     {

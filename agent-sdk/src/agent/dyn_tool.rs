@@ -3,6 +3,7 @@
 use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
+use std::time::Duration;
 
 use futures::FutureExt;
 use futures::future::BoxFuture;
@@ -32,6 +33,11 @@ pub trait DynTool<C, S>: Send + Sync + 'static {
     /// Whether the tool's output ends the run.
     fn is_return_direct(&self) -> bool {
         false
+    }
+
+    /// How long one call may take (`None`: the agent's default, if any).
+    fn timeout(&self) -> Option<Duration> {
+        None
     }
 
     /// Runs the tool with the model's arguments, already parsed as JSON (`{}` when the model
@@ -69,6 +75,7 @@ pub struct FnTool<F> {
     function: F,
     sequential: bool,
     return_direct: bool,
+    timeout: Option<Duration>,
 }
 
 impl<F> FnTool<F> {
@@ -79,7 +86,15 @@ impl<F> FnTool<F> {
             function,
             sequential: false,
             return_direct: false,
+            timeout: None,
         }
+    }
+
+    /// Cancels a call of this tool after `after`, reporting
+    /// [`ToolCallError::TimedOut`] to the model.
+    pub fn timeout(mut self, after: Duration) -> Self {
+        self.timeout = Some(after);
+        self
     }
 
     /// Marks the tool as one that must run alone.
@@ -122,6 +137,10 @@ where
         self.return_direct
     }
 
+    fn timeout(&self) -> Option<Duration> {
+        self.timeout
+    }
+
     fn call<'a>(
         &'a self,
         arguments: Value,
@@ -152,6 +171,10 @@ where
 
     fn is_return_direct(&self) -> bool {
         T::RETURN_DIRECT
+    }
+
+    fn timeout(&self) -> Option<Duration> {
+        T::TIMEOUT
     }
 
     fn call<'a>(

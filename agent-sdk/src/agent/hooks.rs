@@ -7,7 +7,8 @@ use futures::future::BoxFuture;
 use tokio::time::Instant;
 
 use super::builder::Agent;
-use super::driver::{Dispatch, Planned, Record, dispatch_call, finish, plan, time_limit, within};
+use super::call::{Dispatch, Planned, dispatch_call, plan};
+use super::driver::{Record, finish, time_limit, within};
 use super::error::{RunError, RunErrorKind};
 use super::input::Input;
 use super::machine::Machine;
@@ -122,8 +123,9 @@ where
 
 /// What a model turn with middleware produced.
 pub(super) enum Turned {
-    /// The model's answer (or a middleware's in its place).
-    Answer(ChatResponse),
+    /// The model's answer (or a middleware's in its place), and whether the request sent a
+    /// closed output schema.
+    Answer(ChatResponse, bool),
     /// A `before_model` hook ended the run.
     End(End),
 }
@@ -186,6 +188,7 @@ where
         .output
         .prepare(&mut request, before.model.profile(), offer_tools);
     tracing::debug!(turn, messages = request.messages.len(), "model request");
+    let closed = parts.output.sent_closed(&request);
     let request = ModelRequest {
         model: before.model,
         request,
@@ -202,7 +205,7 @@ where
         None => Err(time_limit(agent)),
         Some(Err(error)) => Err(hook_error(error)),
         Some(Ok(Err(error))) => Err(RunErrorKind::Model(error)),
-        Some(Ok(Ok(response))) => Ok(Turned::Answer(response)),
+        Some(Ok(Ok(response))) => Ok(Turned::Answer(response, closed)),
     }
 }
 
@@ -368,6 +371,7 @@ pub(super) fn decided<'a, K, C, S>(
         dispatch: Dispatch::Decided(result),
         sequential: false,
         return_direct: false,
+        timeout: None,
     })
 }
 

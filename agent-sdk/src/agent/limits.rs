@@ -76,7 +76,7 @@ pub enum LimitPolicy {
     FinalAnswer,
 }
 
-/// What a run does when a tool returns an error or panics.
+/// What a run does when a tool returns an error, panics or times out.
 ///
 /// Unknown tools and invalid arguments always go back to the model, which can correct them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

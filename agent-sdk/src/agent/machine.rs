@@ -249,13 +249,9 @@ impl Machine {
                     }
                 }
                 Err(error) => {
-                    let own_error = matches!(
-                        error,
-                        ToolCallError::Failed { .. }
-                            | ToolCallError::Panicked { .. }
-                            | ToolCallError::Inject { .. }
-                    );
-                    if own_error && self.policy.tool_errors == ToolErrorPolicy::Propagate {
+                    if error.is_tool_fault()
+                        && self.policy.tool_errors == ToolErrorPolicy::Propagate
+                    {
                         return AfterTools::Fail(RunErrorKind::Tool(error.clone()));
                     }
                     let failures = self.record_failure(outcome.tool);

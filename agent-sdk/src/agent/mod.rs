@@ -34,9 +34,12 @@
 //! ```
 
 mod builder;
+mod call;
 mod driver;
+mod dyn_args;
 mod dyn_tool;
 mod error;
+mod history;
 mod hooks;
 mod input;
 mod instructions;

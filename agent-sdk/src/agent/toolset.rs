@@ -1,6 +1,7 @@
 //! [`Toolset`]: an agent's tools, dispatched by a `match` over a generated enum.
 
 use std::future::Future;
+use std::time::Duration;
 
 use crate::message::ToolCall;
 use crate::tool::{DefinitionRef, ToolCallError, ToolOutput, ToolRuntime};
@@ -30,6 +31,13 @@ pub trait Toolset<C, S>: Send + Sync + 'static {
 
     /// Whether the call's tool ends the run with its output.
     fn is_return_direct(&self, call: &Self::Call) -> bool;
+
+    /// The call's tool's own timeout ([`Tool::TIMEOUT`](crate::Tool::TIMEOUT)), if it has
+    /// one.
+    fn timeout(&self, call: &Self::Call) -> Option<Duration> {
+        let _ = call;
+        None
+    }
 
     /// Runs a parsed call.
     fn call(

@@ -4,10 +4,15 @@ use std::time::Duration;
 
 use super::{Hook, Middleware, ToolNext};
 use crate::message::ToolCall;
-use crate::tool::{ToolCallError, ToolError, ToolOutput, ToolRuntime};
+use crate::tool::{ToolCallError, ToolOutput, ToolRuntime};
 
-/// Stops a tool call that runs longer than its limit; the model is told the call timed out
-/// (and may try again, within the tool's retry budget).
+/// Stops a tool call that runs longer than its limit with [`ToolCallError::TimedOut`]; the
+/// model is told the call timed out (and may try again, within the tool's retry budget).
+///
+/// The same limit can be set on the agent ([`AgentBuilder::tool_timeout`](crate::agent::AgentBuilder::tool_timeout))
+/// or on a tool (`#[tool(timeout = "5s")]`); this middleware sets limits by tool name from
+/// outside the tools (dynamic tools included) and composes with other `wrap_tool_call` hooks:
+/// declared first, its limit covers them too.
 ///
 /// ```
 /// use agent_sdk::middleware::ToolTimeout;
@@ -79,10 +84,7 @@ where
                 Ok(result) => result,
                 Err(_) => {
                     tracing::debug!(%tool, ?limit, "tool call timed out");
-                    Err(ToolCallError::Failed {
-                        tool,
-                        source: ToolError::new(format!("the call timed out after {limit:?}")),
-                    })
+                    Err(ToolCallError::timed_out(tool, limit))
                 }
             }
         })

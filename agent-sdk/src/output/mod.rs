@@ -7,6 +7,7 @@
 //! model to correct it. [`StructuredExt::structured`] does the same for a single model call,
 //! with no agent, and streams partial values parsed by the incremental [`PartialJson`].
 
+mod closed;
 mod derive_support;
 mod error;
 mod extract;
@@ -60,6 +61,20 @@ pub trait OutputSpec: Send + Sync + 'static {
 
     /// Interprets an answer.
     fn parse(&self, message: &AssistantMessage) -> OutputParse<Self::Output>;
+
+    /// Whether `request`, as [`prepare`](Self::prepare)d, sent the provider a closed schema
+    /// for the answer (strict mode: `additionalProperties: false` on every object).
+    fn sent_closed(&self, request: &ChatRequest) -> bool {
+        let _ = request;
+        false
+    }
+
+    /// Interprets an answer to a request for which [`sent_closed`](Self::sent_closed) said
+    /// `closed`: the answer is then held to the closed schema (a field it forbids is invalid).
+    fn parse_closed(&self, message: &AssistantMessage, closed: bool) -> OutputParse<Self::Output> {
+        let _ = closed;
+        self.parse(message)
+    }
 }
 
 /// What an answer means for the run.

@@ -156,9 +156,16 @@ impl<'m, T: StructuredOutput, M: ChatModel + ?Sized> StructuredModel<'m, T, M> {
         loop {
             let mut prepared = request.clone();
             self.spec.prepare(&mut prepared, &profile, false);
+            let closed = self.spec.sent_closed(&prepared);
             let response = self.model.invoke(prepared).await?;
             usage += response.usage;
-            let step = step(&self.spec, &response, &mut attempts, self.max_retries);
+            let step = step(
+                &self.spec,
+                &response,
+                closed,
+                &mut attempts,
+                self.max_retries,
+            );
             match step {
                 Step::Done(value) => return Ok(finish(Ok(value), response, attempts, usage)),
                 Step::Refused(r) => {
@@ -215,6 +222,7 @@ impl<'m, T: StructuredOutput, M: ChatModel + ?Sized> StructuredModel<'m, T, M> {
             broken: false,
             output_call: None,
             finished: false,
+            closed: false,
         };
         futures::stream::unfold(run, |mut run| async move {
             let item = run.next().await?;
@@ -241,10 +249,11 @@ enum Step<T> {
 fn step<T: StructuredOutput>(
     spec: &StructuredSpec<T>,
     response: &ChatResponse,
+    closed: bool,
     attempts: &mut Vec<FailedAttempt>,
     max_retries: u32,
 ) -> Step<T> {
-    let (attempt, feedback) = match spec.interpret(&response.message) {
+    let (attempt, feedback) = match spec.interpret_closed(&response.message, closed) {
         Interpretation::Done(value) => return Step::Done(value),
         Interpretation::Refused(refusal) => return Step::Refused(refusal),
         Interpretation::Continue => unexpected_tool(&response.message),
@@ -318,6 +327,8 @@ struct StreamRun<'m, T, M: ?Sized> {
     /// The index of the final-answer tool call, once it started.
     output_call: Option<usize>,
     finished: bool,
+    /// Whether the current request sent the schema in closed (strict) form.
+    closed: bool,
 }
 
 impl<T: StructuredOutput, M: ChatModel + ?Sized> StreamRun<'_, T, M> {
@@ -334,6 +345,7 @@ impl<T: StructuredOutput, M: ChatModel + ?Sized> StreamRun<'_, T, M> {
                         .spec
                         .resolve(&self.profile, false, !prepared.tools.is_empty());
                     self.spec.prepare(&mut prepared, &self.profile, false);
+                    self.closed = self.spec.sent_closed(&prepared);
                     self.parser = PartialJson::skipping_prose();
                     self.broken = false;
                     self.output_call = None;
@@ -373,7 +385,13 @@ impl<T: StructuredOutput, M: ChatModel + ?Sized> StreamRun<'_, T, M> {
                 StreamEvent::Completed { response } => {
                     self.events = None;
                     self.usage += response.usage;
-                    match step(&self.spec, &response, &mut self.attempts, self.max_retries) {
+                    match step(
+                        &self.spec,
+                        &response,
+                        self.closed,
+                        &mut self.attempts,
+                        self.max_retries,
+                    ) {
                         Step::Done(value) => {
                             self.finished = true;
                             return Some(Ok(StructuredEvent::Done {

@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
+use super::closed::ClosedSchema;
 use super::error::{AnswerError, FailedAttempt};
 use super::extract::extract_json;
 use super::parse::{WRAPPER_KEY, parse_output};
@@ -82,6 +83,8 @@ struct Shared {
     tool: DefinitionRef,
     strict_tool: DefinitionRef,
     instructions: String,
+    /// `object_schema` in OpenAI's strict (closed) form, for answers to strict requests.
+    closed: ClosedSchema,
 }
 
 impl<T> Clone for StructuredSpec<T> {
@@ -154,6 +157,7 @@ impl<T: StructuredOutput> StructuredSpec<T> {
                 tool,
                 strict_tool,
                 instructions,
+                closed: ClosedSchema::default(),
             }),
             _output: PhantomData,
         }
@@ -217,14 +221,43 @@ impl<T: StructuredOutput> StructuredSpec<T> {
 
     /// Interprets an answer; [`OutputSpec::parse`] is this without the details.
     pub fn interpret(&self, message: &AssistantMessage) -> Interpretation<T> {
+        self.interpret_closed(message, false)
+    }
+
+    /// Whether `request` (prepared by this spec) sent the provider the output's schema in
+    /// strict form, every object closed (`additionalProperties: false`): as the strict
+    /// final-answer tool, or as a strict JSON-schema response format.
+    pub fn sent_closed(&self, request: &ChatRequest) -> bool {
+        let shared = &*self.shared;
+        let strict_tool = request
+            .tools
+            .iter()
+            .any(|t| t.name == shared.name && t.strict);
+        let strict_format = matches!(
+            &request.response_format,
+            Some(ResponseFormat::JsonSchema { name, strict: true, .. }) if *name == shared.name
+        );
+        strict_tool || strict_format
+    }
+
+    /// [`interpret`](Self::interpret) for an answer to a request that sent the schema in
+    /// closed form when `closed` ([`sent_closed`](Self::sent_closed)): a field the closed
+    /// schema forbids is then an invalid answer, re-asked like any other.
+    pub fn interpret_closed(&self, message: &AssistantMessage, closed: bool) -> Interpretation<T> {
         if let Some(refusal) = &message.refusal {
             return Interpretation::Refused(refusal.clone());
         }
         let shared = &*self.shared;
+        let parse = |json: &str| {
+            if closed && let Some(error) = shared.closed.extra_field(&shared.object_schema, json) {
+                return Err(error);
+            }
+            parse_output::<T>(json, shared.wrapped)
+        };
         if !message.tool_calls.is_empty() {
             let mut first_error: Option<FailedAttempt> = None;
             for call in message.tool_calls.iter().filter(|c| c.name == shared.name) {
-                match parse_output::<T>(&call.arguments, shared.wrapped) {
+                match parse(&call.arguments) {
                     Ok(value) => return Interpretation::Done(value),
                     Err(error) => {
                         first_error.get_or_insert(FailedAttempt {
@@ -247,7 +280,7 @@ impl<T: StructuredOutput> StructuredSpec<T> {
             Err(AnswerError::Empty)
         } else {
             match extract_json(&text) {
-                Some(json) => parse_output::<T>(json, shared.wrapped),
+                Some(json) => parse(json),
                 None => Err(AnswerError::NoJson),
             }
         };
@@ -339,7 +372,15 @@ impl<T: StructuredOutput> OutputSpec for StructuredSpec<T> {
     }
 
     fn parse(&self, message: &AssistantMessage) -> OutputParse<T> {
-        match self.interpret(message) {
+        self.parse_closed(message, false)
+    }
+
+    fn sent_closed(&self, request: &ChatRequest) -> bool {
+        StructuredSpec::sent_closed(self, request)
+    }
+
+    fn parse_closed(&self, message: &AssistantMessage, closed: bool) -> OutputParse<T> {
+        match self.interpret_closed(message, closed) {
             Interpretation::Continue => OutputParse::Continue,
             Interpretation::Done(value) => OutputParse::Done(value),
             Interpretation::Refused(refusal) => OutputParse::Refused(refusal),

@@ -1,11 +1,14 @@
 //! Test doubles — models and servers that stand in for real providers in tests.
 //!
 //! Nothing here talks to a real provider. Every type is a test double and is named as one.
+//! [`scripting`] has the helpers to play the model's part behind a [`MockServer`]: read a
+//! request's tool results and answer in the output mode it asks for.
 
 mod function;
 mod mock_server;
 mod schema_values;
 mod scripted;
+pub mod scripting;
 mod test_model;
 
 pub use crate::http::{allow_real_network, deny_real_network};

@@ -1,5 +1,7 @@
 //! From a model's tool call to a tool result.
 
+use std::time::Duration;
+
 use serde::de::DeserializeOwned;
 
 use super::runtime::InjectError;
@@ -53,6 +55,40 @@ pub enum ToolCallError {
         /// The panic payload, if it was a string.
         message: String,
     },
+    /// The call did not finish within its timeout (`#[tool(timeout = "5s")]` or
+    /// [`AgentBuilder::tool_timeout`](crate::agent::AgentBuilder::tool_timeout)); its future
+    /// was dropped.
+    #[error("tool `{tool}` did not finish within {after:?} and was cancelled")]
+    TimedOut {
+        /// The tool.
+        tool: String,
+        /// The timeout that passed.
+        after: Duration,
+    },
+}
+
+/// A tool's own error, for `?` in a tool body that returns `Result<ToolOutput, ToolCallError>`
+/// (a [`DynTool`](crate::agent::DynTool) or a hand-written [`CallTool`](super::CallTool)):
+/// the agent runtime fills in the name of the tool that was called.
+///
+/// ```
+/// use agent_sdk::{ToolCallError, ToolError, ToolOutput};
+///
+/// fn lookup(city: &str) -> Result<ToolOutput, ToolCallError> {
+///     if city.is_empty() {
+///         return Err(ToolError::new("give a city").into());
+///     }
+///     Ok(ToolOutput::text(format!("sunny in {city}")))
+/// }
+/// assert!(matches!(lookup(""), Err(ToolCallError::Failed { .. })));
+/// ```
+impl From<ToolError> for ToolCallError {
+    fn from(source: ToolError) -> Self {
+        ToolCallError::Failed {
+            tool: String::new(),
+            source,
+        }
+    }
 }
 
 fn path_suffix(path: &str) -> String {
@@ -70,6 +106,9 @@ impl ToolCallError {
             ToolCallError::InvalidArguments { .. } | ToolCallError::UnknownTool { .. } => {
                 format!("Error: {self}. Fix the call and try again.")
             }
+            ToolCallError::TimedOut { .. } => format!(
+                "Error: {self}. Try again with a smaller request, or answer without this tool."
+            ),
             _ => format!("Error: {self}"),
         }
     }
@@ -81,8 +120,59 @@ impl ToolCallError {
             ToolCallError::InvalidArguments { tool, .. }
             | ToolCallError::Inject { tool, .. }
             | ToolCallError::Failed { tool, .. }
-            | ToolCallError::Panicked { tool, .. } => tool,
+            | ToolCallError::Panicked { tool, .. }
+            | ToolCallError::TimedOut { tool, .. } => tool,
         }
+    }
+
+    /// A [`ToolCallError::Failed`] of `tool` from the tool's own error, so the tool name is
+    /// written once:
+    ///
+    /// ```
+    /// use agent_sdk::{ToolCallError, ToolError};
+    ///
+    /// let err = ToolCallError::failed("get_weather", ToolError::new("city not found"));
+    /// assert_eq!(err.tool(), "get_weather");
+    /// assert_eq!(err.to_string(), "tool `get_weather` failed: city not found");
+    /// ```
+    pub fn failed(tool: impl Into<String>, error: impl Into<ToolError>) -> Self {
+        ToolCallError::Failed {
+            tool: tool.into(),
+            source: error.into(),
+        }
+    }
+
+    /// Names the tool in an error built without it (through `From<ToolError>`); the agent
+    /// runtime calls this with the called tool's name.
+    pub(crate) fn name_tool(mut self, name: &str) -> Self {
+        if let ToolCallError::Failed { tool, .. } = &mut self
+            && tool.is_empty()
+        {
+            *tool = name.to_string();
+        }
+        self
+    }
+
+    /// A [`ToolCallError::TimedOut`] of `tool` after `after`.
+    pub fn timed_out(tool: impl Into<String>, after: Duration) -> Self {
+        ToolCallError::TimedOut {
+            tool: tool.into(),
+            after,
+        }
+    }
+
+    /// Whether the error is the tool's own (it ran and failed, panicked, could not get an
+    /// injected parameter, or timed out), as opposed to a bad call by the model (unknown
+    /// tool, invalid arguments). [`ToolErrorPolicy::Propagate`](crate::agent::ToolErrorPolicy)
+    /// stops the run on the tool's own errors only.
+    pub fn is_tool_fault(&self) -> bool {
+        matches!(
+            self,
+            ToolCallError::Failed { .. }
+                | ToolCallError::Panicked { .. }
+                | ToolCallError::Inject { .. }
+                | ToolCallError::TimedOut { .. }
+        )
     }
 }
 

@@ -26,6 +26,7 @@ pub use runtime::{Inject, InjectError, StateUpdates, ToolRuntime};
 pub use crate::store::Store;
 
 use std::future::Future;
+use std::time::Duration;
 
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
@@ -46,6 +47,10 @@ pub trait Tool: Send + Sync + 'static {
     const RETURN_DIRECT: bool = false;
     /// Whether the tool must run alone rather than concurrently with other calls of a turn.
     const SEQUENTIAL: bool = false;
+    /// How long one call may take before it is cancelled and reported to the model as
+    /// [`ToolCallError::TimedOut`] (`#[tool(timeout = "5s")]`). `None`: the agent's default
+    /// ([`AgentBuilder::tool_timeout`](crate::agent::AgentBuilder::tool_timeout)), if any.
+    const TIMEOUT: Option<Duration> = None;
     /// The arguments the model fills in.
     type Args: DeserializeOwned + JsonSchema + Send + 'static;
 

@@ -2,12 +2,14 @@
 //! parallel and streamed tool calls, tool-result follow-ups, structured output, usage, each
 //! error class, an error inside a 200 stream, a stream cut off mid-answer) run against each
 //! format through an in-process server on 127.0.0.1 that answers as the provider documents,
-//! plus a multi-turn agent run (and stream) with parallel tool calls on each.
+//! plus a multi-turn agent run (and stream) with parallel tool calls on each, and a two-turn
+//! conversation whose second request must obey the provider's history rules.
 //! A new provider passes this suite before it counts.
 
 mod agent;
 mod anthropic;
 mod gemini;
+mod history;
 mod openai_chat;
 mod responses;
 mod scenarios;

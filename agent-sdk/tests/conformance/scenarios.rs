@@ -579,7 +579,16 @@ pub async fn stream_cut_off(w: &dyn Wire) {
 macro_rules! conformance {
     ($module:ident, $wire:expr) => {
         mod $module {
-            use super::{agent, scenarios};
+            use super::{agent, history, scenarios};
+
+            #[tokio::test]
+            async fn continue_a_conversation_after_a_final_answer() {
+                history::continue_after_a_final_answer(&$wire).await
+            }
+            #[tokio::test]
+            async fn continue_a_conversation_after_an_output_error() {
+                history::continue_after_an_output_error(&$wire).await
+            }
 
             #[tokio::test]
             async fn agent_run_with_parallel_tool_calls() {

@@ -1,0 +1,104 @@
+//! Holding an answer to the closed schema the provider was sent.
+//!
+//! In OpenAI's strict dialect every object is closed (`additionalProperties: false`). serde
+//! ignores unknown fields unless a type says `deny_unknown_fields`, so an answer with a field
+//! the schema forbids would otherwise be accepted; when the request sent a closed schema, such
+//! an answer is an [`AnswerError::Schema`] naming the field, and the model is asked again.
+
+use std::sync::OnceLock;
+
+use jsonschema::Validator;
+use jsonschema::error::ValidationErrorKind;
+use serde_json::Value;
+
+use super::error::AnswerError;
+use crate::schema::{Dialect, lower};
+
+/// The closed (strict) form of an output's object schema, compiled on first use.
+#[derive(Default)]
+pub(crate) struct ClosedSchema {
+    validator: OnceLock<Option<Validator>>,
+}
+
+impl std::fmt::Debug for ClosedSchema {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClosedSchema").finish_non_exhaustive()
+    }
+}
+
+impl ClosedSchema {
+    /// The first field of `json` that the strict form of `object_schema` does not allow.
+    pub(crate) fn extra_field(&self, object_schema: &Value, json: &str) -> Option<AnswerError> {
+        let validator = self
+            .validator
+            .get_or_init(|| {
+                let strict = lower(object_schema, Dialect::OpenAiStrict).ok()?;
+                jsonschema::validator_for(&strict).ok()
+            })
+            .as_ref()?;
+        // Malformed JSON is reported by the parse that follows.
+        let value: Value = serde_json::from_str(json).ok()?;
+        validator.iter_errors(&value).find_map(|error| {
+            let ValidationErrorKind::AdditionalProperties { unexpected } = error.kind() else {
+                return None;
+            };
+            let names: Vec<String> = unexpected.iter().map(|n| format!("`{n}`")).collect();
+            Some(AnswerError::Schema {
+                path: json_path(error.instance_path().as_str()),
+                message: format!(
+                    "unknown field{} {}: the schema allows no other fields",
+                    if names.len() == 1 { "" } else { "s" },
+                    names.join(", ")
+                ),
+            })
+        })
+    }
+}
+
+/// A JSON pointer (`/days/0`) as this module's paths (`$.days[0]`).
+fn json_path(pointer: &str) -> String {
+    let mut out = String::from("$");
+    for segment in pointer.split('/').skip(1) {
+        let segment = segment.replace("~1", "/").replace("~0", "~");
+        if !segment.is_empty() && segment.bytes().all(|b| b.is_ascii_digit()) {
+            out.push_str(&format!("[{segment}]"));
+        } else {
+            out.push('.');
+            out.push_str(&segment);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn an_extra_field_is_named_with_its_path() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "days": { "type": "array", "items": {
+                    "type": "object", "properties": { "city": { "type": "string" } },
+                    "required": ["city"]
+                } }
+            },
+            "required": ["days"]
+        });
+        let closed = ClosedSchema::default();
+        let err = closed
+            .extra_field(&schema, r#"{"days":[{"city":"Oslo","mood":"grey"}]}"#)
+            .unwrap();
+        assert_eq!(
+            err.to_string(),
+            "at `$.days[0]`: unknown field `mood`: the schema allows no other fields"
+        );
+        assert!(
+            closed
+                .extra_field(&schema, r#"{"days":[{"city":"Oslo"}]}"#)
+                .is_none()
+        );
+    }
+}

@@ -1,0 +1,9 @@
+use agent_sdk::tool;
+
+/// Look something up.
+#[tool(timeout = "5 seconds")]
+fn lookup() -> String {
+    String::new()
+}
+
+fn main() {}
