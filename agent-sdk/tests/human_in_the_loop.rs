@@ -516,3 +516,39 @@ fn a_pause_resumes_in_a_new_process_like_inline_approval() {
     assert_eq!(child.usage.requests, 2);
     assert_eq!(child.state.sent.len(), 2);
 }
+
+/// Declared in the attribute: the review policy, then the listed middleware.
+#[agent(
+    tools(send_email, search),
+    context = Mailer,
+    state = Outbox,
+    review(send_email(approve, reject)),
+    middleware(agent_sdk::middleware::ToolErrorHandler::always("unavailable"))
+)]
+struct Declared;
+
+#[tokio::test]
+async fn review_and_middleware_declared_in_the_attribute() {
+    let model = Arc::new(model());
+    let agent = Declared::builder(Arc::clone(&model)).build();
+    let pause = agent
+        .run_or_pause("Email bob", Mailer::default())
+        .await
+        .unwrap()
+        .interrupted()
+        .expect("send_email is reviewed");
+    let reviews: Vec<_> = pause.reviews().collect();
+    assert_eq!(reviews.len(), 1);
+    assert_eq!(reviews[0].allowed, Approve | Reject);
+    let run = agent
+        .resume(
+            pause,
+            [("e1".to_string(), Decision::Approve)],
+            Mailer::default(),
+        )
+        .await
+        .unwrap()
+        .finished()
+        .unwrap();
+    assert_eq!(run.output, "All done.");
+}

@@ -141,7 +141,10 @@ where
         if agent.parts.middleware.is_empty() || matches!(dispatch, Dispatch::Decided(_)) {
             dispatch_call(&agent.parts.toolset, &runtime, dispatch).await
         } else {
-            super::hooks::wrap_tool_call(agent, &runtime, call, dispatch).await
+            Box::pin(super::hooks::wrap_tool_call(
+                agent, &runtime, call, dispatch,
+            ))
+            .await
         }
     };
     let caught = AssertUnwindSafe(work).catch_unwind();

@@ -132,9 +132,18 @@ where
     };
     let mut decided = Vec::new();
     if replay.is_none() && !parts.middleware.is_empty() {
-        match hooks::before_agent(agent, &mut record, &context, &mut state).await {
+        match Box::pin(hooks::before_agent(
+            agent,
+            &mut record,
+            &context,
+            &mut state,
+        ))
+        .await
+        {
             Ok(None) => {}
-            Ok(Some(end)) => return hooks::end_with(agent, record, &context, state, end).await,
+            Ok(Some(end)) => {
+                return Box::pin(hooks::end_with(agent, record, &context, state, end)).await;
+            }
             Err(kind) => return Err(record.fail(kind)),
         }
     }
@@ -213,7 +222,8 @@ where
                         Ok(hooks::AfterAnswer::Go) => (Some(Ok(response)), closed),
                         Ok(hooks::AfterAnswer::Again) => continue,
                         Ok(hooks::AfterAnswer::End(end)) => {
-                            return hooks::end_with(agent, record, &context, state, end).await;
+                            return Box::pin(hooks::end_with(agent, record, &context, state, end))
+                                .await;
                         }
                         Ok(hooks::AfterAnswer::Pause(reviews)) => {
                             return hooks::pause(record, state, &machine, turn, response, reviews);
@@ -222,7 +232,7 @@ where
                     }
                 }
                 Ok(hooks::Turned::End(end)) => {
-                    return hooks::end_with(agent, record, &context, state, end).await;
+                    return Box::pin(hooks::end_with(agent, record, &context, state, end)).await;
                 }
                 Err(kind) => return Err(record.fail(kind)),
             }
@@ -498,7 +508,8 @@ where
     // The final-answer tool's call (the only call left unanswered) gets its result.
     history::answer_pending(&mut record.messages, history::FINAL_ANSWER_RECEIVED, false);
     if !agent.parts.middleware.is_empty()
-        && let Err(kind) = hooks::after_agent(agent, &mut record, context, &mut state).await
+        && let Err(kind) =
+            Box::pin(hooks::after_agent(agent, &mut record, context, &mut state)).await
     {
         return Err(record.fail(kind));
     }

@@ -12,7 +12,10 @@
 //! * bad model output is normal input: an unknown tool, invalid arguments (with the JSON
 //!   path), a tool error or a panicking tool becomes a message to the model, within a
 //!   per-tool retry budget;
-//! * nothing is spawned, so dropping the run's future cancels everything in flight.
+//! * nothing is spawned, so dropping the run's future cancels everything in flight;
+//! * [middleware](crate::middleware) hooks around the loop see the typed context and state;
+//! * a run is a value: it can stop before its tool calls run ([`Pause`], holding a
+//!   serializable [`RunSnapshot`]) and go on later, in any process ([`Agent::resume`]).
 //!
 //! ```
 //! use agent_sdk::agent::{AgentBuilder, NoTools, StopReason};

@@ -60,6 +60,9 @@ impl<T, S> Outcome<T, S> {
 /// It holds the run as it was before the answer's request ([`RunSnapshot`]), the answer
 /// itself (so resuming never asks the model again for it), and every call of the answer with
 /// its parsed arguments and, for reviewed calls, what the reviewer is asked.
+///
+/// The context is not part of it (pass it to `resume`), and `max_execution_time` counts again
+/// from the resume: the time spent waiting for a reviewer does not count.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Pause<S> {
     /// [`PAUSE_FORMAT_VERSION`] when written.
