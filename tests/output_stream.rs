@@ -61,7 +61,7 @@ fn partials(events: &[Result<StructuredEvent<Todo>, StructuredError>]) -> Vec<Va
     events
         .iter()
         .filter_map(|e| match e {
-            Ok(StructuredEvent::Partial(v)) => Some(v.clone()),
+            Ok(StructuredEvent::Partial(v)) => Some(v.to_value()),
             _ => None,
         })
         .collect()
@@ -173,7 +173,7 @@ async fn a_vec_root_streams_unwrapped() {
         .collect()
         .await;
     let partial = events.iter().rev().find_map(|e| match e {
-        Ok(StructuredEvent::Partial(v)) => Some(v.clone()),
+        Ok(StructuredEvent::Partial(v)) => Some(v.to_value()),
         _ => None,
     });
     assert_eq!(partial, Some(json!(["a", "bc"])));

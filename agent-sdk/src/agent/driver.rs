@@ -19,6 +19,7 @@ use super::hooks;
 use super::instructions::Instructions;
 use super::limits::Limit;
 use super::machine::{AfterResponse, AfterTools, CallOutcome, Next, Stop};
+use super::output_tap::OutputTap;
 use super::pause::{Outcome, Start};
 use super::result::{RequestUsage, RunResult, Step, StopReason};
 use super::stream::AgentEvent;
@@ -183,18 +184,38 @@ where
             let closed = parts.output.sent_closed(&request);
             tracing::debug!(turn, messages = request.messages.len(), "model request");
             emit(AgentEvent::TurnStart { turn });
-            let answer = within(
-                deadline,
-                call_model(&*parts.model, request, sinks.as_ref().map(|s| &s.events)),
-            )
-            .await;
+            let is_output_tool = |name: &str| parts.output.is_output_tool(name);
+            let forward = sinks.as_ref().map(|s| Forward {
+                events: &s.events,
+                turn,
+                tap: OutputTap::new(&parts.output, &request),
+                is_output_tool: &is_output_tool,
+            });
+            let answer = within(deadline, call_model(&*parts.model, request, forward)).await;
             (answer, closed)
         } else {
             emit(AgentEvent::TurnStart { turn });
-            let sink = |event| forward(sinks.as_ref().map(|s| &s.events), event);
+            // Streamed deltas reach the run's stream through the model's wrappers.
+            let is_output_tool = |name: &str| parts.output.is_output_tool(name);
+            let forward = sinks.as_ref().map(|s| {
+                let request = build_request(agent, &record.messages, with_tools);
+                std::sync::Mutex::new(Forward {
+                    events: &s.events,
+                    turn,
+                    tap: OutputTap::new(&parts.output, &request),
+                    is_output_tool: &is_output_tool,
+                })
+            });
+            let sink = |event| {
+                if let Some(fw) = &forward {
+                    send(&mut fw.lock().unwrap_or_else(|p| p.into_inner()), event);
+                }
+            };
             let sink: Option<&(dyn Fn(StreamEvent) + Send + Sync)> =
-                sinks.as_ref().map(|_| &sink as _);
-            let called = hooks::model_turn(
+                forward.as_ref().map(|_| &sink as _);
+            // Boxed, here and at every hook call: the hooks' futures stay out of the run's
+            // future, which keeps it small for agents without middleware.
+            let called = Box::pin(hooks::model_turn(
                 agent,
                 &mut record,
                 &context,
@@ -204,11 +225,11 @@ where
                 with_tools,
                 deadline,
                 sink,
-            )
+            ))
             .await;
             match called {
                 Ok(hooks::Turned::Answer(mut response, closed)) => {
-                    let flow = hooks::after_model(
+                    let flow = Box::pin(hooks::after_model(
                         agent,
                         &mut record,
                         &context,
@@ -216,7 +237,7 @@ where
                         &mut machine,
                         turn,
                         &mut response,
-                    )
+                    ))
                     .await;
                     match flow {
                         Ok(hooks::AfterAnswer::Go) => (Some(Ok(response)), closed),
@@ -431,20 +452,29 @@ where
     request
 }
 
-/// One model request: `invoke`, or `stream` with deltas forwarded as events.
+/// Where a streamed request's deltas go.
+struct Forward<'a, T, S> {
+    events: &'a UnboundedSender<AgentEvent<T, S>>,
+    turn: u32,
+    tap: OutputTap,
+    is_output_tool: &'a (dyn Fn(&str) -> bool + Sync),
+}
+
+/// One model request: `invoke`, or `stream` with deltas forwarded as events (the final answer
+/// as partial outputs).
 async fn call_model<T, S>(
     model: &dyn ChatModel,
     request: ChatRequest,
-    events: Option<&UnboundedSender<AgentEvent<T, S>>>,
+    forward: Option<Forward<'_, T, S>>,
 ) -> Result<ChatResponse, ModelError> {
-    let Some(events) = events else {
+    let Some(mut fw) = forward else {
         return model.invoke(request).await;
     };
     let mut stream = model.stream(request);
     while let Some(event) = stream.next().await {
         match event? {
             StreamEvent::Completed { response } => return Ok(response),
-            other => forward(Some(events), other),
+            other => send(&mut fw, other),
         }
     }
     Err(ModelError::Incomplete(
@@ -452,25 +482,41 @@ async fn call_model<T, S>(
     ))
 }
 
-/// Sends a model's stream event on as the run's event.
-fn forward<T, S>(events: Option<&UnboundedSender<AgentEvent<T, S>>>, event: StreamEvent) {
-    let Some(events) = events else {
-        return;
-    };
-    let forward = match event {
-        StreamEvent::TextDelta { text } => AgentEvent::TextDelta { text },
+/// Sends one of the model's stream events on as the run's event (the final answer as
+/// partial outputs).
+fn send<T, S>(fw: &mut Forward<'_, T, S>, event: StreamEvent) {
+    let turn = fw.turn;
+    let event = match event {
+        StreamEvent::TextDelta { text } => {
+            if let Some(partial) = fw.tap.feed_text(&text) {
+                let _ = fw.events.send(AgentEvent::TextDelta { text });
+                AgentEvent::PartialOutput { turn, partial }
+            } else {
+                AgentEvent::TextDelta { text }
+            }
+        }
         StreamEvent::ReasoningDelta { text } => AgentEvent::ReasoningDelta { text },
         StreamEvent::RefusalDelta { text } => AgentEvent::RefusalDelta { text },
         StreamEvent::ToolCallStart { index, id, name } => {
+            if fw.tap.start_call(index, (fw.is_output_tool)(&name)) {
+                return;
+            }
             AgentEvent::ToolCallStart { index, id, name }
         }
         StreamEvent::ToolCallDelta { index, arguments } => {
-            AgentEvent::ToolCallDelta { index, arguments }
+            if fw.tap.is_output_call(index) {
+                match fw.tap.feed_call(&arguments) {
+                    Some(partial) => AgentEvent::PartialOutput { turn, partial },
+                    None => return,
+                }
+            } else {
+                AgentEvent::ToolCallDelta { index, arguments }
+            }
         }
         // Reported once per request from the final answer.
         StreamEvent::Usage { .. } | StreamEvent::Completed { .. } => return,
     };
-    let _ = events.send(forward);
+    let _ = fw.events.send(event);
 }
 
 /// `fut`, or `None` when the deadline passes first.

@@ -49,6 +49,7 @@ mod instructions;
 mod limits;
 pub mod machine;
 mod output;
+mod output_tap;
 mod pause;
 mod result;
 mod run;

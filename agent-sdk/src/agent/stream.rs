@@ -11,6 +11,7 @@ use super::error::RunError;
 use super::pause::{Outcome, Pause};
 use super::result::{RunResult, Step};
 use crate::message::AssistantMessage;
+use crate::output::PartialOutput;
 use crate::tool::CustomEvent;
 use crate::usage::Usage;
 
@@ -53,6 +54,16 @@ pub enum AgentEvent<T, S> {
         index: usize,
         /// The new argument text.
         arguments: String,
+    },
+    /// The typed output so far, as it streams in (complete fields, strings so far; not
+    /// validated): from the final-answer tool's arguments in tool mode — that call is not
+    /// reported through `ToolCallStart`/`ToolCallDelta` — or from the answer's JSON text in
+    /// native mode. The value is shared with the parser, not copied per delta.
+    PartialOutput {
+        /// The request's number.
+        turn: u32,
+        /// The output so far.
+        partial: PartialOutput,
     },
     /// The usage of request `turn`.
     Usage {

@@ -38,6 +38,10 @@ impl ClosedSchema {
             .as_ref()?;
         // Malformed JSON is reported by the parse that follows.
         let value: Value = serde_json::from_str(json).ok()?;
+        // The fast check first: error collection runs only for an invalid answer.
+        if validator.is_valid(&value) {
+            return None;
+        }
         validator.iter_errors(&value).find_map(|error| {
             let ValidationErrorKind::AdditionalProperties { unexpected } = error.kind() else {
                 return None;

@@ -14,6 +14,7 @@ mod extract;
 mod model_api;
 mod parse;
 mod partial;
+mod partial_output;
 mod reask;
 mod strategy;
 mod structured;
@@ -26,6 +27,7 @@ pub use extract::extract_json;
 pub use model_api::{ParseFailure, StructuredEvent, StructuredExt, StructuredModel, WithRaw};
 pub use parse::{WRAPPER_KEY, parse_output};
 pub use partial::{PartialError, PartialJson};
+pub use partial_output::PartialOutput;
 pub use reask::{DEFAULT_MAX_RETRIES, correction_messages};
 pub use strategy::{Interpretation, OutputMode, StructuredSpec};
 pub use structured::{SchemaPatch, StructuredOutput, output_schema};
@@ -61,6 +63,19 @@ pub trait OutputSpec: Send + Sync + 'static {
 
     /// Interprets an answer.
     fn parse(&self, message: &AssistantMessage) -> OutputParse<Self::Output>;
+
+    /// Whether the output's JSON is wrapped as `{"value": ...}` in native and tool modes (a
+    /// root that is not an object); partial values are unwrapped.
+    fn is_wrapped(&self) -> bool {
+        false
+    }
+
+    /// Whether `request`, as prepared, asks for the answer as JSON text in a native
+    /// response format (so text deltas are the output's JSON).
+    fn streams_native(&self, request: &ChatRequest) -> bool {
+        let _ = request;
+        false
+    }
 
     /// Whether `request`, as [`prepare`](Self::prepare)d, sent the provider a closed schema
     /// for the answer (strict mode: `additionalProperties: false` on every object).

@@ -3,12 +3,11 @@
 
 use futures::StreamExt;
 use futures::stream::BoxStream;
-use serde_json::Value;
 
 use super::OutputSpec;
 use super::error::{AnswerError, FailedAttempt, StructuredError};
-use super::parse::WRAPPER_KEY;
 use super::partial::PartialJson;
+use super::partial_output::PartialOutput;
 use super::reask::{DEFAULT_MAX_RETRIES, correction_messages};
 use super::strategy::{Interpretation, OutputMode, StructuredSpec};
 use super::structured::StructuredOutput;
@@ -90,8 +89,8 @@ pub enum ParseFailure {
 #[derive(Debug)]
 pub enum StructuredEvent<T> {
     /// The value so far (the bare value, unwrapped): complete fields, strings so far.
-    /// Not validated.
-    Partial(Value),
+    /// Not validated. Shared with the parser, not copied: see [`PartialOutput`].
+    Partial(PartialOutput),
     /// The answer was invalid and the model is being asked again; partial values start over.
     Retry(FailedAttempt),
     /// The final value, validated.
@@ -202,8 +201,8 @@ impl<'m, T: StructuredOutput, M: ChatModel + ?Sized> StructuredModel<'m, T, M> {
     /// incrementally), a [`StructuredEvent::Retry`] when an answer is invalid and the model is
     /// asked again, and [`StructuredEvent::Done`] with the validated value.
     ///
-    /// Each partial value is a copy of the value so far; the parsing itself is linear in the
-    /// bytes received.
+    /// Each partial value shares the parser's value (nothing is copied per delta), so the
+    /// whole stream costs time linear in the bytes received.
     pub fn stream(
         &self,
         messages: Vec<Message>,
@@ -437,7 +436,7 @@ impl<T: StructuredOutput, M: ChatModel + ?Sized> StreamRun<'_, T, M> {
     }
 
     /// Feeds a delta; the unwrapped value so far when it changed.
-    fn feed(&mut self, delta: &str) -> Option<Value> {
+    fn feed(&mut self, delta: &str) -> Option<PartialOutput> {
         if self.broken {
             return None;
         }
@@ -450,12 +449,12 @@ impl<T: StructuredOutput, M: ChatModel + ?Sized> StreamRun<'_, T, M> {
                 return None;
             }
         }
-        let value = self.parser.value()?;
+        let value = self.parser.shared()?;
         let unwrap = self.spec.is_wrapped() && self.mode != OutputMode::Prompted;
         if unwrap {
-            value.get(WRAPPER_KEY).cloned()
+            PartialOutput::unwrapping(value)
         } else {
-            Some(value.clone())
+            Some(PartialOutput::new(value))
         }
     }
 }

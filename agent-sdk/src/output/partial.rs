@@ -4,6 +4,8 @@
 //! looked at once, strings are appended in place, and the partial value is built where it
 //! will stay, so the total work is linear in the bytes received (nothing is re-parsed).
 
+use std::sync::Arc;
+
 use serde_json::{Map, Number, Value};
 
 /// Invalid JSON in a stream.
@@ -36,7 +38,9 @@ pub struct PartialError {
 /// ```
 #[derive(Debug)]
 pub struct PartialJson {
-    root: Option<Value>,
+    /// Shared with the [`shared`](PartialJson::shared) handles given out: written in place
+    /// while no handle is alive (copy-on-write otherwise).
+    root: Option<Arc<Value>>,
     /// From the root, how to reach each open container below it (`path.len() + 1` open
     /// containers when the root is an open container).
     path: Vec<Seg>,
@@ -133,7 +137,14 @@ impl PartialJson {
 
     /// The value so far, `None` before it starts.
     pub fn value(&self) -> Option<&Value> {
-        self.root.as_ref()
+        self.root.as_deref()
+    }
+
+    /// The value so far as a shared handle, without copying it. The parser keeps writing in
+    /// place while no handle is alive; a handle kept across a [`push`](Self::push) sees the
+    /// value as it was (the parser then copies once, on its next write).
+    pub fn shared(&self) -> Option<Arc<Value>> {
+        self.root.clone()
     }
 
     /// Whether the root value is complete.
@@ -153,7 +164,7 @@ impl PartialJson {
             self.end_scalar()?;
         }
         match (self.state, self.root) {
-            (State::Done, Some(root)) => Ok(root),
+            (State::Done, Some(root)) => Ok(Arc::try_unwrap(root).unwrap_or_else(|r| (*r).clone())),
             (_, root) => Err(PartialError {
                 offset: self.offset,
                 message: if root.is_none() {
@@ -307,7 +318,7 @@ impl PartialJson {
 
     /// The innermost open container.
     fn container(&mut self) -> Option<&mut Value> {
-        let mut node = self.root.as_mut()?;
+        let mut node = Arc::make_mut(self.root.as_mut()?);
         for seg in &self.path {
             node = match (seg, node) {
                 (Seg::Index(i), Value::Array(items)) => items.get_mut(*i)?,
@@ -321,7 +332,7 @@ impl PartialJson {
     /// Puts `value` in the current slot; returns the segment that reaches it.
     fn insert(&mut self, value: Value) -> Option<Seg> {
         if self.open.is_empty() {
-            self.root = Some(value);
+            self.root = Some(Arc::new(value));
             return None;
         }
         let key = self.key.take();
@@ -378,7 +389,7 @@ impl PartialJson {
 
     /// Appends to the string being read.
     fn append(&mut self, text: &str) {
-        let mut node = self.root.as_mut();
+        let mut node = self.root.as_mut().map(Arc::make_mut);
         for seg in &self.path {
             node = match (seg, node) {
                 (Seg::Index(i), Some(Value::Array(items))) => items.get_mut(*i),

@@ -379,6 +379,17 @@ impl<T: StructuredOutput> OutputSpec for StructuredSpec<T> {
         StructuredSpec::sent_closed(self, request)
     }
 
+    fn is_wrapped(&self) -> bool {
+        self.shared.wrapped
+    }
+
+    fn streams_native(&self, request: &ChatRequest) -> bool {
+        matches!(
+            &request.response_format,
+            Some(ResponseFormat::JsonSchema { name, .. }) if *name == self.shared.name
+        )
+    }
+
     fn parse_closed(&self, message: &AssistantMessage, closed: bool) -> OutputParse<T> {
         match self.interpret_closed(message, closed) {
             Interpretation::Continue => OutputParse::Continue,

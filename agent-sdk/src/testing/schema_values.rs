@@ -13,8 +13,10 @@ const MAX_DEPTH: usize = 6;
 /// numeric bounds and `multipleOf`, string `minLength`/`maxLength` and common `format`s.
 /// Every property is filled, optional ones included, so tools see complete arguments.
 ///
-/// A `pattern` is not solved: strings are plain, so a schema with a pattern may get a value
-/// that does not match it.
+/// Keywords beside `$ref`, `allOf` and `anyOf`/`oneOf` are kept (an internally tagged
+/// variant's tag, a flattened enum's shared fields), a map gets one entry, and a string with a
+/// `pattern` is built from the regular expression (its shortest match, taking the first
+/// alternative and the first character of each class).
 ///
 /// ```
 /// use serde_json::json;
@@ -38,23 +40,21 @@ struct Generator<'a> {
     root: &'a Value,
 }
 
-impl<'a> Generator<'a> {
-    fn resolve(&self, reference: &str) -> Option<&'a Value> {
+impl Generator<'_> {
+    fn resolve(&self, reference: &str) -> Option<&Value> {
         let pointer = reference.strip_prefix('#')?;
         self.root.pointer(pointer)
     }
 
-    fn value(&self, schema: &'a Value, depth: usize) -> Value {
+    /// A value for `schema`: its own keywords (`type`, `properties`, ...) and every
+    /// applicator beside them (`$ref`, `allOf`, `anyOf`/`oneOf`) each give a value, and the
+    /// object values are merged — so an internally tagged variant (`$ref` plus sibling
+    /// `properties` holding the tag) keeps both its fields and its tag.
+    fn value(&self, schema: &Value, depth: usize) -> Value {
         let Some(obj) = schema.as_object() else {
             // `true` (anything) or `false` (nothing can satisfy it): null is the best guess.
             return Value::Null;
         };
-        if let Some(reference) = obj.get("$ref").and_then(Value::as_str) {
-            return match self.resolve(reference) {
-                Some(target) => self.value(target, depth + 1),
-                None => Value::Null,
-            };
-        }
         if let Some(value) = obj.get("const") {
             return value.clone();
         }
@@ -65,27 +65,51 @@ impl<'a> Generator<'a> {
         {
             return first.clone();
         }
+        let mut parts = Vec::new();
+        if let Some(reference) = obj.get("$ref").and_then(Value::as_str) {
+            parts.push(match self.resolve(reference) {
+                Some(target) => self.value(target, depth + 1),
+                None => Value::Null,
+            });
+        }
         if let Some(Value::Array(all)) = obj.get("allOf") {
-            return self.all_of(all, depth);
+            parts.push(self.all_of(all, depth));
         }
         for key in ["anyOf", "oneOf"] {
             if let Some(Value::Array(options)) = obj.get(key) {
-                return self.one_of(options, depth);
+                parts.push(self.one_of(options, depth));
             }
         }
-        match obj.get("type") {
-            Some(Value::String(ty)) => self.typed(ty, obj, depth),
-            Some(Value::Array(types)) => {
-                let ty = pick_type(types, depth);
-                self.typed(ty, obj, depth)
+        let own = match obj.get("type") {
+            Some(Value::String(ty)) => Some(self.typed(ty, obj, depth)),
+            Some(Value::Array(types)) => Some(self.typed(pick_type(types, depth), obj, depth)),
+            _ if obj.contains_key("properties") || obj.contains_key("additionalProperties") => {
+                Some(self.typed("object", obj, depth))
             }
-            _ if obj.contains_key("properties") => self.typed("object", obj, depth),
-            _ if obj.contains_key("items") => self.typed("array", obj, depth),
-            _ => Value::Null,
+            _ if obj.contains_key("items") || obj.contains_key("prefixItems") => {
+                Some(self.typed("array", obj, depth))
+            }
+            _ if obj.contains_key("pattern") || obj.contains_key("minLength") => {
+                Some(self.typed("string", obj, depth))
+            }
+            _ => None,
+        };
+        let mut parts = parts.into_iter();
+        let Some(mut value) = parts.next() else {
+            return own.unwrap_or(Value::Null);
+        };
+        for part in parts {
+            value = merge(value, part);
+        }
+        match own {
+            // Object keywords beside an applicator (a tag, shared fields) join its value;
+            // a lone `type` beside one says nothing more.
+            Some(own @ Value::Object(_)) => merge(value, own),
+            _ => value,
         }
     }
 
-    fn one_of(&self, options: &'a [Value], depth: usize) -> Value {
+    fn one_of(&self, options: &[Value], depth: usize) -> Value {
         let is_null = |s: &Value| s.get("type").and_then(Value::as_str) == Some("null");
         let choice = if depth >= MAX_DEPTH {
             options.iter().find(|s| is_null(s)).or(options.first())
@@ -95,19 +119,13 @@ impl<'a> Generator<'a> {
         choice.map_or(Value::Null, |s| self.value(s, depth + 1))
     }
 
-    fn all_of(&self, parts: &'a [Value], depth: usize) -> Value {
-        let mut merged = Map::new();
-        for part in parts {
-            match self.value(part, depth + 1) {
-                Value::Object(map) => merged.extend(map),
-                other if parts.len() == 1 => return other,
-                _ => {}
-            }
-        }
-        Value::Object(merged)
+    fn all_of(&self, parts: &[Value], depth: usize) -> Value {
+        let mut values = parts.iter().map(|part| self.value(part, depth + 1));
+        let first = values.next().unwrap_or(Value::Null);
+        values.fold(first, merge)
     }
 
-    fn typed(&self, ty: &str, obj: &'a Map<String, Value>, depth: usize) -> Value {
+    fn typed(&self, ty: &str, obj: &Map<String, Value>, depth: usize) -> Value {
         match ty {
             "null" => Value::Null,
             "boolean" => Value::Bool(true),
@@ -120,7 +138,7 @@ impl<'a> Generator<'a> {
         }
     }
 
-    fn array(&self, obj: &'a Map<String, Value>, depth: usize) -> Value {
+    fn array(&self, obj: &Map<String, Value>, depth: usize) -> Value {
         let min = obj.get("minItems").and_then(Value::as_u64).unwrap_or(0) as usize;
         let max = obj
             .get("maxItems")
@@ -133,6 +151,13 @@ impl<'a> Generator<'a> {
         let wanted = if depth >= MAX_DEPTH { min } else { min.max(1) };
         let wanted = max.map_or(wanted, |m| wanted.min(m));
         if let Some(item) = obj.get("items").filter(|i| i.is_object()) {
+            // A set (`uniqueItems`) of more than one item needs distinct values; one is
+            // always valid.
+            let wanted = if obj.get("uniqueItems") == Some(&Value::Bool(true)) {
+                wanted.min(1)
+            } else {
+                wanted
+            };
             while items.len() < wanted {
                 items.push(self.value(item, depth + 1));
             }
@@ -140,7 +165,7 @@ impl<'a> Generator<'a> {
         Value::Array(items)
     }
 
-    fn object(&self, obj: &'a Map<String, Value>, depth: usize) -> Value {
+    fn object(&self, obj: &Map<String, Value>, depth: usize) -> Value {
         let required: Vec<&str> = obj
             .get("required")
             .and_then(Value::as_array)
@@ -155,7 +180,32 @@ impl<'a> Generator<'a> {
                 out.insert(name.clone(), self.value(schema, depth + 1));
             }
         }
+        // A map (`additionalProperties` with a schema and no fixed properties) gets one entry.
+        if out.is_empty()
+            && depth < MAX_DEPTH
+            && let Some(values) = obj.get("additionalProperties").filter(|v| v.is_object())
+        {
+            let key = obj
+                .get("propertyNames")
+                .map(|names| self.value(names, depth + 1))
+                .and_then(|k| k.as_str().map(str::to_string))
+                .unwrap_or_else(|| "key".to_string());
+            out.insert(key, self.value(values, depth + 1));
+        }
         Value::Object(out)
+    }
+}
+
+/// Two values for one schema: objects are merged (`b`'s members win), otherwise `a` stays
+/// unless it is null.
+fn merge(a: Value, b: Value) -> Value {
+    match (a, b) {
+        (Value::Object(mut a), Value::Object(b)) => {
+            a.extend(b);
+            Value::Object(a)
+        }
+        (Value::Null, b) => b,
+        (a, _) => a,
     }
 }
 
@@ -228,6 +278,11 @@ fn string(obj: &Map<String, Value>) -> Value {
     if let Some(s) = by_format {
         return json!(s);
     }
+    if let Some(pattern) = obj.get("pattern").and_then(Value::as_str)
+        && let Some(text) = matching(pattern)
+    {
+        return json!(text);
+    }
     let min = obj.get("minLength").and_then(Value::as_u64).unwrap_or(1) as usize;
     let max = obj
         .get("maxLength")
@@ -235,6 +290,50 @@ fn string(obj: &Map<String, Value>) -> Value {
         .map(|m| m as usize);
     let len = max.map_or(min, |m| min.min(m));
     json!("a".repeat(len))
+}
+
+/// A string matching `pattern` (anywhere, as JSON Schema's `pattern` requires): the
+/// shortest one, taking the first branch of each alternation and the first character of each
+/// class ('a', '0' or 'A' when the class has them). `None` when the pattern does not parse.
+fn matching(pattern: &str) -> Option<String> {
+    let hir = regex_syntax::parse(pattern).ok()?;
+    let mut out = String::new();
+    write_match(&hir, &mut out);
+    Some(out)
+}
+
+fn write_match(hir: &regex_syntax::hir::Hir, out: &mut String) {
+    use regex_syntax::hir::{Class, HirKind};
+    match hir.kind() {
+        HirKind::Empty | HirKind::Look(_) => {}
+        HirKind::Literal(lit) => out.push_str(&String::from_utf8_lossy(&lit.0)),
+        HirKind::Class(Class::Unicode(class)) => {
+            let ranges = class.ranges();
+            let has = |c: char| ranges.iter().any(|r| r.start() <= c && c <= r.end());
+            let pick = ['a', '0', 'A']
+                .into_iter()
+                .find(|c| has(*c))
+                .or_else(|| ranges.first().map(|r| r.start()));
+            out.extend(pick);
+        }
+        HirKind::Class(Class::Bytes(class)) => {
+            if let Some(r) = class.ranges().first() {
+                out.push(char::from(r.start()));
+            }
+        }
+        HirKind::Repetition(rep) => {
+            for _ in 0..rep.min {
+                write_match(&rep.sub, out);
+            }
+        }
+        HirKind::Capture(cap) => write_match(&cap.sub, out),
+        HirKind::Concat(items) => items.iter().for_each(|h| write_match(h, out)),
+        HirKind::Alternation(branches) => {
+            if let Some(first) = branches.first() {
+                write_match(first, out);
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -274,6 +373,42 @@ mod tests {
             depth += 1;
         }
         assert!(depth > 0 && depth < 10, "depth {depth}");
+    }
+
+    #[test]
+    fn patterns_are_matched() {
+        for pattern in [
+            "^[A-Z]{3}-\\d{2,4}$",
+            "^(eur|usd)$",
+            "^\\w+@\\w+\\.com$",
+            "x?y+",
+        ] {
+            let text = matching(pattern).unwrap();
+            let re = regex::Regex::new(pattern).unwrap();
+            assert!(re.is_match(&text), "{text:?} does not match {pattern}");
+        }
+    }
+
+    #[test]
+    fn ref_siblings_and_maps() {
+        let schema = json!({
+            "oneOf": [{
+                "$ref": "#/$defs/Circle",
+                "properties": { "kind": { "type": "string", "const": "circle" } },
+                "required": ["kind"]
+            }],
+            "$defs": {
+                "Circle": { "type": "object", "properties": { "r": { "type": "number" } },
+                            "required": ["r"] },
+                "Scores": { "type": "object", "additionalProperties": { "type": "integer" } }
+            }
+        });
+        assert_eq!(
+            example_value(&schema),
+            json!({ "kind": "circle", "r": 1.5 })
+        );
+        let map = json!({ "$ref": "#/$defs/Scores", "$defs": schema["$defs"].clone() });
+        assert_eq!(example_value(&map), json!({ "key": 1 }));
     }
 
     #[test]

@@ -5,4 +5,5 @@ mod blocking;
 mod dyn_args;
 mod history;
 mod papercuts;
+mod partial_output;
 mod timeout;
