@@ -7,15 +7,28 @@
 //! same messages, one `serde_json` parse, one direct call); the difference is the framework's
 //! cost per run.
 //!
+//! `full_run_3_noop_middleware` is the same run through three middlewares that implement no
+//! hook (every default: `before_agent`, `before_model`, `wrap_model_call`, `after_model`,
+//! `wrap_tool_call`, `after_agent`), so the difference to `full_run` is what the hooks cost.
+//! `pause_serialize_resume` pauses the run before the tool call (human in the loop), writes
+//! the pause to JSON, reads it back and resumes with an approval.
+//!
 //! Run: `cargo bench --bench agent_run`
 
 use std::hint::black_box;
 use std::sync::Arc;
 
+use agent_sdk::agent::{Outcome, Pause};
+use agent_sdk::middleware::{Decision, DecisionKind, HumanInTheLoop, Middleware};
 use agent_sdk::model::{ChatModel, ChatRequest};
 use agent_sdk::prelude::*;
 use agent_sdk::testing::FunctionModel;
 use criterion::{Criterion, criterion_group, criterion_main};
+
+/// A middleware with no hook of its own.
+struct Noop;
+
+impl<C: Send + Sync + 'static, S: Send + Sync + 'static> Middleware<C, S> for Noop {}
 
 /// Add two integers.
 ///
@@ -75,7 +88,36 @@ fn bench(c: &mut Criterion) {
     let direct = model();
     let tool_def: agent_sdk::tool::DefinitionRef = <add as Tool>::definition().into();
 
+    let with_middleware = Adder::builder(Arc::new(model()))
+        .middleware(Noop)
+        .middleware(Noop)
+        .middleware(Noop)
+        .build();
+    let reviewed = Adder::builder(Arc::new(model()))
+        .middleware(HumanInTheLoop::new().review("add", DecisionKind::Approve))
+        .build();
+    let round_trip = || async {
+        let Outcome::Interrupted(pause) = reviewed.run_or_pause("2 + 3?", ()).await.unwrap() else {
+            unreachable!("`add` is reviewed")
+        };
+        let json = serde_json::to_string(&pause).unwrap();
+        let pause: Pause<()> = serde_json::from_str(&json).unwrap();
+        let id = pause.calls[0].call.id.clone();
+        let outcome = reviewed
+            .resume(pause, [(id, Decision::Approve)], ())
+            .await
+            .unwrap();
+        outcome.finished().unwrap()
+    };
+
     let check = rt.block_on(agent.run("2 + 3?", ())).unwrap();
+    assert_eq!(
+        rt.block_on(with_middleware.run("2 + 3?", ()))
+            .unwrap()
+            .output,
+        "The sum is 5."
+    );
+    assert_eq!(rt.block_on(round_trip()).output, "The sum is 5.");
     assert_eq!(check.output, "The sum is 5.");
     assert_eq!(rt.block_on(baseline(&direct, &tool_def)), "The sum is 5.");
 
@@ -84,6 +126,16 @@ fn bench(c: &mut Criterion) {
         b.iter(|| {
             rt.block_on(async { black_box(agent.run(black_box("2 + 3?"), ()).await.unwrap()) })
         })
+    });
+    group.bench_function("full_run_3_noop_middleware", |b| {
+        b.iter(|| {
+            rt.block_on(async {
+                black_box(with_middleware.run(black_box("2 + 3?"), ()).await.unwrap())
+            })
+        })
+    });
+    group.bench_function("pause_serialize_resume", |b| {
+        b.iter(|| rt.block_on(async { black_box(round_trip().await) }))
     });
     group.bench_function("baseline_by_hand", |b| {
         b.iter(|| rt.block_on(async { black_box(baseline(&direct, &tool_def).await) }))

@@ -8,6 +8,7 @@
 mod attrs;
 mod codegen;
 mod impl_block;
+mod middleware;
 
 use proc_macro2::TokenStream;
 use quote::ToTokens;

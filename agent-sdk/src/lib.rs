@@ -43,6 +43,7 @@ pub mod agent;
 pub mod error;
 pub mod http;
 pub mod message;
+pub mod middleware;
 pub mod model;
 pub mod output;
 pub mod persist;

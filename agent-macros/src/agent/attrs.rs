@@ -6,7 +6,9 @@ use syn::parse::{ParseStream, Parser};
 use syn::punctuated::Punctuated;
 use syn::{Expr, ExprLit, Ident, Lit, LitInt, LitStr, Path, Token, Type};
 
-const KEYS: &str = "tools, output, context, state, max_turns, instructions";
+use super::middleware::{ReviewAttr, parse_middleware, parse_review};
+
+const KEYS: &str = "tools, output, context, state, max_turns, instructions, middleware, review";
 
 /// Where the system prompt comes from.
 pub enum InstructionsAttr {
@@ -26,6 +28,10 @@ pub struct AgentAttrs {
     pub state: Option<Type>,
     pub max_turns: Option<LitInt>,
     pub instructions: Option<InstructionsAttr>,
+    /// `middleware(...)`: middleware values, in order.
+    pub middleware: Vec<Expr>,
+    /// `review(...)`: the tools a human reviews, with their allowed decisions.
+    pub reviews: Vec<ReviewAttr>,
 }
 
 /// Parses the attribute; `Err` holds every error found, combined. `tools(...)` is required on
@@ -38,6 +44,8 @@ pub fn parse(attr: TokenStream, tools_required: bool) -> Result<AgentAttrs, syn:
     let mut state = None;
     let mut max_turns = None;
     let mut instructions = None;
+    let mut middleware = None;
+    let mut reviews = None;
 
     let parser = |input: ParseStream<'_>| -> syn::Result<()> {
         while !input.is_empty() {
@@ -57,6 +65,9 @@ pub fn parse(attr: TokenStream, tools_required: bool) -> Result<AgentAttrs, syn:
                 }),
                 "instructions" => parse_instructions(input, &key)
                     .map(|i| set(&mut instructions, i, &key, &mut errors)),
+                "middleware" => parse_middleware(input, &key)
+                    .map(|m| set(&mut middleware, m, &key, &mut errors)),
+                "review" => parse_review(input, &key).map(|r| set(&mut reviews, r, &key, &mut errors)),
                 _ => {
                     let hint = suggestion(&name)
                         .map(|s| format!("; did you mean `{s}`?"))
@@ -104,6 +115,8 @@ pub fn parse(attr: TokenStream, tools_required: bool) -> Result<AgentAttrs, syn:
         state,
         max_turns,
         instructions,
+        middleware: middleware.unwrap_or_default(),
+        reviews: reviews.unwrap_or_default(),
     })
 }
 
@@ -171,13 +184,15 @@ fn skip_value(input: ParseStream<'_>) {
 
 /// The closest known key, for typos.
 fn suggestion(name: &str) -> Option<&'static str> {
-    const ALL: [&str; 6] = [
+    const ALL: [&str; 8] = [
         "tools",
         "output",
         "context",
         "state",
         "max_turns",
         "instructions",
+        "middleware",
+        "review",
     ];
     ALL.into_iter()
         .map(|k| (k, distance(name, k)))

@@ -81,7 +81,7 @@ pub fn generate_struct(
     let toolset = generate_toolset(&target, attrs, &entries);
     let builder_ty = builder_type(&sdk, &target, attrs);
     let output_bound = output_bound(&sdk, attrs);
-    let configure = configure(&sdk, attrs, docs, quote!(self));
+    let configure = configure(&sdk, attrs, docs, quote!(self), &entries)?;
     let unit_builder = matches!(item.fields, Fields::Unit).then(|| {
         quote! {
             /// Starts configuring this agent with `model`; finish with `.build()`.
@@ -277,7 +277,8 @@ pub fn configure(
     attrs: &AgentAttrs,
     docs: &str,
     toolset: TokenStream,
-) -> TokenStream {
+    entries: &[ToolEntry],
+) -> syn::Result<TokenStream> {
     let (_, output_spec) = output(sdk, attrs.output.as_ref());
     let instructions = match &attrs.instructions {
         Some(InstructionsAttr::Text(text)) => quote!(.instructions(#text)),
@@ -288,12 +289,14 @@ pub fn configure(
         None => quote!(),
     };
     let max_turns = attrs.max_turns.as_ref().map(|n| quote!(.max_turns(#n)));
-    quote! {
+    let middleware = super::middleware::configure(sdk, &attrs.middleware, &attrs.reviews, entries)?;
+    Ok(quote! {
         #sdk::agent::AgentBuilder::new(model, #toolset)
             .output(#output_spec)
             #instructions
             #max_turns
-    }
+            #middleware
+    })
 }
 
 /// `tokens` with every span set to `span`.

@@ -9,6 +9,7 @@ use super::dyn_tool::{DynTool, SharedDynTool};
 use super::instructions::Instructions;
 use super::limits::{LimitPolicy, RunPolicy, ToolErrorPolicy};
 use super::toolset::Toolset;
+use crate::middleware::{Chain, Middleware, SharedMiddleware};
 use crate::model::{ChatModel, SharedModel};
 use crate::output::{OutputSpec, TextOutput};
 use crate::store::Store;
@@ -94,6 +95,7 @@ pub(crate) struct Parts<T, O, C, S> {
     pub(crate) max_parallel_tools: usize,
     pub(crate) tool_timeout: Option<Duration>,
     pub(crate) store: Option<Store>,
+    pub(crate) middleware: Chain<C, S>,
 }
 
 /// The default cap on tool calls of one answer running at once.
@@ -117,6 +119,7 @@ where
                 max_parallel_tools: DEFAULT_MAX_PARALLEL_TOOLS,
                 tool_timeout: None,
                 store: None,
+                middleware: Chain::default(),
             },
         }
     }
@@ -145,6 +148,7 @@ where
                 max_parallel_tools: p.max_parallel_tools,
                 tool_timeout: p.tool_timeout,
                 store: p.store,
+                middleware: p.middleware,
             },
         }
     }
@@ -264,6 +268,27 @@ where
     /// Whether the model may call several tools per answer.
     pub fn parallel_tool_calls(mut self, allowed: bool) -> Self {
         self.parts.settings.parallel_tool_calls = Some(allowed);
+        self
+    }
+
+    /// Adds a middleware. `before_*` hooks run in the order middleware is added, `after_*`
+    /// hooks in reverse, and `wrap_*` hooks nest with the first added outermost.
+    pub fn middleware(mut self, middleware: impl Middleware<C, S>) -> Self
+    where
+        C: Send + Sync,
+        S: Send + Sync,
+    {
+        self.parts.middleware.push(Arc::new(middleware));
+        self
+    }
+
+    /// Adds a shared middleware (see [`AgentBuilder::middleware`]).
+    pub fn shared_middleware(mut self, middleware: SharedMiddleware<C, S>) -> Self
+    where
+        C: Send + Sync,
+        S: Send + Sync,
+    {
+        self.parts.middleware.push(middleware);
         self
     }
 

@@ -21,6 +21,8 @@ pub(crate) enum Dispatch<'a, K, C, S> {
     Static(K),
     Dyn(&'a SharedDynTool<C, S>, Value),
     Invalid(ToolCallError),
+    /// Answered by a reviewer (human in the loop); does not run.
+    Decided(Result<ToolOutput, ToolCallError>),
 }
 
 /// A call resolved to what runs it, with the tool's flags.
@@ -121,8 +123,8 @@ where
 ///
 /// A call that times out has its future dropped (a sync tool's blocking thread finishes on
 /// its own; its result is discarded).
-pub(crate) async fn run_call<T, C, S>(
-    toolset: &T,
+pub(crate) async fn run_call<T, O, C, S>(
+    agent: &Agent<T, O, C, S>,
     base: &ToolRuntime<C, S>,
     call: &ToolCall,
     dispatch: Dispatch<'_, T::Call, C, S>,
@@ -130,15 +132,19 @@ pub(crate) async fn run_call<T, C, S>(
 ) -> (Result<ToolOutput, ToolCallError>, StateUpdates<S>)
 where
     T: Toolset<C, S>,
-    C: 'static,
-    S: 'static,
+    O: OutputSpec,
+    C: Send + Sync + 'static,
+    S: Send + Sync + 'static,
 {
     let runtime = base.for_call(call.id.as_str());
     let work = async {
-        match dispatch {
-            Dispatch::Static(parsed) => toolset.call(parsed, &runtime).await,
-            Dispatch::Dyn(tool, args) => tool.call(args, &runtime).await,
-            Dispatch::Invalid(error) => Err(error),
+        if agent.parts.middleware.is_empty() || matches!(dispatch, Dispatch::Decided(_)) {
+            dispatch_call(&agent.parts.toolset, &runtime, dispatch).await
+        } else {
+            Box::pin(super::hooks::wrap_tool_call(
+                agent, &runtime, call, dispatch,
+            ))
+            .await
         }
     };
     let caught = AssertUnwindSafe(work).catch_unwind();
@@ -166,6 +172,25 @@ where
         tracing::debug!(tool = %call.name, %error, "tool call failed");
     }
     (result, runtime.take_state_updates())
+}
+
+/// Runs a planned call.
+pub(crate) async fn dispatch_call<T, C, S>(
+    toolset: &T,
+    runtime: &ToolRuntime<C, S>,
+    dispatch: Dispatch<'_, T::Call, C, S>,
+) -> Result<ToolOutput, ToolCallError>
+where
+    T: Toolset<C, S>,
+    C: 'static,
+    S: 'static,
+{
+    match dispatch {
+        Dispatch::Static(parsed) => toolset.call(parsed, runtime).await,
+        Dispatch::Dyn(tool, args) => tool.call(args, runtime).await,
+        Dispatch::Invalid(error) => Err(error),
+        Dispatch::Decided(result) => result,
+    }
 }
 
 fn panic_message(payload: &(dyn Any + Send)) -> String {

@@ -15,10 +15,12 @@ use super::builder::Agent;
 use super::call::{Planned, group_ranges, plan, run_call, tool_message};
 use super::error::{PartialRun, RunError, RunErrorKind};
 use super::history;
-use super::input::Input;
+use super::hooks;
+use super::instructions::Instructions;
 use super::limits::Limit;
-use super::machine::{AfterResponse, AfterTools, CallOutcome, Machine, Next, Stop};
+use super::machine::{AfterResponse, AfterTools, CallOutcome, Next, Stop};
 use super::output_tap::OutputTap;
+use super::pause::{Outcome, Start};
 use super::result::{RequestUsage, RunResult, Step, StopReason};
 use super::stream::AgentEvent;
 use super::toolset::Toolset;
@@ -35,15 +37,15 @@ pub(crate) struct Sinks<T, S> {
 }
 
 /// The transcript being built.
-struct Record {
-    messages: Vec<Message>,
-    usage: Usage,
-    request_usage: Vec<RequestUsage>,
-    steps: Vec<Step>,
+pub(super) struct Record {
+    pub(super) messages: Vec<Message>,
+    pub(super) usage: Usage,
+    pub(super) request_usage: Vec<RequestUsage>,
+    pub(super) steps: Vec<Step>,
 }
 
 impl Record {
-    fn fail(mut self, kind: RunErrorKind) -> RunError {
+    pub(super) fn fail(mut self, kind: RunErrorKind) -> RunError {
         tracing::debug!(error = %kind, "run failed");
         history::answer_pending(&mut self.messages, "Not run: the run stopped.", true);
         RunError::new(
@@ -58,7 +60,7 @@ impl Record {
     }
 
     /// Answers calls that will not run, so the history stays valid for every provider.
-    fn skip(&mut self, calls: &[ToolCall], why: &str) {
+    pub(super) fn skip(&mut self, calls: &[ToolCall], why: &str) {
         for call in calls {
             self.messages.push(Message::Tool(ToolResultMessage {
                 call_id: call.id.clone(),
@@ -73,11 +75,10 @@ impl Record {
 /// Runs the loop to its end.
 pub(crate) async fn drive<T, O, C, S>(
     agent: &Agent<T, O, C, S>,
-    input: Input,
+    start: Start<S>,
     context: Arc<C>,
-    state: S,
     sinks: Option<Sinks<O::Output, S>>,
-) -> Result<RunResult<O::Output, S>, RunError>
+) -> Result<Outcome<O::Output, S>, RunError>
 where
     T: Toolset<C, S>,
     O: OutputSpec,
@@ -87,36 +88,42 @@ where
     let parts = &agent.parts;
     let started = Instant::now();
     let deadline = parts.policy.limits.max_execution_time.map(|d| started + d);
-    let mut machine = Machine::new(parts.policy);
-    let mut state = Arc::new(state);
-    let mut record = Record {
-        messages: input.into_messages(),
-        usage: Usage::default(),
-        request_usage: Vec::new(),
-        steps: Vec::new(),
-    };
-    // A history whose last answer has calls without results (written by hand, or saved
-    // before they ran) would be rejected by the provider: answer them first.
-    let repaired = history::answer_pending(
-        &mut record.messages,
-        "Not run: the conversation went on without this call.",
-        true,
-    );
-    if repaired > 0 {
-        tracing::debug!(
-            repaired,
-            "answered tool calls left pending in the given history"
-        );
-    }
-    let has_system = match parts.instructions.render(&context, &state) {
-        Some(text) => {
-            match record.messages.first_mut() {
-                Some(Message::System { content }) => *content = text,
-                _ => record.messages.insert(0, Message::system(text)),
+    let hooks::Begin {
+        mut machine,
+        mut state,
+        mut record,
+        mut replay,
+        input,
+    } = hooks::start(agent, start);
+    let has_system = match input {
+        // A resumed run: its transcript already has the instructions.
+        None => !matches!(parts.instructions, Instructions::None),
+        Some(input) => {
+            record.messages = input.into_messages();
+            // A history whose last answer has calls without results (written by hand, or
+            // saved before they ran) would be rejected by the provider: answer them first.
+            let repaired = history::answer_pending(
+                &mut record.messages,
+                "Not run: the conversation went on without this call.",
+                true,
+            );
+            if repaired > 0 {
+                tracing::debug!(
+                    repaired,
+                    "answered tool calls left pending in the given history"
+                );
             }
-            true
+            match parts.instructions.render(&context, &state) {
+                Some(text) => {
+                    match record.messages.first_mut() {
+                        Some(Message::System { content }) => *content = text,
+                        _ => record.messages.insert(0, Message::system(text)),
+                    }
+                    true
+                }
+                None => false,
+            }
         }
-        None => false,
     };
     let emit = |event: AgentEvent<O::Output, S>| {
         if let Some(sinks) = &sinks {
@@ -124,6 +131,23 @@ where
             let _ = sinks.events.send(event);
         }
     };
+    let mut decided = Vec::new();
+    if replay.is_none() && !parts.middleware.is_empty() {
+        match Box::pin(hooks::before_agent(
+            agent,
+            &mut record,
+            &context,
+            &mut state,
+        ))
+        .await
+        {
+            Ok(None) => {}
+            Ok(Some(end)) => {
+                return Box::pin(hooks::end_with(agent, record, &context, state, end)).await;
+            }
+            Err(kind) => return Err(record.fail(kind)),
+        }
+    }
 
     loop {
         let (turn, with_tools) = match machine.before_request(started.elapsed()) {
@@ -146,19 +170,95 @@ where
         {
             *content = text;
         }
-        let request = build_request(agent, &record.messages, with_tools);
-        let closed = parts.output.sent_closed(&request);
-        tracing::debug!(turn, messages = request.messages.len(), "model request");
-        emit(AgentEvent::TurnStart { turn });
-
-        let is_output_tool = |name: &str| parts.output.is_output_tool(name);
-        let forward = sinks.as_ref().map(|s| Forward {
-            events: &s.events,
-            turn,
-            tap: OutputTap::new(&parts.output, &request),
-            is_output_tool: &is_output_tool,
-        });
-        let answer = within(deadline, call_model(&*parts.model, request, forward)).await;
+        let (answer, closed) = if let Some(replayed) = replay.take() {
+            // A resumed pause: the answer is already known.
+            emit(AgentEvent::TurnStart { turn });
+            decided = replayed.decided;
+            let request = build_request(agent, &record.messages, with_tools);
+            (
+                Some(Ok(replayed.answer)),
+                parts.output.sent_closed(&request),
+            )
+        } else if parts.middleware.is_empty() {
+            let request = build_request(agent, &record.messages, with_tools);
+            let closed = parts.output.sent_closed(&request);
+            tracing::debug!(turn, messages = request.messages.len(), "model request");
+            emit(AgentEvent::TurnStart { turn });
+            let is_output_tool = |name: &str| parts.output.is_output_tool(name);
+            let forward = sinks.as_ref().map(|s| Forward {
+                events: &s.events,
+                turn,
+                tap: OutputTap::new(&parts.output, &request),
+                is_output_tool: &is_output_tool,
+            });
+            let answer = within(deadline, call_model(&*parts.model, request, forward)).await;
+            (answer, closed)
+        } else {
+            emit(AgentEvent::TurnStart { turn });
+            // Streamed deltas reach the run's stream through the model's wrappers.
+            let is_output_tool = |name: &str| parts.output.is_output_tool(name);
+            let forward = sinks.as_ref().map(|s| {
+                let request = build_request(agent, &record.messages, with_tools);
+                std::sync::Mutex::new(Forward {
+                    events: &s.events,
+                    turn,
+                    tap: OutputTap::new(&parts.output, &request),
+                    is_output_tool: &is_output_tool,
+                })
+            });
+            let sink = |event| {
+                if let Some(fw) = &forward {
+                    send(&mut fw.lock().unwrap_or_else(|p| p.into_inner()), event);
+                }
+            };
+            let sink: Option<&(dyn Fn(StreamEvent) + Send + Sync)> =
+                forward.as_ref().map(|_| &sink as _);
+            // The once-per-run hooks (`before_agent`, `after_agent`, ending) are boxed at their
+            // call sites to keep the run's future small; these two run every turn and stay
+            // inline (boxing them measured slower with middleware, no faster without).
+            let called = hooks::model_turn(
+                agent,
+                &mut record,
+                &context,
+                &mut state,
+                &machine,
+                turn,
+                with_tools,
+                deadline,
+                sink,
+            )
+            .await;
+            match called {
+                Ok(hooks::Turned::Answer(mut response, closed)) => {
+                    let flow = hooks::after_model(
+                        agent,
+                        &mut record,
+                        &context,
+                        &mut state,
+                        &mut machine,
+                        turn,
+                        &mut response,
+                    )
+                    .await;
+                    match flow {
+                        Ok(hooks::AfterAnswer::Go) => (Some(Ok(response)), closed),
+                        Ok(hooks::AfterAnswer::Again) => continue,
+                        Ok(hooks::AfterAnswer::End(end)) => {
+                            return Box::pin(hooks::end_with(agent, record, &context, state, end))
+                                .await;
+                        }
+                        Ok(hooks::AfterAnswer::Pause(reviews)) => {
+                            return hooks::pause(record, state, &machine, turn, response, reviews);
+                        }
+                        Err(kind) => return Err(record.fail(kind)),
+                    }
+                }
+                Ok(hooks::Turned::End(end)) => {
+                    return Box::pin(hooks::end_with(agent, record, &context, state, end)).await;
+                }
+                Err(kind) => return Err(record.fail(kind)),
+            }
+        };
         let response = match answer {
             Some(Ok(response)) => response,
             Some(Err(error)) => return Err(record.fail(RunErrorKind::Model(error))),
@@ -195,7 +295,7 @@ where
                     .filter(|c| !parts.output.is_output_tool(&c.name))
                     .collect();
                 record.skip(&unanswered, "the run ended with the final answer");
-                return finish(record, state, output, stop_reason);
+                return finish(agent, &context, record, state, output, stop_reason).await;
             }
             AfterResponse::Fail(kind) => return Err(record.fail(kind)),
             AfterResponse::Correct(feedback) => {
@@ -207,8 +307,10 @@ where
 
         // Plan every call, then run them in groups: consecutive concurrent calls together,
         // each sequential call alone.
-        let planned: Vec<Planned<'_, T::Call, C, S>> =
-            calls.iter().map(|call| plan(agent, call)).collect();
+        let planned: Vec<Planned<'_, T::Call, C, S>> = calls
+            .iter()
+            .map(|call| hooks::decided(&mut decided, call).unwrap_or_else(|| plan(agent, call)))
+            .collect();
         let ranges = group_ranges(planned.iter().map(|p| p.sequential));
         let mut planned = planned.into_iter();
         for range in ranges {
@@ -230,7 +332,7 @@ where
             // A loop, not `map`: a closure here trips the `Send` check of the boxed run.
             let mut runs = Vec::with_capacity(group.len());
             for (p, call) in group.into_iter().zip(group_calls) {
-                runs.push(run_call(&parts.toolset, &base, call, p.dispatch, p.timeout));
+                runs.push(run_call(agent, &base, call, p.dispatch, p.timeout));
             }
             let results = within(
                 deadline,
@@ -305,7 +407,8 @@ where
                         ..AssistantMessage::default()
                     }) {
                         OutputParse::Done(output) => {
-                            finish(record, state, output, StopReason::ReturnDirect { tool })
+                            let stop_reason = StopReason::ReturnDirect { tool };
+                            finish(agent, &context, record, state, output, stop_reason).await
                         }
                         OutputParse::Retry { error, .. } | OutputParse::Refused(error) => {
                             Err(record.fail(RunErrorKind::ReturnDirectOutput { tool, error }))
@@ -374,56 +477,64 @@ async fn call_model<T, S>(
     let Some(mut fw) = forward else {
         return model.invoke(request).await;
     };
-    let turn = fw.turn;
     let mut stream = model.stream(request);
     while let Some(event) = stream.next().await {
-        let event = match event? {
+        match event? {
             StreamEvent::Completed { response } => return Ok(response),
-            StreamEvent::TextDelta { text } => {
-                if let Some(partial) = fw.tap.feed_text(&text) {
-                    let _ = fw.events.send(AgentEvent::TextDelta { text });
-                    AgentEvent::PartialOutput { turn, partial }
-                } else {
-                    AgentEvent::TextDelta { text }
-                }
-            }
-            StreamEvent::ReasoningDelta { text } => AgentEvent::ReasoningDelta { text },
-            StreamEvent::RefusalDelta { text } => AgentEvent::RefusalDelta { text },
-            StreamEvent::ToolCallStart { index, id, name } => {
-                if fw.tap.start_call(index, (fw.is_output_tool)(&name)) {
-                    continue;
-                }
-                AgentEvent::ToolCallStart { index, id, name }
-            }
-            StreamEvent::ToolCallDelta { index, arguments } => {
-                if fw.tap.is_output_call(index) {
-                    match fw.tap.feed_call(&arguments) {
-                        Some(partial) => AgentEvent::PartialOutput { turn, partial },
-                        None => continue,
-                    }
-                } else {
-                    AgentEvent::ToolCallDelta { index, arguments }
-                }
-            }
-            // Reported once per request from the final answer.
-            StreamEvent::Usage { .. } => continue,
-        };
-        let _ = fw.events.send(event);
+            other => send(&mut fw, other),
+        }
     }
     Err(ModelError::Incomplete(
         "the model's stream ended before its final answer".to_string(),
     ))
 }
 
+/// Sends one of the model's stream events on as the run's event (the final answer as
+/// partial outputs).
+fn send<T, S>(fw: &mut Forward<'_, T, S>, event: StreamEvent) {
+    let turn = fw.turn;
+    let event = match event {
+        StreamEvent::TextDelta { text } => {
+            if let Some(partial) = fw.tap.feed_text(&text) {
+                let _ = fw.events.send(AgentEvent::TextDelta { text });
+                AgentEvent::PartialOutput { turn, partial }
+            } else {
+                AgentEvent::TextDelta { text }
+            }
+        }
+        StreamEvent::ReasoningDelta { text } => AgentEvent::ReasoningDelta { text },
+        StreamEvent::RefusalDelta { text } => AgentEvent::RefusalDelta { text },
+        StreamEvent::ToolCallStart { index, id, name } => {
+            if fw.tap.start_call(index, (fw.is_output_tool)(&name)) {
+                return;
+            }
+            AgentEvent::ToolCallStart { index, id, name }
+        }
+        StreamEvent::ToolCallDelta { index, arguments } => {
+            if fw.tap.is_output_call(index) {
+                match fw.tap.feed_call(&arguments) {
+                    Some(partial) => AgentEvent::PartialOutput { turn, partial },
+                    None => return,
+                }
+            } else {
+                AgentEvent::ToolCallDelta { index, arguments }
+            }
+        }
+        // Reported once per request from the final answer.
+        StreamEvent::Usage { .. } | StreamEvent::Completed { .. } => return,
+    };
+    let _ = fw.events.send(event);
+}
+
 /// `fut`, or `None` when the deadline passes first.
-async fn within<F: Future>(deadline: Option<Instant>, fut: F) -> Option<F::Output> {
+pub(super) async fn within<F: Future>(deadline: Option<Instant>, fut: F) -> Option<F::Output> {
     match deadline {
         None => Some(fut.await),
         Some(deadline) => tokio::time::timeout_at(deadline, fut).await.ok(),
     }
 }
 
-fn time_limit<T, O, C, S>(agent: &Agent<T, O, C, S>) -> RunErrorKind {
+pub(super) fn time_limit<T, O, C, S>(agent: &Agent<T, O, C, S>) -> RunErrorKind {
     let max = agent
         .parts
         .policy
@@ -433,14 +544,28 @@ fn time_limit<T, O, C, S>(agent: &Agent<T, O, C, S>) -> RunErrorKind {
     RunErrorKind::LimitExceeded(Limit::Time { max })
 }
 
-fn finish<T, S>(
+pub(super) async fn finish<T, O, C, S>(
+    agent: &Agent<T, O, C, S>,
+    context: &C,
     mut record: Record,
-    state: Arc<S>,
-    output: T,
+    mut state: Arc<S>,
+    output: O::Output,
     stop_reason: StopReason,
-) -> Result<RunResult<T, S>, RunError> {
+) -> Result<Outcome<O::Output, S>, RunError>
+where
+    T: Toolset<C, S>,
+    O: OutputSpec,
+    C: Send + Sync + 'static,
+    S: Send + Sync + 'static,
+{
     // The final-answer tool's call (the only call left unanswered) gets its result.
     history::answer_pending(&mut record.messages, history::FINAL_ANSWER_RECEIVED, false);
+    if !agent.parts.middleware.is_empty()
+        && let Err(kind) =
+            Box::pin(hooks::after_agent(agent, &mut record, context, &mut state)).await
+    {
+        return Err(record.fail(kind));
+    }
     match Arc::try_unwrap(state) {
         Ok(state) => {
             tracing::debug!(
@@ -449,7 +574,7 @@ fn finish<T, S>(
                 steps = record.steps.len(),
                 "run finished"
             );
-            Ok(RunResult {
+            Ok(Outcome::Finished(RunResult {
                 output,
                 state,
                 messages: record.messages,
@@ -457,7 +582,7 @@ fn finish<T, S>(
                 request_usage: record.request_usage,
                 steps: record.steps,
                 stop_reason,
-            })
+            }))
         }
         Err(_) => Err(record.fail(RunErrorKind::StateInUse)),
     }

@@ -3,8 +3,10 @@
 use std::fmt;
 
 use super::limits::Limit;
+use super::pause::ResumeError;
 use super::result::{RequestUsage, Step};
 use crate::message::Message;
+use crate::middleware::MiddlewareError;
 use crate::model::ModelError;
 use crate::tool::ToolCallError;
 use crate::usage::Usage;
@@ -140,4 +142,21 @@ pub enum RunErrorKind {
          do not move `State` into spawned tasks or statics"
     )]
     StateInUse,
+    /// A middleware stopped the run.
+    #[error(transparent)]
+    Middleware(#[from] MiddlewareError),
+    /// [`Agent::resume`](super::Agent::resume) refused the pause or its decisions; nothing
+    /// ran.
+    #[error("cannot resume: {0}")]
+    Resume(#[source] ResumeError),
+    /// The run stopped for review, but was started with `run` or `stream`, which cannot
+    /// return a pause.
+    #[error(
+        "the run stopped for review of {}; start it with `run_or_pause` (or read `AgentStream::outcome`) to receive the pause and resume it",
+        tools.join(", ")
+    )]
+    Interrupted {
+        /// The reviewed tools.
+        tools: Vec<String>,
+    },
 }

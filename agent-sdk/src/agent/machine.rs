@@ -6,6 +6,8 @@
 
 use std::time::Duration;
 
+use serde::{Deserialize, Serialize};
+
 use super::error::RunErrorKind;
 use super::limits::{Limit, LimitPolicy, RunPolicy, ToolErrorPolicy};
 use super::result::StopReason;
@@ -24,6 +26,19 @@ pub struct Machine {
     tool_failures: Vec<(String, u32)>,
     output_failures: u32,
     finalizing: Option<Limit>,
+}
+
+/// The machine's counters as a value: what a run snapshot stores to go on later.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Counters {
+    /// Requests made.
+    pub turns: u32,
+    /// Usage counted by the machine.
+    pub usage: Usage,
+    /// Consecutive failures per tool name.
+    pub tool_failures: Vec<(String, u32)>,
+    /// Invalid final answers so far.
+    pub output_failures: u32,
 }
 
 /// What to do before the next model request.
@@ -116,6 +131,38 @@ impl Machine {
     /// Usage so far.
     pub fn usage(&self) -> Usage {
         self.usage
+    }
+
+    /// The counters, as a value that serializes (part of a run snapshot).
+    pub fn counters(&self) -> Counters {
+        Counters {
+            turns: self.turns,
+            usage: self.usage,
+            tool_failures: self.tool_failures.clone(),
+            output_failures: self.output_failures,
+        }
+    }
+
+    /// A machine that goes on from `counters` (a run resumed from a snapshot).
+    pub fn from_counters(policy: RunPolicy, counters: Counters) -> Self {
+        Machine {
+            policy,
+            turns: counters.turns,
+            usage: counters.usage,
+            tool_failures: counters.tool_failures,
+            output_failures: counters.output_failures,
+            finalizing: None,
+        }
+    }
+
+    /// Whether the current request is the last one, asked without tools at a limit.
+    pub fn is_finalizing(&self) -> bool {
+        self.finalizing.is_some()
+    }
+
+    /// Counts an answer's usage without deciding anything (an answer a middleware set aside).
+    pub fn add_usage(&mut self, usage: Usage) {
+        self.usage += usage;
     }
 
     /// Decides whether the next request may be made, `elapsed` after the run started.

@@ -12,7 +12,10 @@
 //! * bad model output is normal input: an unknown tool, invalid arguments (with the JSON
 //!   path), a tool error or a panicking tool becomes a message to the model, within a
 //!   per-tool retry budget;
-//! * nothing is spawned, so dropping the run's future cancels everything in flight.
+//! * nothing is spawned, so dropping the run's future cancels everything in flight;
+//! * [middleware](crate::middleware) hooks around the loop see the typed context and state;
+//! * a run is a value: it can stop before its tool calls run ([`Pause`], holding a
+//!   serializable [`RunSnapshot`]) and go on later, in any process ([`Agent::resume`]).
 //!
 //! ```
 //! use agent_sdk::agent::{AgentBuilder, NoTools, StopReason};
@@ -40,14 +43,17 @@ mod dyn_args;
 mod dyn_tool;
 mod error;
 mod history;
+mod hooks;
 mod input;
 mod instructions;
 mod limits;
 pub mod machine;
 mod output;
 mod output_tap;
+mod pause;
 mod result;
 mod run;
+mod snapshot;
 mod stream;
 mod toolset;
 
@@ -59,9 +65,12 @@ pub use error::{PartialRun, RunError, RunErrorKind};
 pub use input::Input;
 pub use instructions::{Instructions, InstructionsFn};
 pub use limits::{DEFAULT_MAX_TURNS, Limit, LimitPolicy, Limits, RunPolicy, ToolErrorPolicy};
+pub use machine::Counters;
 pub use output::AgentOutput;
+pub use pause::{Outcome, PAUSE_FORMAT_VERSION, Pause, PausedAnswer, PendingCall, ResumeError};
 pub use result::{RequestUsage, RunResult, Step, StopReason};
 pub use run::RunOutcome;
+pub use snapshot::RunSnapshot;
 pub use stream::{AgentEvent, AgentStream};
 pub use toolset::{NoCall, NoTools, Toolset};
 

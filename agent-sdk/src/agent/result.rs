@@ -64,4 +64,9 @@ pub enum StopReason {
         /// The limit.
         limit: Limit,
     },
+    /// A middleware ended the run with its own answer.
+    Ended {
+        /// The middleware's name.
+        by: String,
+    },
 }

@@ -6,8 +6,9 @@ use futures::{FutureExt, StreamExt};
 
 use super::builder::Agent;
 use super::driver::{Sinks, drive};
-use super::error::RunError;
+use super::error::{RunError, RunErrorKind};
 use super::input::Input;
+use super::pause::{Outcome, Start};
 use super::result::RunResult;
 use super::stream::AgentStream;
 use super::toolset::Toolset;
@@ -37,7 +38,7 @@ where
     where
         S: Default,
     {
-        drive(self, input.into(), context.into(), S::default(), None).await
+        self.run_with_state(input, context, S::default()).await
     }
 
     /// [`Agent::run`] starting from `state`.
@@ -47,7 +48,13 @@ where
         context: impl Into<Arc<C>>,
         state: S,
     ) -> RunOutcome<O::Output, S> {
-        drive(self, input.into(), context.into(), state, None).await
+        let start = Start::Fresh {
+            input: input.into(),
+            state,
+        };
+        drive(self, start, context.into(), None)
+            .await
+            .and_then(finished)
     }
 
     /// Runs like [`Agent::run`] and streams typed events: turn starts, text, reasoning and
@@ -74,7 +81,11 @@ where
         let (events, events_rx) = tokio::sync::mpsc::unbounded_channel();
         let (custom, custom_rx) = tokio::sync::mpsc::unbounded_channel();
         let sinks = Sinks { events, custom };
-        let run = drive(self, input.into(), context.into(), state, Some(sinks)).boxed();
+        let start = Start::Fresh {
+            input: input.into(),
+            state,
+        };
+        let run = drive(self, start, context.into(), Some(sinks)).boxed();
         AgentStream::new(run, events_rx, custom_rx)
     }
 
@@ -94,5 +105,19 @@ where
             .buffered(concurrency.max(1))
             .collect()
             .await
+    }
+}
+
+/// The result of a run started with `run`: a pause is an error there (see `run_or_pause`).
+pub(crate) fn finished<T, S>(outcome: Outcome<T, S>) -> RunOutcome<T, S> {
+    match outcome {
+        Outcome::Finished(result) => Ok(result),
+        Outcome::Interrupted(pause) => {
+            let tools = pause.reviews().map(|r| r.tool.clone()).collect();
+            Err(RunError::new(
+                RunErrorKind::Interrupted { tools },
+                pause.partial(),
+            ))
+        }
     }
 }

@@ -8,6 +8,7 @@ use futures::future::BoxFuture;
 use tokio::sync::mpsc::UnboundedReceiver;
 
 use super::error::RunError;
+use super::pause::{Outcome, Pause};
 use super::result::{RunResult, Step};
 use crate::message::AssistantMessage;
 use crate::output::PartialOutput;
@@ -84,6 +85,11 @@ pub enum AgentEvent<T, S> {
     Custom(CustomEvent),
     /// The run finished; always the last event of a successful run.
     Done(Box<RunResult<T, S>>),
+    /// The run stopped for review (see
+    /// [`HumanInTheLoop`](crate::middleware::HumanInTheLoop)); the last event of such a run.
+    /// Continue with [`Agent::resume`](super::Agent::resume) or
+    /// [`Agent::resume_stream`](super::Agent::resume_stream).
+    Interrupted(Box<Pause<S>>),
 }
 
 /// The events of a streamed run, ending in [`AgentEvent::Done`] or an `Err`.
@@ -91,15 +97,15 @@ pub enum AgentEvent<T, S> {
 /// The run makes progress only while the stream is polled; dropping the stream cancels the
 /// run (its model and tool calls are futures owned by the stream).
 pub struct AgentStream<'a, T, S> {
-    run: Option<BoxFuture<'a, Result<RunResult<T, S>, RunError>>>,
+    run: Option<BoxFuture<'a, Result<Outcome<T, S>, RunError>>>,
     events: UnboundedReceiver<AgentEvent<T, S>>,
     custom: UnboundedReceiver<CustomEvent>,
-    outcome: Option<Result<RunResult<T, S>, RunError>>,
+    outcome: Option<Result<Outcome<T, S>, RunError>>,
 }
 
 impl<'a, T, S> AgentStream<'a, T, S> {
     pub(crate) fn new(
-        run: BoxFuture<'a, Result<RunResult<T, S>, RunError>>,
+        run: BoxFuture<'a, Result<Outcome<T, S>, RunError>>,
         events: UnboundedReceiver<AgentEvent<T, S>>,
         custom: UnboundedReceiver<CustomEvent>,
     ) -> Self {
@@ -111,24 +117,33 @@ impl<'a, T, S> AgentStream<'a, T, S> {
         }
     }
 
-    /// Drives the stream to its end, dropping the events, and returns the run's result.
-    pub async fn result(mut self) -> Result<RunResult<T, S>, RunError> {
+    /// Drives the stream to its end, dropping the events, and returns the run's result (a
+    /// pause for review is an [`Interrupted`](super::RunErrorKind::Interrupted) error here;
+    /// use [`AgentStream::outcome`] to receive it).
+    pub async fn result(self) -> Result<RunResult<T, S>, RunError> {
+        self.outcome().await.and_then(super::run::finished)
+    }
+
+    /// Drives the stream to its end, dropping the events, and returns how the run ended:
+    /// finished, or stopped for review.
+    pub async fn outcome(mut self) -> Result<Outcome<T, S>, RunError> {
         use futures::StreamExt;
         let mut last = None;
         while let Some(item) = self.next().await {
             last = Some(item);
         }
         match last {
-            Some(Ok(AgentEvent::Done(result))) => Ok(*result),
+            Some(Ok(AgentEvent::Done(result))) => Ok(Outcome::Finished(*result)),
+            Some(Ok(AgentEvent::Interrupted(pause))) => Ok(Outcome::Interrupted(pause)),
             Some(Err(error)) => Err(error),
-            // The stream always ends in `Done` or an error; this is not reachable.
+            // The stream always ends in `Done`, `Interrupted` or an error; not reachable.
             _ => unreachable_end(),
         }
     }
 }
 
 #[cold]
-fn unreachable_end<T, S>() -> Result<RunResult<T, S>, RunError> {
+fn unreachable_end<T, S>() -> Result<Outcome<T, S>, RunError> {
     Err(RunError::new(
         super::error::RunErrorKind::Model(crate::model::ModelError::Incomplete(
             "the agent stream ended without a result".to_string(),
@@ -164,7 +179,8 @@ impl<T, S> Stream for AgentStream<'_, T, S> {
                 }
             }
             return Poll::Ready(this.outcome.take().map(|outcome| match outcome {
-                Ok(result) => Ok(AgentEvent::Done(Box::new(result))),
+                Ok(Outcome::Finished(result)) => Ok(AgentEvent::Done(Box::new(result))),
+                Ok(Outcome::Interrupted(pause)) => Ok(AgentEvent::Interrupted(pause)),
                 Err(error) => Err(error),
             }));
         }

@@ -15,7 +15,7 @@ mod definition;
 mod extract;
 mod invoke;
 mod output;
-mod runtime;
+pub(crate) mod runtime;
 
 pub use definition::{DefinitionRef, ToolDefinition};
 pub use extract::{Context, CustomEvent, State, StreamWriter, ToolCallId};

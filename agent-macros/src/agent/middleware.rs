@@ -1,0 +1,177 @@
+//! `#[agent(middleware(...), review(...))]`: middleware values, and a human-in-the-loop
+//! review policy checked against the agent's tools before anything is expanded.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{quote, quote_spanned};
+use syn::parse::ParseStream;
+use syn::punctuated::Punctuated;
+use syn::spanned::Spanned;
+use syn::{Expr, Ident, Token};
+
+use super::codegen::{ToolEntry, variant_ident};
+
+/// One tool under review: `send_email(approve, edit)`.
+pub struct ReviewAttr {
+    pub tool: Ident,
+    pub decisions: Vec<Ident>,
+}
+
+const DECISIONS: [(&str, &str); 4] = [
+    ("approve", "Approve"),
+    ("edit", "Edit"),
+    ("reject", "Reject"),
+    ("respond", "Respond"),
+];
+
+/// `middleware(expr, expr)`.
+pub fn parse_middleware(input: ParseStream<'_>, key: &Ident) -> syn::Result<Vec<Expr>> {
+    if !input.peek(syn::token::Paren) {
+        return Err(syn::Error::new(
+            key.span(),
+            "write the middleware in parentheses: `middleware(ModelRetry::new(3), Audit)`",
+        ));
+    }
+    let content;
+    syn::parenthesized!(content in input);
+    let list = Punctuated::<Expr, Token![,]>::parse_terminated(&content)?;
+    Ok(list.into_iter().collect())
+}
+
+/// `review(tool(decision, ...), ...)`; every decision is checked here, the tools later.
+pub fn parse_review(input: ParseStream<'_>, key: &Ident) -> syn::Result<Vec<ReviewAttr>> {
+    let usage = "write the reviewed tools with their allowed decisions: `review(send_email(approve, edit, reject, respond))`";
+    if !input.peek(syn::token::Paren) {
+        return Err(syn::Error::new(key.span(), usage));
+    }
+    let content;
+    syn::parenthesized!(content in input);
+    let mut reviews = Vec::new();
+    let mut errors: Vec<syn::Error> = Vec::new();
+    while !content.is_empty() {
+        let tool: Ident = content.parse()?;
+        if !content.peek(syn::token::Paren) {
+            return Err(syn::Error::new(
+                tool.span(),
+                format!(
+                    "say which decisions a reviewer may take on `{tool}`: `{tool}(approve, edit, reject, respond)`"
+                ),
+            ));
+        }
+        let inner;
+        let parens = syn::parenthesized!(inner in content);
+        let decisions: Vec<Ident> = Punctuated::<Ident, Token![,]>::parse_terminated(&inner)?
+            .into_iter()
+            .collect();
+        if decisions.is_empty() {
+            errors.push(syn::Error::new(
+                parens.span.join(),
+                format!(
+                    "a review of `{tool}` needs at least one allowed decision: write `{tool}(approve)`, or any of approve, edit, reject, respond"
+                ),
+            ));
+        }
+        for d in &decisions {
+            if !DECISIONS.iter().any(|(name, _)| d == name) {
+                errors.push(syn::Error::new(
+                    d.span(),
+                    format!(
+                        "unknown decision `{d}`; the decisions are approve, edit, reject, respond"
+                    ),
+                ));
+            }
+        }
+        reviews.push(ReviewAttr { tool, decisions });
+        if !content.is_empty() {
+            content.parse::<Token![,]>()?;
+        }
+    }
+    match errors.into_iter().reduce(|mut a, b| {
+        a.combine(b);
+        a
+    }) {
+        Some(e) => Err(e),
+        None => Ok(reviews),
+    }
+}
+
+/// `.middleware(..)` calls: the review policy first, then the listed middleware in order.
+/// `after_model` hooks run in reverse, so the review sees each answer last, as the other
+/// middleware left it.
+pub fn configure(
+    sdk: &TokenStream,
+    middleware: &[Expr],
+    reviews: &[ReviewAttr],
+    entries: &[ToolEntry],
+) -> syn::Result<TokenStream> {
+    let mut errors: Vec<syn::Error> = Vec::new();
+    let mut policy = Vec::new();
+    for review in reviews {
+        let variant = variant_ident(Some(&review.tool));
+        let Some(entry) = entries.iter().find(|e| e.variant == variant) else {
+            let hint = if entries.is_empty() {
+                "this agent has no tools".to_string()
+            } else {
+                format!(
+                    "review one of its tools (listed as {})",
+                    tool_names(entries)
+                )
+            };
+            errors.push(syn::Error::new(
+                review.tool.span(),
+                format!("`{}` is not a tool of this agent; {hint}", review.tool),
+            ));
+            continue;
+        };
+        let ty = &entry.ty;
+        let mut kinds = review.decisions.iter().map(|d| {
+            let variant = DECISIONS
+                .iter()
+                .find(|(name, _)| d == name)
+                .map(|(_, v)| Ident::new(v, d.span()))
+                .unwrap_or_else(|| Ident::new("Approve", Span::call_site()));
+            quote!(#sdk::middleware::DecisionKind::#variant)
+        });
+        // Never empty: `parse_review` refuses an empty list.
+        let first = kinds.next();
+        policy.push(quote! {
+            .review_tool::<#ty>(#sdk::middleware::Allowed::from(#first) #(| #kinds)*)
+        });
+    }
+    if let Some(e) = errors.into_iter().reduce(|mut a, b| {
+        a.combine(b);
+        a
+    }) {
+        return Err(e);
+    }
+    let review = (!reviews.is_empty()).then(|| {
+        quote! { .middleware(#sdk::middleware::HumanInTheLoop::new() #(#policy)*) }
+    });
+    let listed = middleware
+        .iter()
+        .map(|m| quote_spanned! {m.span()=> .middleware(#m) });
+    Ok(quote! { #review #(#listed)* })
+}
+
+fn tool_names(entries: &[ToolEntry]) -> String {
+    entries
+        .iter()
+        .map(|e| format!("`{}`", snake(&e.variant.to_string())))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// `SendEmail` → `send_email` (the way tools are listed).
+fn snake(camel: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in camel.chars().enumerate() {
+        if c.is_uppercase() {
+            if i > 0 {
+                out.push('_');
+            }
+            out.extend(c.to_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}

@@ -1,0 +1,228 @@
+//! How the driver runs an agent's middleware list, hook by hook, in LangChain's order.
+
+use std::sync::{Arc, Mutex};
+
+use super::context::RunCx;
+use super::next::{EventSink, ToolHandler};
+use super::{
+    AfterModel, BeforeModel, Flow, MiddlewareError, ModelNext, ModelRequest, SharedMiddleware,
+    ToolNext,
+};
+use crate::agent::Step;
+use crate::message::{AssistantMessage, Message, ToolCall};
+use crate::model::{ChatResponse, ModelError};
+use crate::tool::runtime::StateUpdate;
+use crate::tool::{ToolCallError, ToolOutput, ToolRuntime};
+use crate::usage::Usage;
+
+/// An agent's middleware, in declaration order.
+pub(crate) struct Chain<C, S> {
+    list: Vec<SharedMiddleware<C, S>>,
+}
+
+/// Why a hook phase stopped the run.
+#[derive(Debug)]
+pub(crate) enum HookError {
+    /// A middleware returned an error.
+    Middleware(MiddlewareError),
+    /// Queued state updates could not be applied (a tool kept its `State`).
+    StateInUse,
+}
+
+/// A middleware ended the run with this answer.
+#[derive(Debug)]
+pub(crate) struct Ended {
+    pub(crate) message: AssistantMessage,
+    pub(crate) by: String,
+}
+
+impl Ended {
+    fn new(message: AssistantMessage, by: &str) -> Self {
+        Ended {
+            message,
+            by: by.to_string(),
+        }
+    }
+}
+
+/// The run's counters as hooks see them.
+#[derive(Clone, Copy)]
+pub(crate) struct Counters<'a> {
+    pub(crate) turn: u32,
+    pub(crate) usage: Usage,
+    pub(crate) steps: &'a [Step],
+    pub(crate) thread_model_calls: u32,
+}
+
+impl<C, S> Default for Chain<C, S> {
+    fn default() -> Self {
+        Chain { list: Vec::new() }
+    }
+}
+
+impl<C: Send + Sync + 'static, S: Send + Sync + 'static> Chain<C, S> {
+    pub(crate) fn push(&mut self, middleware: SharedMiddleware<C, S>) {
+        self.list.push(middleware);
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.list.is_empty()
+    }
+
+    /// `before_agent`, in declaration order.
+    pub(crate) async fn before_agent(
+        &self,
+        messages: &mut Vec<Message>,
+        context: &C,
+        state: &mut Arc<S>,
+        counters: Counters<'_>,
+    ) -> Result<Option<Ended>, HookError> {
+        for m in &self.list {
+            let queue = Mutex::new(Vec::new());
+            let flow = {
+                let cx = cx(context, state, &queue, counters);
+                m.before_agent(messages, &cx).await
+            };
+            apply(state, queue)?;
+            if let Flow::End(message) = flow.map_err(HookError::Middleware)? {
+                return Ok(Some(Ended::new(message, m.name())));
+            }
+        }
+        Ok(None)
+    }
+
+    /// `before_model`, in declaration order.
+    pub(crate) async fn before_model(
+        &self,
+        request: &mut BeforeModel,
+        context: &C,
+        state: &mut Arc<S>,
+        counters: Counters<'_>,
+    ) -> Result<Option<Ended>, HookError> {
+        for m in &self.list {
+            let queue = Mutex::new(Vec::new());
+            let flow = {
+                let cx = cx(context, state, &queue, counters);
+                m.before_model(request, &cx).await
+            };
+            apply(state, queue)?;
+            if let Flow::End(message) = flow.map_err(HookError::Middleware)? {
+                return Ok(Some(Ended::new(message, m.name())));
+            }
+        }
+        Ok(None)
+    }
+
+    /// The model call through every `wrap_model_call`, the first declared outermost.
+    pub(crate) async fn call_model(
+        &self,
+        request: ModelRequest,
+        context: &C,
+        state: &mut Arc<S>,
+        counters: Counters<'_>,
+        sink: Option<EventSink<'_>>,
+    ) -> Result<Result<ChatResponse, ModelError>, HookError> {
+        let queue = Mutex::new(Vec::new());
+        let answer = {
+            let cx = cx(context, state, &queue, counters);
+            let next = ModelNext {
+                rest: &self.list,
+                cx: &cx,
+                sink,
+            };
+            next.run(request).await
+        };
+        apply(state, queue)?;
+        Ok(answer)
+    }
+
+    /// `after_model`, in reverse declaration order, until one does not continue.
+    pub(crate) async fn after_model(
+        &self,
+        response: &mut ChatResponse,
+        context: &C,
+        state: &mut Arc<S>,
+        counters: Counters<'_>,
+    ) -> Result<Option<(AfterModel, String)>, HookError> {
+        for m in self.list.iter().rev() {
+            let queue = Mutex::new(Vec::new());
+            let flow = {
+                let cx = cx(context, state, &queue, counters);
+                m.after_model(response, &cx).await
+            };
+            apply(state, queue)?;
+            match flow.map_err(HookError::Middleware)? {
+                AfterModel::Continue => {}
+                other => return Ok(Some((other, m.name().to_string()))),
+            }
+        }
+        Ok(None)
+    }
+
+    /// `after_agent`, in reverse declaration order.
+    pub(crate) async fn after_agent(
+        &self,
+        messages: &mut Vec<Message>,
+        context: &C,
+        state: &mut Arc<S>,
+        counters: Counters<'_>,
+    ) -> Result<(), HookError> {
+        for m in self.list.iter().rev() {
+            let queue = Mutex::new(Vec::new());
+            let result = {
+                let cx = cx(context, state, &queue, counters);
+                m.after_agent(messages, &cx).await
+            };
+            apply(state, queue)?;
+            result.map_err(HookError::Middleware)?;
+        }
+        Ok(())
+    }
+
+    /// One tool call through every `wrap_tool_call`, the first declared outermost. State
+    /// updates go to the call's own queue, applied with the tool's in call order.
+    pub(crate) async fn call_tool<'a>(
+        &'a self,
+        call: ToolCall,
+        runtime: &'a ToolRuntime<C, S>,
+        handler: ToolHandler<'a>,
+    ) -> Result<ToolOutput, ToolCallError> {
+        ToolNext {
+            rest: &self.list,
+            runtime,
+            handler,
+        }
+        .run(call)
+        .await
+    }
+}
+
+fn cx<'a, C, S>(
+    context: &'a C,
+    state: &'a Arc<S>,
+    queue: &'a Mutex<Vec<StateUpdate<S>>>,
+    counters: Counters<'a>,
+) -> RunCx<'a, C, S> {
+    RunCx {
+        context,
+        state,
+        updates: queue,
+        turn: counters.turn,
+        usage: counters.usage,
+        steps: counters.steps,
+        thread_model_calls: counters.thread_model_calls,
+    }
+}
+
+/// Applies a hook's queued updates in order.
+fn apply<S>(state: &mut Arc<S>, queue: Mutex<Vec<StateUpdate<S>>>) -> Result<(), HookError> {
+    let updates = queue.into_inner().unwrap_or_else(|p| p.into_inner());
+    if updates.is_empty() {
+        return Ok(());
+    }
+    let target = Arc::get_mut(state).ok_or(HookError::StateInUse)?;
+    for update in updates {
+        update(target);
+    }
+    Ok(())
+}

@@ -1,0 +1,186 @@
+//! What the `wrap_*` hooks wrap: the request they may edit and the handler they call.
+
+use futures::StreamExt;
+use futures::future::BoxFuture;
+
+use super::context::RunCx;
+use super::{Hook, SharedMiddleware};
+use crate::agent::ModelSettings;
+use crate::message::{Message, ToolCall};
+use crate::model::{ChatRequest, ChatResponse, ModelError, SharedModel, StreamEvent};
+use crate::tool::{DefinitionRef, ToolCallError, ToolOutput, ToolRuntime};
+
+/// The coming model request, as `before_model` hooks may change it.
+///
+/// `messages` is the run's transcript: edits persist (summarization and context editing
+/// change it here). `tools`, `settings` and `model` apply to this request only.
+#[derive(Clone)]
+#[non_exhaustive]
+pub struct BeforeModel {
+    /// The transcript, system message first.
+    pub messages: Vec<Message>,
+    /// The tools offered in this request.
+    pub tools: Vec<DefinitionRef>,
+    /// Sampling and length settings for this request.
+    pub settings: ModelSettings,
+    /// The model to ask.
+    pub model: SharedModel,
+}
+
+/// One model call, as `wrap_model_call` sees it: the model and the exact request. Edits
+/// apply to this call only.
+#[derive(Clone)]
+pub struct ModelRequest {
+    /// The model to ask.
+    pub model: SharedModel,
+    /// The request.
+    pub request: ChatRequest,
+}
+
+impl std::fmt::Debug for BeforeModel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BeforeModel")
+            .field("messages", &self.messages.len())
+            .field(
+                "tools",
+                &self
+                    .tools
+                    .iter()
+                    .map(|t| t.name.as_str())
+                    .collect::<Vec<_>>(),
+            )
+            .field("settings", &self.settings)
+            .field("model", &self.model.model_name())
+            .finish()
+    }
+}
+
+impl std::fmt::Debug for ModelRequest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ModelRequest")
+            .field("model", &self.model.model_name())
+            .field("request", &self.request)
+            .finish()
+    }
+}
+
+/// Forwards a streamed model call's events (text deltas...) to the run's stream.
+pub(crate) type EventSink<'a> = &'a (dyn Fn(StreamEvent) + Send + Sync);
+
+/// The rest of the `wrap_model_call` chain: the next middleware, or the model.
+///
+/// Call [`ModelNext::run`] zero times (short-circuit, cache), once, or many times (retry,
+/// fallback): it is `Copy`.
+pub struct ModelNext<'a, C, S> {
+    pub(crate) rest: &'a [SharedMiddleware<C, S>],
+    pub(crate) cx: &'a RunCx<'a, C, S>,
+    pub(crate) sink: Option<EventSink<'a>>,
+}
+
+impl<C, S> Clone for ModelNext<'_, C, S> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<C, S> Copy for ModelNext<'_, C, S> {}
+
+impl<'a, C: Send + Sync + 'static, S: Send + Sync + 'static> ModelNext<'a, C, S> {
+    /// Calls the inner handler with `request`. In a streamed run the model streams and its
+    /// deltas reach the run's stream as they come (each attempt's, when called again).
+    pub fn run(self, request: ModelRequest) -> Hook<'a, Result<ChatResponse, ModelError>> {
+        match self.rest.split_first() {
+            Some((first, rest)) => first.wrap_model_call(
+                request,
+                self.cx,
+                ModelNext {
+                    rest,
+                    cx: self.cx,
+                    sink: self.sink,
+                },
+            ),
+            None => Hook::Boxed(call_model(request, self.sink)),
+        }
+    }
+}
+
+impl<C, S> std::fmt::Debug for ModelNext<'_, C, S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ModelNext")
+            .field("remaining_middleware", &self.rest.len())
+            .field("streaming", &self.sink.is_some())
+            .finish()
+    }
+}
+
+/// The model call at the heart of the chain: `invoke`, or `stream` with deltas forwarded.
+fn call_model(
+    request: ModelRequest,
+    sink: Option<EventSink<'_>>,
+) -> BoxFuture<'_, Result<ChatResponse, ModelError>> {
+    Box::pin(async move {
+        let ModelRequest { model, request } = request;
+        let Some(sink) = sink else {
+            return model.invoke(request).await;
+        };
+        let mut stream = model.stream(request);
+        while let Some(event) = stream.next().await {
+            match event? {
+                StreamEvent::Completed { response } => return Ok(response),
+                other => sink(other),
+            }
+        }
+        Err(ModelError::Incomplete(
+            "the model's stream ended before its final answer".to_string(),
+        ))
+    })
+}
+
+/// The innermost tool handler: parses the call and runs the tool.
+pub(crate) type ToolHandler<'a> =
+    &'a (dyn Fn(ToolCall) -> BoxFuture<'a, Result<ToolOutput, ToolCallError>> + Send + Sync);
+
+/// The rest of the `wrap_tool_call` chain: the next middleware, or the tool.
+///
+/// Call [`ToolNext::run`] zero times (answer in the tool's place), once, or many times: it is
+/// `Copy`.
+pub struct ToolNext<'a, C, S> {
+    pub(crate) rest: &'a [SharedMiddleware<C, S>],
+    pub(crate) runtime: &'a ToolRuntime<C, S>,
+    pub(crate) handler: ToolHandler<'a>,
+}
+
+impl<C, S> Clone for ToolNext<'_, C, S> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<C, S> Copy for ToolNext<'_, C, S> {}
+
+impl<'a, C: Send + Sync + 'static, S: Send + Sync + 'static> ToolNext<'a, C, S> {
+    /// Calls the inner handler with `call` (its arguments possibly edited: they are parsed
+    /// again, and a bad edit becomes the usual invalid-arguments message).
+    pub fn run(self, call: ToolCall) -> Hook<'a, Result<ToolOutput, ToolCallError>> {
+        match self.rest.split_first() {
+            Some((first, rest)) => first.wrap_tool_call(
+                call,
+                self.runtime,
+                ToolNext {
+                    rest,
+                    runtime: self.runtime,
+                    handler: self.handler,
+                },
+            ),
+            None => Hook::Boxed((self.handler)(call)),
+        }
+    }
+}
+
+impl<C, S> std::fmt::Debug for ToolNext<'_, C, S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolNext")
+            .field("remaining_middleware", &self.rest.len())
+            .finish()
+    }
+}
