@@ -45,6 +45,7 @@ pub mod http;
 pub mod message;
 pub mod model;
 pub mod output;
+pub mod protocol;
 pub mod providers;
 pub mod schema;
 pub mod store;
