@@ -205,7 +205,8 @@ pub fn render_scratchpad(steps: &[ReactStepRecord]) -> String {
     out
 }
 
-/// `{"query": string, "limit"?: integer}`: required keys plain, optional keys with `?`.
+/// `{"query": string, "limit"?: integer}`: required keys first (in `required` order), then
+/// the optional ones marked `?` (by name); a property's description follows its type.
 pub fn compact_schema(schema: &Value) -> String {
     let required: Vec<&str> = schema
         .get("required")
@@ -215,8 +216,17 @@ pub fn compact_schema(schema: &Value) -> String {
     let Some(props) = schema.get("properties").and_then(Value::as_object) else {
         return "{}".to_string();
     };
-    let fields = props
+    let mut ordered: Vec<(&String, &Value)> = required
         .iter()
+        .filter_map(|r| props.get_key_value(*r))
+        .collect();
+    ordered.extend(
+        props
+            .iter()
+            .filter(|(n, _)| !required.contains(&n.as_str())),
+    );
+    let fields = ordered
+        .into_iter()
         .map(|(name, p)| {
             let opt = if required.contains(&name.as_str()) {
                 ""
