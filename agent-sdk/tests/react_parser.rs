@@ -6,6 +6,9 @@ use agent_sdk::protocol::react::{
 };
 use serde_json::{Value, json};
 
+mod react_support;
+use react_support::streamed;
+
 /// What a case should parse to.
 enum Want {
     /// Tool and input (a JSON object, or a string for bare text).
@@ -449,55 +452,6 @@ fn bare_string_maps_to_the_single_string_argument() {
         Value::Object(object.into_arguments("t", &two).unwrap()),
         json!({"x": 1})
     );
-}
-
-/// Feeds `text` in the given pieces; checks the events against the result, and returns it.
-fn streamed(pieces: &[&str]) -> Result<ReactReply, ReactParseError> {
-    let mut stream = ReactStream::new();
-    let mut events = Vec::new();
-    for p in pieces {
-        events.extend(stream.push(p));
-    }
-    let (last, result) = stream.finish();
-    events.extend(last);
-    let thought: String = events
-        .iter()
-        .filter_map(|e| match e {
-            ReactEvent::Thought(t) => Some(t.as_str()),
-            _ => None,
-        })
-        .collect();
-    let answer: String = events
-        .iter()
-        .filter_map(|e| match e {
-            ReactEvent::FinalAnswer(t) => Some(t.as_str()),
-            _ => None,
-        })
-        .collect();
-    let actions: Vec<_> = events
-        .iter()
-        .filter_map(|e| match e {
-            ReactEvent::Action(a) => Some(a),
-            _ => None,
-        })
-        .collect();
-    match &result {
-        Ok(r) => {
-            assert_eq!(thought, r.thought, "thought deltas for {pieces:?}");
-            match &r.step {
-                ReactStep::Action(a) => {
-                    assert_eq!(actions, vec![a], "{pieces:?}");
-                    assert!(answer.is_empty());
-                }
-                ReactStep::FinalAnswer(f) => {
-                    assert_eq!(&answer, f, "answer deltas for {pieces:?}");
-                    assert!(actions.is_empty());
-                }
-            }
-        }
-        Err(_) => assert!(actions.is_empty(), "{pieces:?}: action emitted, then error"),
-    }
-    result
 }
 
 #[test]

@@ -152,8 +152,7 @@ impl ReactStream {
                 Phase::Action => self.action_lines(),
                 Phase::Input { content } => self.input(content),
                 Phase::Json { mut scan, scanned } => {
-                    if let Some(len) = scan.feed(&self.buf.as_bytes()[scanned..]) {
-                        let _ = len;
+                    if scan.feed(&self.buf.as_bytes()[scanned..]).is_some() {
                         self.emit_action(out);
                     } else {
                         self.phase = Phase::Json {
