@@ -140,7 +140,7 @@ fn random_pieces<'a>(rng: &mut StdRng, text: &'a str) -> Vec<&'a str> {
 
 #[test]
 fn property_random_replies_stream_like_one_shot() {
-    let mut rng = StdRng::seed_from_u64(0x5eed_14);
+    let mut rng = StdRng::seed_from_u64(0x5eed_0014);
     let (mut actions, mut finals, mut errors) = (0, 0, 0);
     for _ in 0..4000 {
         let reply = random_reply(&mut rng);

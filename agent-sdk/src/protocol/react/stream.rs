@@ -42,8 +42,9 @@ enum Phase {
         scan: ObjectScan,
         scanned: usize,
     },
+    /// `from`: where to resume looking for the end (see `bare_end`).
     Bare {
-        start: usize,
+        from: usize,
         fenced: bool,
     },
     /// Nothing more is emitted; `finish` reports the outcome.
@@ -161,9 +162,25 @@ impl ReactStream {
                         };
                     }
                 }
-                Phase::Bare { start, fenced } => {
-                    if bare_end(&self.buf, start, fenced, false).is_some() {
+                Phase::Bare { from, fenced } => {
+                    if bare_end(&self.buf, from, fenced, false).is_some() {
                         self.emit_action(out);
+                    } else {
+                        // Lines already checked need no second look: resume at the newline
+                        // before the unfinished line (or just before a fence that may be split).
+                        let resume = if fenced {
+                            let mut r = self.buf.len().saturating_sub(2).max(from);
+                            while !self.buf.is_char_boundary(r) {
+                                r -= 1;
+                            }
+                            r.max(from)
+                        } else {
+                            self.buf.rfind('\n').map_or(from, |nl| nl.max(from))
+                        };
+                        self.phase = Phase::Bare {
+                            from: resume,
+                            fenced,
+                        };
                     }
                 }
                 Phase::Stopped => {}
@@ -198,10 +215,10 @@ impl ReactStream {
         while let Some((start, end)) = self.next_line() {
             match classify(&self.buf[start..end], true) {
                 LineKind::Text | LineKind::Undecided => {
-                    push_line(&mut self.thought, &self.buf[start..end])
+                    push_thought(&mut self.thought, &self.buf[start..end])
                 }
                 LineKind::Marker(Keyword::Thought, off) => {
-                    push_line(&mut self.thought, self.buf[start + off..end].trim_start())
+                    push_thought(&mut self.thought, self.buf[start + off..end].trim_start())
                 }
                 LineKind::Marker(Keyword::FinalAnswer, off) => {
                     self.phase = Phase::Final {
@@ -219,31 +236,23 @@ impl ReactStream {
                     return;
                 }
             }
-            self.emit_thought(None, out);
+            emit_thought(&self.thought, "", &mut self.thought_emitted, out);
         }
         let partial = &self.buf[self.line_start..];
         match classify(partial, false) {
-            LineKind::Text => self.emit_thought(Some(partial.to_string()), out),
-            LineKind::Marker(Keyword::Thought, off) => {
-                self.emit_thought(Some(partial[off..].trim_start().to_string()), out)
-            }
+            LineKind::Text => emit_thought(&self.thought, partial, &mut self.thought_emitted, out),
+            LineKind::Marker(Keyword::Thought, off) => emit_thought(
+                &self.thought,
+                partial[off..].trim_start(),
+                &mut self.thought_emitted,
+                out,
+            ),
             LineKind::Marker(Keyword::FinalAnswer, off) => {
                 self.phase = Phase::Final {
                     content: self.line_start + off,
                 };
             }
             _ => {}
-        }
-    }
-
-    fn emit_thought(&mut self, partial: Option<String>, out: &mut Vec<ReactEvent>) {
-        let mut tentative = self.thought.clone();
-        if let Some(p) = partial {
-            tentative.push_str(&p);
-        }
-        if let Some(rest) = rest_of(tentative.trim(), self.thought_emitted) {
-            self.thought_emitted += rest.len();
-            out.push(ReactEvent::Thought(rest.to_string()));
         }
     }
 
@@ -336,9 +345,51 @@ impl ReactStream {
                 scanned: start,
             }
         } else {
-            Phase::Bare { start, fenced }
+            Phase::Bare {
+                from: start,
+                fenced,
+            }
         };
     }
+}
+
+/// Appends a line to a thought kept without leading blanks (the result is trimmed anyway).
+fn push_thought(thought: &mut String, line: &str) {
+    if thought.is_empty() {
+        let line = line.trim_start();
+        if !line.is_empty() {
+            push_line(thought, line);
+        }
+    } else {
+        push_line(thought, line);
+    }
+}
+
+/// Emits what became stable of `trim(thought + partial)`, without copying the thought.
+fn emit_thought(thought: &str, partial: &str, emitted: &mut usize, out: &mut Vec<ReactEvent>) {
+    let partial = if thought.is_empty() {
+        partial.trim()
+    } else {
+        partial.trim_end()
+    };
+    let (head, tail) = if partial.is_empty() {
+        (thought.trim_end(), "")
+    } else {
+        (thought, partial)
+    };
+    let total = head.len() + tail.len();
+    if total <= *emitted {
+        return;
+    }
+    let mut delta = String::new();
+    if *emitted < head.len() {
+        delta.push_str(&head[*emitted..]);
+        delta.push_str(tail);
+    } else {
+        delta.push_str(&tail[*emitted - head.len()..]);
+    }
+    *emitted = total;
+    out.push(ReactEvent::Thought(delta));
 }
 
 /// `full[emitted..]` when it is non-empty and `emitted` is a boundary.
