@@ -66,6 +66,8 @@ pub struct ReactStream {
     buf: String,
     pending_cr: bool,
     line_start: usize,
+    /// Bytes before this hold no newline after `line_start` (so a long line is searched once).
+    searched: usize,
     phase: Phase,
     thought: String,
     thought_emitted: usize,
@@ -86,6 +88,7 @@ impl ReactStream {
             buf: String::new(),
             pending_cr: false,
             line_start: 0,
+            searched: 0,
             phase: Phase::Thought,
             thought: String::new(),
             thought_emitted: 0,
@@ -206,7 +209,12 @@ impl ReactStream {
     /// The next complete line from `line_start`, advancing past it.
     fn next_line(&mut self) -> Option<(usize, usize)> {
         let start = self.line_start;
-        let nl = self.buf[start..].find('\n')? + start;
+        let from = self.searched.max(start);
+        let Some(i) = self.buf[from..].find('\n') else {
+            self.searched = self.buf.len();
+            return None;
+        };
+        let nl = from + i;
         self.line_start = nl + 1;
         Some((start, nl))
     }
@@ -261,12 +269,16 @@ impl ReactStream {
         let mut decided = self.line_start.max(content);
         if self.line_start <= content {
             // Still on the marker line.
-            match self.buf[content..].find('\n') {
+            let from = self.searched.max(content);
+            match self.buf[from..].find('\n') {
                 Some(i) => {
-                    self.line_start = content + i + 1;
+                    self.line_start = from + i + 1;
                     decided = self.line_start;
                 }
-                None => decided = self.buf.len(),
+                None => {
+                    self.searched = self.buf.len();
+                    decided = self.buf.len();
+                }
             }
         }
         if self.line_start > content {
