@@ -47,6 +47,7 @@ pub mod middleware;
 pub mod model;
 pub mod output;
 pub mod persist;
+pub mod protocol;
 pub mod providers;
 pub mod schema;
 pub mod store;

@@ -86,6 +86,7 @@ pub fn chat_model_builder(spec: &str) -> Result<OpenAiModelBuilder, ModelError> 
         OpenAiModel::compatible(model, default)
             .base_url_env(var, default)
             .provider_name(provider.clone())
+            .profile(ModelProfile::for_compatible_model(model))
     };
     // `compatible` sets an explicit base URL; clearing it lets the variable take effect.
     let builder = match provider.as_str() {
@@ -184,6 +185,14 @@ mod tests {
             .unwrap();
         assert_eq!(m.endpoint(), "http://localhost:11434/v1/chat/completions");
         assert_eq!(m.profile(), &ModelProfile::conservative());
+        // A family known to have no tool calling gets the text-only profile (ReAct).
+        let m = chat_model_builder("ollama:gemma2:9b")
+            .unwrap()
+            .env(env(&[]))
+            .build()
+            .unwrap();
+        assert!(!m.profile().tool_calling);
+        assert_eq!(m.profile(), &ModelProfile::text_only());
         let m = chat_model_builder("ollama:llama3.2")
             .unwrap()
             .env(env(&[("OLLAMA_BASE_URL", "http://gpu-box:11434/v1")]))

@@ -6,6 +6,10 @@ use serde::{Deserialize, Serialize};
 /// is sent.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ModelProfile {
+    /// Native tool (function) calling: a request may carry `tools`. Without it an agent with
+    /// tools uses the ReAct text protocol ([`crate::protocol::ToolProtocol::for_profile`]).
+    #[serde(default = "yes")]
+    pub tool_calling: bool,
     /// JSON-schema constrained output (`response_format: json_schema`).
     pub native_structured_output: bool,
     /// Strict (schema-enforced) tool definitions.
@@ -30,6 +34,7 @@ impl ModelProfile {
     /// Everything supported (OpenAI's current chat models).
     pub const fn full() -> Self {
         ModelProfile {
+            tool_calling: true,
             native_structured_output: true,
             strict_tools: true,
             parallel_tool_calls: true,
@@ -46,6 +51,7 @@ impl ModelProfile {
     /// choice, no strict schemas, no native structured output.
     pub const fn conservative() -> Self {
         ModelProfile {
+            tool_calling: true,
             native_structured_output: false,
             strict_tools: false,
             parallel_tool_calls: true,
@@ -55,6 +61,56 @@ impl ModelProfile {
             streaming_usage: false,
             reasoning: false,
             seed: false,
+        }
+    }
+}
+
+fn yes() -> bool {
+    true
+}
+
+impl ModelProfile {
+    /// A model without native tool calling (nor any tool or structured-output feature): text in,
+    /// text out. Tools reach it through the ReAct protocol.
+    pub const fn text_only() -> Self {
+        ModelProfile {
+            tool_calling: false,
+            native_structured_output: false,
+            strict_tools: false,
+            parallel_tool_calls: false,
+            tool_choice_required: false,
+            tool_choice_named: false,
+            tool_choice_none: false,
+            streaming_usage: false,
+            reasoning: false,
+            seed: false,
+        }
+    }
+
+    /// The profile a preset knows for a model served through an OpenAI-compatible server
+    /// (Ollama, vLLM, LM Studio, ...): [`text_only`](Self::text_only) for model families whose
+    /// published chat templates have no tool support, [`conservative`](Self::conservative)
+    /// otherwise. The name is matched case-insensitively on its family prefix, ignoring any
+    /// `org/` and `:tag`.
+    pub fn for_compatible_model(model: &str) -> Self {
+        let lower = model.to_ascii_lowercase();
+        let base = lower.rsplit('/').next().unwrap_or(&lower);
+        let family = base.split(':').next().unwrap_or(base);
+        // Families whose Ollama / Hugging Face chat templates have no tool section.
+        const WITHOUT_TOOLS: [&str; 7] = [
+            "gemma",
+            "llama2",
+            "llama-2",
+            "codellama",
+            "tinyllama",
+            "phi3",
+            "deepseek-r1",
+        ];
+        let no_tools = WITHOUT_TOOLS.iter().any(|p| family.starts_with(p));
+        if no_tools {
+            ModelProfile::text_only()
+        } else {
+            ModelProfile::conservative()
         }
     }
 }

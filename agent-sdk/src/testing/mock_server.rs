@@ -306,6 +306,7 @@ pub struct MockServer {
 }
 
 struct Shared {
+    refuse_tools: std::sync::atomic::AtomicBool,
     script: Mutex<VecDeque<MockResponse>>,
     handler: Option<Handler>,
     requests: Mutex<Vec<RecordedRequest>>,
@@ -331,6 +332,7 @@ impl MockServer {
 
     async fn launch(script: VecDeque<MockResponse>, handler: Option<Handler>) -> MockServer {
         let shared = Arc::new(Shared {
+            refuse_tools: std::sync::atomic::AtomicBool::new(false),
             script: Mutex::new(script),
             handler,
             requests: Mutex::new(Vec::new()),
@@ -354,6 +356,17 @@ impl MockServer {
             shared,
             shutdown: Some(tx),
         }
+    }
+
+    /// Behave like a server without tool support (a model served without a tool-calling chat
+    /// template): from now on a request whose body carries a non-empty `tools` array is
+    /// answered 400 (`invalid_request_error`, `param: "tools"`) without consuming the script
+    /// or calling the handler. Requests without tools are answered as usual.
+    pub fn refuse_tools(&self) -> &Self {
+        self.shared
+            .refuse_tools
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+        self
     }
 
     /// The base URL to give a model: `http://127.0.0.1:<port>/v1`.
@@ -454,6 +467,27 @@ async fn handle(
                 &format!("mock server: no route for {} {}", method, request.path),
                 "invalid_request_error",
                 None,
+                None,
+            ),
+            &request,
+        );
+    }
+    let carries_tools = request
+        .body
+        .get("tools")
+        .and_then(Value::as_array)
+        .is_some_and(|tools| !tools.is_empty());
+    if carries_tools
+        && shared
+            .refuse_tools
+            .load(std::sync::atomic::Ordering::SeqCst)
+    {
+        return render(
+            MockResponse::error(
+                400,
+                "mock server: this model does not support tools",
+                "invalid_request_error",
+                Some("tools"),
                 None,
             ),
             &request,

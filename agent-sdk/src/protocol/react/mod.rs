@@ -1,0 +1,21 @@
+//! ReAct: tools driven through text (`Thought:` / `Action:` / `Action Input:` / `Observation:` /
+//! `Final Answer:`) for models without native function calling.
+//!
+//! - [`parse`]: one complete reply into a [`ReactReply`] or a [`ReactParseError`] whose text is
+//!   the correction to send back to the model;
+//! - [`ReactStream`]: the same parse fed text deltas, emitting thought and final-answer deltas and
+//!   the action as soon as its input is complete;
+//! - [`ReactPrompt`]: the system prompt (tools, format instructions, scratchpad) from a
+//!   user-overridable template.
+
+mod markers;
+mod parser;
+mod prompt;
+mod stream;
+
+pub use parser::{ActionInput, ReactAction, ReactParseError, ReactReply, ReactStep, parse};
+pub use prompt::{
+    DEFAULT_TEMPLATE, ReactPrompt, ReactStepRecord, STOP_SEQUENCE, TemplateError, compact_schema,
+    format_instructions, render_scratchpad, render_tools,
+};
+pub use stream::{ReactEvent, ReactStream};
