@@ -7,6 +7,11 @@
 //! same messages, one `serde_json` parse, one direct call); the difference is the framework's
 //! cost per run.
 //!
+//! `full_run` uses a sync `fn` tool, which the runtime runs on tokio's blocking pool (so
+//! parallel calls overlap and deadlines hold): the thread hand-off is part of what it times.
+//! `full_run_async_tool` is the same run with an `async fn` tool, which runs on the run's own
+//! task: the difference between the two is the blocking pool's cost.
+//!
 //! `full_run_3_noop_middleware` is the same run through three middlewares that implement no
 //! hook (every default: `before_agent`, `before_model`, `wrap_model_call`, `after_model`,
 //! `wrap_tool_call`, `after_agent`), so the difference to `full_run` is what the hooks cost.
@@ -40,9 +45,23 @@ fn add(a: i64, b: i64) -> i64 {
     a + b
 }
 
+/// Add two integers (an `async fn`, so it runs on the run's own task).
+///
+/// # Arguments
+/// * `a` - The first addend.
+/// * `b` - The second addend.
+#[tool(name = "add")]
+async fn add_async(a: i64, b: i64) -> i64 {
+    a + b
+}
+
 /// You add numbers with the `add` tool.
 #[agent(tools(add))]
 struct Adder;
+
+/// You add numbers with the `add` tool.
+#[agent(tools(add_async))]
+struct AsyncAdder;
 
 /// Calls `add` on the first request, answers once the tool result is in.
 fn model() -> FunctionModel {
@@ -85,6 +104,7 @@ fn bench(c: &mut Criterion) {
         .build()
         .unwrap();
     let agent = Adder::builder(Arc::new(model())).build();
+    let async_agent = AsyncAdder::builder(Arc::new(model())).build();
     let direct = model();
     let tool_def: agent_sdk::tool::DefinitionRef = <add as Tool>::definition().into();
 
@@ -119,12 +139,23 @@ fn bench(c: &mut Criterion) {
     );
     assert_eq!(rt.block_on(round_trip()).output, "The sum is 5.");
     assert_eq!(check.output, "The sum is 5.");
+    assert_eq!(
+        rt.block_on(async_agent.run("2 + 3?", ())).unwrap().output,
+        "The sum is 5."
+    );
     assert_eq!(rt.block_on(baseline(&direct, &tool_def)), "The sum is 5.");
 
     let mut group = c.benchmark_group("agent_run");
     group.bench_function("full_run", |b| {
         b.iter(|| {
             rt.block_on(async { black_box(agent.run(black_box("2 + 3?"), ()).await.unwrap()) })
+        })
+    });
+    group.bench_function("full_run_async_tool", |b| {
+        b.iter(|| {
+            rt.block_on(async {
+                black_box(async_agent.run(black_box("2 + 3?"), ()).await.unwrap())
+            })
         })
     });
     group.bench_function("full_run_3_noop_middleware", |b| {
