@@ -43,6 +43,9 @@ pub(crate) enum HookKind {
     AfterAgent = 32,
 }
 
+/// Every bit of [`HookKind`].
+const ALL_HOOKS: u8 = 63;
+
 impl<C, S> Entry<C, S> {
     /// Whether this middleware's `hook` is known to be its default (and may be skipped).
     pub(crate) fn skips(&self, hook: HookKind) -> bool {
@@ -103,8 +106,13 @@ impl<C: Send + Sync + 'static, S: Send + Sync + 'static> Chain<C, S> {
         });
     }
 
+    /// Whether the chain has nothing to run: no middleware, or every hook of every middleware
+    /// is known to be its default (then the loop takes the path of an agent without
+    /// middleware, which is what running only default hooks amounts to).
     pub(crate) fn is_empty(&self) -> bool {
-        self.list.is_empty()
+        self.list
+            .iter()
+            .all(|e| e.defaults.load(Ordering::Relaxed) == ALL_HOOKS)
     }
 
     /// Whether some middleware may wrap tool calls (none is known to leave
