@@ -3,9 +3,9 @@
 //! One run is model → one tool call → model against an in-process model that answers at once
 //! (the `agent_run` job, with an async tool so the blocking pool's thread hand-off does not
 //! drown the difference). Three agents: no middleware, three middlewares that implement no
-//! hook (every default runs: `before_agent`, `before_model` and `after_model` per request,
-//! `wrap_model_call` per request, `wrap_tool_call` per call, `after_agent`), and one with a
-//! review on the tool whose run pauses, is written to JSON, read back and resumed.
+//! hook (each default runs once, on its first call, and the chain skips it from then on:
+//! what is measured is the steady state of an agent whose middleware implements nothing),
+//! and one with a review on the tool whose run pauses, is written to JSON, read back and resumed.
 //!
 //! The machine is shared, so the sides are measured in paired rounds (A then B, B then A,
 //! alternating) and the report gives the median per-run time of each side and the median of

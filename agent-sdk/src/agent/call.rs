@@ -138,7 +138,7 @@ where
 {
     let runtime = base.for_call(call.id.as_str());
     let work = async {
-        if agent.parts.middleware.is_empty() || matches!(dispatch, Dispatch::Decided(_)) {
+        if !agent.parts.middleware.wraps_tools() || matches!(dispatch, Dispatch::Decided(_)) {
             dispatch_call(&agent.parts.toolset, &runtime, dispatch).await
         } else {
             Box::pin(super::hooks::wrap_tool_call(

@@ -1,9 +1,10 @@
 //! How the driver runs an agent's middleware list, hook by hook, in LangChain's order.
 
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 
 use super::context::RunCx;
-use super::next::{EventSink, ToolHandler};
+use super::next::{EventSink, ToolHandler, model_call};
 use super::{
     AfterModel, BeforeModel, Flow, MiddlewareError, ModelNext, ModelRequest, SharedMiddleware,
     ToolNext,
@@ -17,7 +18,44 @@ use crate::usage::Usage;
 
 /// An agent's middleware, in declaration order.
 pub(crate) struct Chain<C, S> {
-    list: Vec<SharedMiddleware<C, S>>,
+    list: Vec<Entry<C, S>>,
+}
+
+/// One middleware of a chain, with the hooks it was seen to leave at their default.
+///
+/// A default hook says so when it runs (through [`RunCx`], [`ModelNext`] or [`ToolNext`]);
+/// the chain then skips that hook of that middleware in every later call: it does nothing
+/// but continue, so skipping it changes nothing but the cost.
+pub(crate) struct Entry<C, S> {
+    pub(crate) middleware: SharedMiddleware<C, S>,
+    defaults: AtomicU8,
+}
+
+/// One bit per hook in [`Entry`]'s learned defaults.
+#[derive(Clone, Copy, Debug)]
+#[repr(u8)]
+pub(crate) enum HookKind {
+    BeforeAgent = 1,
+    BeforeModel = 2,
+    WrapModel = 4,
+    AfterModel = 8,
+    WrapTool = 16,
+    AfterAgent = 32,
+}
+
+/// Every bit of [`HookKind`].
+const ALL_HOOKS: u8 = 63;
+
+impl<C, S> Entry<C, S> {
+    /// Whether this middleware's `hook` is known to be its default (and may be skipped).
+    pub(crate) fn skips(&self, hook: HookKind) -> bool {
+        self.defaults.load(Ordering::Relaxed) & hook as u8 != 0
+    }
+
+    /// Records that this middleware's `hook` is its default.
+    pub(crate) fn learn(&self, hook: HookKind) {
+        self.defaults.fetch_or(hook as u8, Ordering::Relaxed);
+    }
 }
 
 /// Why a hook phase stopped the run.
@@ -62,11 +100,30 @@ impl<C, S> Default for Chain<C, S> {
 
 impl<C: Send + Sync + 'static, S: Send + Sync + 'static> Chain<C, S> {
     pub(crate) fn push(&mut self, middleware: SharedMiddleware<C, S>) {
-        self.list.push(middleware);
+        self.list.push(Entry {
+            middleware,
+            defaults: AtomicU8::new(0),
+        });
     }
 
+    /// Whether the chain has nothing to run: no middleware, or every hook of every middleware
+    /// is known to be its default (then the loop takes the path of an agent without
+    /// middleware, which is what running only default hooks amounts to).
     pub(crate) fn is_empty(&self) -> bool {
-        self.list.is_empty()
+        self.list
+            .iter()
+            .all(|e| e.defaults.load(Ordering::Relaxed) == ALL_HOOKS)
+    }
+
+    /// Whether some middleware may wrap tool calls (none is known to leave
+    /// `wrap_tool_call` at its default).
+    pub(crate) fn wraps_tools(&self) -> bool {
+        self.list.iter().any(|e| !e.skips(HookKind::WrapTool))
+    }
+
+    /// Whether some middleware may wrap model calls.
+    fn wraps_model(&self) -> bool {
+        self.list.iter().any(|e| !e.skips(HookKind::WrapModel))
     }
 
     /// `before_agent`, in declaration order.
@@ -77,12 +134,20 @@ impl<C: Send + Sync + 'static, S: Send + Sync + 'static> Chain<C, S> {
         state: &mut Arc<S>,
         counters: Counters<'_>,
     ) -> Result<Option<Ended>, HookError> {
-        for m in &self.list {
+        for e in &self.list {
+            if e.skips(HookKind::BeforeAgent) {
+                continue;
+            }
+            let m = &e.middleware;
             let queue = Mutex::new(Vec::new());
+            let default = AtomicBool::new(false);
             let flow = {
-                let cx = cx(context, state, &queue, counters);
+                let cx = cx(context, state, &queue, counters, &default);
                 m.before_agent(messages, &cx).await
             };
+            if default.load(Ordering::Relaxed) {
+                e.learn(HookKind::BeforeAgent);
+            }
             apply(state, queue)?;
             if let Flow::End(message) = flow.map_err(HookError::Middleware)? {
                 return Ok(Some(Ended::new(message, m.name())));
@@ -99,12 +164,20 @@ impl<C: Send + Sync + 'static, S: Send + Sync + 'static> Chain<C, S> {
         state: &mut Arc<S>,
         counters: Counters<'_>,
     ) -> Result<Option<Ended>, HookError> {
-        for m in &self.list {
+        for e in &self.list {
+            if e.skips(HookKind::BeforeModel) {
+                continue;
+            }
+            let m = &e.middleware;
             let queue = Mutex::new(Vec::new());
+            let default = AtomicBool::new(false);
             let flow = {
-                let cx = cx(context, state, &queue, counters);
+                let cx = cx(context, state, &queue, counters, &default);
                 m.before_model(request, &cx).await
             };
+            if default.load(Ordering::Relaxed) {
+                e.learn(HookKind::BeforeModel);
+            }
             apply(state, queue)?;
             if let Flow::End(message) = flow.map_err(HookError::Middleware)? {
                 return Ok(Some(Ended::new(message, m.name())));
@@ -122,11 +195,16 @@ impl<C: Send + Sync + 'static, S: Send + Sync + 'static> Chain<C, S> {
         counters: Counters<'_>,
         sink: Option<EventSink<'_>>,
     ) -> Result<Result<ChatResponse, ModelError>, HookError> {
+        if !self.wraps_model() {
+            return Ok(model_call(request, sink).await);
+        }
         let queue = Mutex::new(Vec::new());
+        let default = AtomicBool::new(false);
         let answer = {
-            let cx = cx(context, state, &queue, counters);
+            let cx = cx(context, state, &queue, counters, &default);
             let next = ModelNext {
                 rest: &self.list,
+                this: None,
                 cx: &cx,
                 sink,
             };
@@ -144,12 +222,20 @@ impl<C: Send + Sync + 'static, S: Send + Sync + 'static> Chain<C, S> {
         state: &mut Arc<S>,
         counters: Counters<'_>,
     ) -> Result<Option<(AfterModel, String)>, HookError> {
-        for m in self.list.iter().rev() {
+        for e in self.list.iter().rev() {
+            if e.skips(HookKind::AfterModel) {
+                continue;
+            }
+            let m = &e.middleware;
             let queue = Mutex::new(Vec::new());
+            let default = AtomicBool::new(false);
             let flow = {
-                let cx = cx(context, state, &queue, counters);
+                let cx = cx(context, state, &queue, counters, &default);
                 m.after_model(response, &cx).await
             };
+            if default.load(Ordering::Relaxed) {
+                e.learn(HookKind::AfterModel);
+            }
             apply(state, queue)?;
             match flow.map_err(HookError::Middleware)? {
                 AfterModel::Continue => {}
@@ -167,12 +253,20 @@ impl<C: Send + Sync + 'static, S: Send + Sync + 'static> Chain<C, S> {
         state: &mut Arc<S>,
         counters: Counters<'_>,
     ) -> Result<(), HookError> {
-        for m in self.list.iter().rev() {
+        for e in self.list.iter().rev() {
+            if e.skips(HookKind::AfterAgent) {
+                continue;
+            }
+            let m = &e.middleware;
             let queue = Mutex::new(Vec::new());
+            let default = AtomicBool::new(false);
             let result = {
-                let cx = cx(context, state, &queue, counters);
+                let cx = cx(context, state, &queue, counters, &default);
                 m.after_agent(messages, &cx).await
             };
+            if default.load(Ordering::Relaxed) {
+                e.learn(HookKind::AfterAgent);
+            }
             apply(state, queue)?;
             result.map_err(HookError::Middleware)?;
         }
@@ -189,6 +283,7 @@ impl<C: Send + Sync + 'static, S: Send + Sync + 'static> Chain<C, S> {
     ) -> Result<ToolOutput, ToolCallError> {
         ToolNext {
             rest: &self.list,
+            this: None,
             runtime,
             handler,
         }
@@ -202,9 +297,11 @@ fn cx<'a, C, S>(
     state: &'a Arc<S>,
     queue: &'a Mutex<Vec<StateUpdate<S>>>,
     counters: Counters<'a>,
+    default: &'a AtomicBool,
 ) -> RunCx<'a, C, S> {
     RunCx {
         context,
+        default,
         state,
         updates: queue,
         turn: counters.turn,

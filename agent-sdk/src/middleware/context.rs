@@ -2,6 +2,7 @@
 //! counters.
 
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::agent::Step;
 use crate::tool::runtime::{StateUpdate, lock};
@@ -21,9 +22,16 @@ pub struct RunCx<'a, C, S> {
     pub(crate) usage: Usage,
     pub(crate) steps: &'a [Step],
     pub(crate) thread_model_calls: u32,
+    /// Set by a default hook: the chain skips that hook of that middleware from then on.
+    pub(crate) default: &'a AtomicBool,
 }
 
 impl<'a, C, S> RunCx<'a, C, S> {
+    /// Called by a default hook: the hook does nothing, later calls may skip it.
+    pub(crate) fn hook_is_default(&self) {
+        self.default.store(true, Ordering::Relaxed);
+    }
+
     /// The run's context.
     pub fn context(&self) -> &'a C {
         self.context

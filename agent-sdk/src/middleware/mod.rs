@@ -168,7 +168,8 @@ where
         messages: &'a mut Vec<Message>,
         cx: &'a RunCx<'a, C, S>,
     ) -> Hook<'a, Result<Flow, MiddlewareError>> {
-        let _ = (messages, cx);
+        let _ = messages;
+        cx.hook_is_default();
         Hook::ready(Ok(Flow::Continue))
     }
 
@@ -179,7 +180,8 @@ where
         request: &'a mut BeforeModel,
         cx: &'a RunCx<'a, C, S>,
     ) -> Hook<'a, Result<Flow, MiddlewareError>> {
-        let _ = (request, cx);
+        let _ = request;
+        cx.hook_is_default();
         Hook::ready(Ok(Flow::Continue))
     }
 
@@ -191,7 +193,7 @@ where
         next: ModelNext<'a, C, S>,
     ) -> Hook<'a, Result<ChatResponse, ModelError>> {
         let _ = cx;
-        next.run(request)
+        next.pass(request)
     }
 
     /// After each answer: may edit it, end the run, ask again or pause for review.
@@ -200,7 +202,8 @@ where
         response: &'a mut ChatResponse,
         cx: &'a RunCx<'a, C, S>,
     ) -> Hook<'a, Result<AfterModel, MiddlewareError>> {
-        let _ = (response, cx);
+        let _ = response;
+        cx.hook_is_default();
         Hook::ready(Ok(AfterModel::Continue))
     }
 
@@ -213,7 +216,7 @@ where
         next: ToolNext<'a, C, S>,
     ) -> Hook<'a, Result<ToolOutput, ToolCallError>> {
         let _ = runtime;
-        next.run(call)
+        next.pass(call)
     }
 
     /// Once, after the final answer: may edit the transcript or fail the run.
@@ -222,7 +225,8 @@ where
         messages: &'a mut Vec<Message>,
         cx: &'a RunCx<'a, C, S>,
     ) -> Hook<'a, Result<(), MiddlewareError>> {
-        let _ = (messages, cx);
+        let _ = messages;
+        cx.hook_is_default();
         Hook::ready(Ok(()))
     }
 }

@@ -3,8 +3,9 @@
 use futures::StreamExt;
 use futures::future::BoxFuture;
 
+use super::Hook;
+use super::chain::{Entry, HookKind};
 use super::context::RunCx;
-use super::{Hook, SharedMiddleware};
 use crate::agent::ModelSettings;
 use crate::message::{Message, ToolCall};
 use crate::model::{ChatRequest, ChatResponse, ModelError, SharedModel, StreamEvent};
@@ -72,7 +73,9 @@ pub(crate) type EventSink<'a> = &'a (dyn Fn(StreamEvent) + Send + Sync);
 /// Call [`ModelNext::run`] zero times (short-circuit, cache), once, or many times (retry,
 /// fallback): it is `Copy`.
 pub struct ModelNext<'a, C, S> {
-    pub(crate) rest: &'a [SharedMiddleware<C, S>],
+    pub(crate) rest: &'a [Entry<C, S>],
+    /// The middleware this handler was given to (none for the chain's entry).
+    pub(crate) this: Option<&'a Entry<C, S>>,
     pub(crate) cx: &'a RunCx<'a, C, S>,
     pub(crate) sink: Option<EventSink<'a>>,
 }
@@ -89,18 +92,33 @@ impl<'a, C: Send + Sync + 'static, S: Send + Sync + 'static> ModelNext<'a, C, S>
     /// Calls the inner handler with `request`. In a streamed run the model streams and its
     /// deltas reach the run's stream as they come (each attempt's, when called again).
     pub fn run(self, request: ModelRequest) -> Hook<'a, Result<ChatResponse, ModelError>> {
-        match self.rest.split_first() {
-            Some((first, rest)) => first.wrap_model_call(
+        let mut rest = self.rest;
+        while let Some((first, tail)) = rest.split_first() {
+            if first.skips(HookKind::WrapModel) {
+                rest = tail;
+                continue;
+            }
+            return first.middleware.wrap_model_call(
                 request,
                 self.cx,
                 ModelNext {
-                    rest,
+                    rest: tail,
+                    this: Some(first),
                     cx: self.cx,
                     sink: self.sink,
                 },
-            ),
-            None => Hook::Boxed(call_model(request, self.sink)),
+            );
         }
+        Hook::Boxed(Box::pin(model_call(request, self.sink)))
+    }
+
+    /// What the default `wrap_model_call` does: records that the middleware leaves the hook
+    /// at its default (later calls skip it), and calls the next handler.
+    pub(crate) fn pass(self, request: ModelRequest) -> Hook<'a, Result<ChatResponse, ModelError>> {
+        if let Some(this) = self.this {
+            this.learn(HookKind::WrapModel);
+        }
+        self.run(request)
     }
 }
 
@@ -114,26 +132,24 @@ impl<C, S> std::fmt::Debug for ModelNext<'_, C, S> {
 }
 
 /// The model call at the heart of the chain: `invoke`, or `stream` with deltas forwarded.
-fn call_model(
+pub(crate) async fn model_call(
     request: ModelRequest,
     sink: Option<EventSink<'_>>,
-) -> BoxFuture<'_, Result<ChatResponse, ModelError>> {
-    Box::pin(async move {
-        let ModelRequest { model, request } = request;
-        let Some(sink) = sink else {
-            return model.invoke(request).await;
-        };
-        let mut stream = model.stream(request);
-        while let Some(event) = stream.next().await {
-            match event? {
-                StreamEvent::Completed { response } => return Ok(response),
-                other => sink(other),
-            }
+) -> Result<ChatResponse, ModelError> {
+    let ModelRequest { model, request } = request;
+    let Some(sink) = sink else {
+        return model.invoke(request).await;
+    };
+    let mut stream = model.stream(request);
+    while let Some(event) = stream.next().await {
+        match event? {
+            StreamEvent::Completed { response } => return Ok(response),
+            other => sink(other),
         }
-        Err(ModelError::Incomplete(
-            "the model's stream ended before its final answer".to_string(),
-        ))
-    })
+    }
+    Err(ModelError::Incomplete(
+        "the model's stream ended before its final answer".to_string(),
+    ))
 }
 
 /// The innermost tool handler: parses the call and runs the tool.
@@ -145,7 +161,9 @@ pub(crate) type ToolHandler<'a> =
 /// Call [`ToolNext::run`] zero times (answer in the tool's place), once, or many times: it is
 /// `Copy`.
 pub struct ToolNext<'a, C, S> {
-    pub(crate) rest: &'a [SharedMiddleware<C, S>],
+    pub(crate) rest: &'a [Entry<C, S>],
+    /// The middleware this handler was given to (none for the chain's entry).
+    pub(crate) this: Option<&'a Entry<C, S>>,
     pub(crate) runtime: &'a ToolRuntime<C, S>,
     pub(crate) handler: ToolHandler<'a>,
 }
@@ -162,18 +180,33 @@ impl<'a, C: Send + Sync + 'static, S: Send + Sync + 'static> ToolNext<'a, C, S> 
     /// Calls the inner handler with `call` (its arguments possibly edited: they are parsed
     /// again, and a bad edit becomes the usual invalid-arguments message).
     pub fn run(self, call: ToolCall) -> Hook<'a, Result<ToolOutput, ToolCallError>> {
-        match self.rest.split_first() {
-            Some((first, rest)) => first.wrap_tool_call(
+        let mut rest = self.rest;
+        while let Some((first, tail)) = rest.split_first() {
+            if first.skips(HookKind::WrapTool) {
+                rest = tail;
+                continue;
+            }
+            return first.middleware.wrap_tool_call(
                 call,
                 self.runtime,
                 ToolNext {
-                    rest,
+                    rest: tail,
+                    this: Some(first),
                     runtime: self.runtime,
                     handler: self.handler,
                 },
-            ),
-            None => Hook::Boxed((self.handler)(call)),
+            );
         }
+        Hook::Boxed((self.handler)(call))
+    }
+
+    /// What the default `wrap_tool_call` does: records that the middleware leaves the hook
+    /// at its default (later calls skip it), and calls the next handler.
+    pub(crate) fn pass(self, call: ToolCall) -> Hook<'a, Result<ToolOutput, ToolCallError>> {
+        if let Some(this) = self.this {
+            this.learn(HookKind::WrapTool);
+        }
+        self.run(call)
     }
 }
 
