@@ -46,6 +46,8 @@ mod memory;
 mod postgres;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub(crate) mod sql;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+mod sql_shared;
 #[cfg(feature = "sqlite")]
 mod sqlite;
 #[cfg(feature = "sqlite")]

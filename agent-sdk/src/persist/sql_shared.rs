@@ -1,0 +1,160 @@
+//! What the SQLite and Postgres checkpointers share to the letter: forking and deleting a
+//! thread (the same SQL on both databases) and reading rows into the crate's types. A macro
+//! rather than a generic over `sqlx::Database`: the two differ only in their row type and the
+//! integer width of `format_version`, which a macro names in two tokens where sqlx's generic
+//! bounds would need a dozen.
+
+/// Expands, inside a backend's module, to `fork_inner` and `delete_inner` on `$backend` and
+/// the free functions `meta_from_row`, `thread_from_row`, `lease_from_row` and `limit` over
+/// `$row`. Every `SELECT` the backend reads with `meta_from_row` puts `format_version` (as a
+/// 64-bit integer) in column 4.
+macro_rules! shared_sql_checkpointer {
+    ($backend:ty, $row:ty, $version:ty) => {
+        impl $backend {
+            async fn fork_inner(
+                &self,
+                from: &CheckpointRef,
+                new_thread_id: &str,
+            ) -> Result<CheckpointMeta, PersistError> {
+                validate_thread_id(new_thread_id)?;
+                let err = |e| PersistError::backend("fork", e);
+                let now = now_ms();
+                let mut tx = self.pool.begin().await.map_err(err)?;
+                let count: Option<i64> = sqlx::query_scalar(
+                    "INSERT INTO agent_threads (thread_id, latest_step, message_count, parent_thread,
+                         parent_step, created_at_ms, updated_at_ms)
+                     SELECT $1, 1, message_count, thread_id, step, $4, $4
+                     FROM agent_checkpoints WHERE thread_id = $2 AND step = $3
+                     ON CONFLICT DO NOTHING
+                     RETURNING message_count",
+                )
+                .bind(new_thread_id)
+                .bind(&from.thread_id)
+                .bind(to_i64(from.step))
+                .bind(now)
+                .fetch_optional(&mut *tx)
+                .await
+                .map_err(err)?;
+                let Some(count) = count else {
+                    let existing: Option<i64> =
+                        sqlx::query_scalar("SELECT latest_step FROM agent_threads WHERE thread_id = $1")
+                            .bind(new_thread_id)
+                            .fetch_optional(&mut *tx)
+                            .await
+                            .map_err(err)?;
+                    return Err(match existing {
+                        Some(step) => PersistError::Conflict {
+                            thread_id: new_thread_id.to_string(),
+                            expected: None,
+                            found: Some(to_u64(step)),
+                        },
+                        None => PersistError::NotFound {
+                            thread_id: from.thread_id.clone(),
+                            step: from.step,
+                        },
+                    });
+                };
+                sqlx::query(
+                    "INSERT INTO agent_messages (thread_id, seq, body)
+                     SELECT $1, seq, body FROM agent_messages WHERE thread_id = $2 AND seq < $3",
+                )
+                .bind(new_thread_id)
+                .bind(&from.thread_id)
+                .bind(count)
+                .execute(&mut *tx)
+                .await
+                .map_err(err)?;
+                let version: $version = sqlx::query_scalar(
+                    "INSERT INTO agent_checkpoints (thread_id, step, parent_thread, parent_step,
+                         format_version, message_count, body, created_at_ms)
+                     SELECT $1, 1, thread_id, step, format_version, message_count, body, $4
+                     FROM agent_checkpoints WHERE thread_id = $2 AND step = $3
+                     RETURNING format_version",
+                )
+                .bind(new_thread_id)
+                .bind(&from.thread_id)
+                .bind(to_i64(from.step))
+                .bind(now)
+                .fetch_one(&mut *tx)
+                .await
+                .map_err(err)?;
+                tx.commit().await.map_err(err)?;
+                Ok(CheckpointMeta {
+                    thread_id: new_thread_id.to_string(),
+                    step: 1,
+                    parent: Some(from.clone()),
+                    format_version: version as u32,
+                    message_count: to_u64(count),
+                    created_at: from_ms(now),
+                })
+            }
+
+            async fn delete_inner(&self, thread_id: &str) -> Result<bool, PersistError> {
+                let err = |e| PersistError::backend("delete_thread", e);
+                let mut tx = self.pool.begin().await.map_err(err)?;
+                let deleted = sqlx::query("DELETE FROM agent_threads WHERE thread_id = $1")
+                    .bind(thread_id)
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(err)?
+                    .rows_affected();
+                for table in ["agent_messages", "agent_checkpoints", "agent_leases"] {
+                    sqlx::query(&format!("DELETE FROM {table} WHERE thread_id = $1"))
+                        .bind(thread_id)
+                        .execute(&mut *tx)
+                        .await
+                        .map_err(err)?;
+                }
+                tx.commit().await.map_err(err)?;
+                Ok(deleted > 0)
+            }
+        }
+
+        pub(super) fn meta_from_row(row: &$row) -> Result<CheckpointMeta, PersistError> {
+            let err = |e| PersistError::backend("get", e);
+            let parent_thread: Option<String> = row.try_get("parent_thread").map_err(err)?;
+            let parent_step: Option<i64> = row.try_get("parent_step").map_err(err)?;
+            Ok(CheckpointMeta {
+                thread_id: row.try_get("thread_id").map_err(err)?,
+                step: to_u64(row.try_get("step").map_err(err)?),
+                parent: parent_thread
+                    .zip(parent_step)
+                    .map(|(t, s)| CheckpointRef::new(t, to_u64(s))),
+                format_version: row.try_get::<i64, _>(4).map_err(err)? as u32,
+                message_count: to_u64(row.try_get("message_count").map_err(err)?),
+                created_at: from_ms(row.try_get("created_at_ms").map_err(err)?),
+            })
+        }
+
+        fn thread_from_row(row: &$row) -> Result<ThreadInfo, PersistError> {
+            let err = |e| PersistError::backend("threads", e);
+            let parent_thread: Option<String> = row.try_get("parent_thread").map_err(err)?;
+            let parent_step: Option<i64> = row.try_get("parent_step").map_err(err)?;
+            Ok(ThreadInfo {
+                thread_id: row.try_get("thread_id").map_err(err)?,
+                latest_step: to_u64(row.try_get("latest_step").map_err(err)?),
+                message_count: to_u64(row.try_get("message_count").map_err(err)?),
+                forked_from: parent_thread
+                    .zip(parent_step)
+                    .map(|(t, s)| CheckpointRef::new(t, to_u64(s))),
+                created_at: from_ms(row.try_get("created_at_ms").map_err(err)?),
+                updated_at: from_ms(row.try_get("updated_at_ms").map_err(err)?),
+            })
+        }
+
+        fn lease_from_row(thread_id: &str, worker: &str, row: &$row) -> Lease {
+            Lease {
+                thread_id: thread_id.to_string(),
+                worker: worker.to_string(),
+                token: to_u64(row.get(0)),
+                expires_at: from_ms(row.get(1)),
+            }
+        }
+
+        fn limit(n: usize) -> i64 {
+            i64::try_from(n).unwrap_or(i64::MAX)
+        }
+    };
+}
+
+pub(super) use shared_sql_checkpointer;
