@@ -6,8 +6,8 @@ use std::sync::{Arc, Mutex};
 use super::context::RunCx;
 use super::next::{EventSink, ToolHandler, model_call};
 use super::{
-    AfterModel, BeforeModel, Flow, MiddlewareError, ModelNext, ModelRequest, SharedMiddleware,
-    ToolNext,
+    AfterModel, BeforeModel, Flow, Hook, Middleware, MiddlewareError, ModelNext, ModelRequest,
+    SharedMiddleware, ToolNext,
 };
 use crate::agent::Step;
 use crate::message::{AssistantMessage, Message, ToolCall};
@@ -55,6 +55,38 @@ impl<C, S> Entry<C, S> {
     /// Records that this middleware's `hook` is its default.
     pub(crate) fn learn(&self, hook: HookKind) {
         self.defaults.fetch_or(hook as u8, Ordering::Relaxed);
+    }
+
+    /// Runs one model-side hook of this middleware on `arg`: a fresh queue for its state
+    /// updates (applied once it returns), and the hook learned as a default when it is one.
+    async fn run<A: ?Sized, T>(
+        &self,
+        hook: HookKind,
+        arg: &mut A,
+        context: &C,
+        state: &mut Arc<S>,
+        counters: Counters<'_>,
+        call: impl for<'a> FnOnce(
+            &'a dyn Middleware<C, S>,
+            &'a mut A,
+            &'a RunCx<'a, C, S>,
+        ) -> Hook<'a, Result<T, MiddlewareError>>,
+    ) -> Result<T, HookError>
+    where
+        C: Send + Sync + 'static,
+        S: Send + Sync + 'static,
+    {
+        let queue = Mutex::new(Vec::new());
+        let default = AtomicBool::new(false);
+        let result = {
+            let cx = cx(context, state, &queue, counters, &default);
+            call(&*self.middleware, arg, &cx).await
+        };
+        if default.load(Ordering::Relaxed) {
+            self.learn(hook);
+        }
+        apply(state, queue)?;
+        result.map_err(HookError::Middleware)
     }
 }
 
@@ -138,19 +170,18 @@ impl<C: Send + Sync + 'static, S: Send + Sync + 'static> Chain<C, S> {
             if e.skips(HookKind::BeforeAgent) {
                 continue;
             }
-            let m = &e.middleware;
-            let queue = Mutex::new(Vec::new());
-            let default = AtomicBool::new(false);
-            let flow = {
-                let cx = cx(context, state, &queue, counters, &default);
-                m.before_agent(messages, &cx).await
-            };
-            if default.load(Ordering::Relaxed) {
-                e.learn(HookKind::BeforeAgent);
-            }
-            apply(state, queue)?;
-            if let Flow::End(message) = flow.map_err(HookError::Middleware)? {
-                return Ok(Some(Ended::new(message, m.name())));
+            let flow = e
+                .run(
+                    HookKind::BeforeAgent,
+                    messages,
+                    context,
+                    state,
+                    counters,
+                    |m, a, cx| m.before_agent(a, cx),
+                )
+                .await?;
+            if let Flow::End(message) = flow {
+                return Ok(Some(Ended::new(message, e.middleware.name())));
             }
         }
         Ok(None)
@@ -168,19 +199,18 @@ impl<C: Send + Sync + 'static, S: Send + Sync + 'static> Chain<C, S> {
             if e.skips(HookKind::BeforeModel) {
                 continue;
             }
-            let m = &e.middleware;
-            let queue = Mutex::new(Vec::new());
-            let default = AtomicBool::new(false);
-            let flow = {
-                let cx = cx(context, state, &queue, counters, &default);
-                m.before_model(request, &cx).await
-            };
-            if default.load(Ordering::Relaxed) {
-                e.learn(HookKind::BeforeModel);
-            }
-            apply(state, queue)?;
-            if let Flow::End(message) = flow.map_err(HookError::Middleware)? {
-                return Ok(Some(Ended::new(message, m.name())));
+            let flow = e
+                .run(
+                    HookKind::BeforeModel,
+                    request,
+                    context,
+                    state,
+                    counters,
+                    |m, a, cx| m.before_model(a, cx),
+                )
+                .await?;
+            if let Flow::End(message) = flow {
+                return Ok(Some(Ended::new(message, e.middleware.name())));
             }
         }
         Ok(None)
@@ -226,20 +256,19 @@ impl<C: Send + Sync + 'static, S: Send + Sync + 'static> Chain<C, S> {
             if e.skips(HookKind::AfterModel) {
                 continue;
             }
-            let m = &e.middleware;
-            let queue = Mutex::new(Vec::new());
-            let default = AtomicBool::new(false);
-            let flow = {
-                let cx = cx(context, state, &queue, counters, &default);
-                m.after_model(response, &cx).await
-            };
-            if default.load(Ordering::Relaxed) {
-                e.learn(HookKind::AfterModel);
-            }
-            apply(state, queue)?;
-            match flow.map_err(HookError::Middleware)? {
+            let flow = e
+                .run(
+                    HookKind::AfterModel,
+                    response,
+                    context,
+                    state,
+                    counters,
+                    |m, a, cx| m.after_model(a, cx),
+                )
+                .await?;
+            match flow {
                 AfterModel::Continue => {}
-                other => return Ok(Some((other, m.name().to_string()))),
+                other => return Ok(Some((other, e.middleware.name().to_string()))),
             }
         }
         Ok(None)
@@ -257,18 +286,15 @@ impl<C: Send + Sync + 'static, S: Send + Sync + 'static> Chain<C, S> {
             if e.skips(HookKind::AfterAgent) {
                 continue;
             }
-            let m = &e.middleware;
-            let queue = Mutex::new(Vec::new());
-            let default = AtomicBool::new(false);
-            let result = {
-                let cx = cx(context, state, &queue, counters, &default);
-                m.after_agent(messages, &cx).await
-            };
-            if default.load(Ordering::Relaxed) {
-                e.learn(HookKind::AfterAgent);
-            }
-            apply(state, queue)?;
-            result.map_err(HookError::Middleware)?;
+            e.run(
+                HookKind::AfterAgent,
+                messages,
+                context,
+                state,
+                counters,
+                |m, a, cx| m.after_agent(a, cx),
+            )
+            .await?;
         }
         Ok(())
     }
