@@ -148,6 +148,10 @@ pub fn generate_toolset(
         let (v, ty, sdk) = (&e.variant, &e.ty, respan(&sdk, e.span));
         quote_spanned! {e.span=> #call_enum::#v(_) => <#ty as #sdk::Tool>::RETURN_DIRECT, }
     });
+    let idempotent_arms = entries.iter().map(|e| {
+        let (v, ty, sdk) = (&e.variant, &e.ty, respan(&sdk, e.span));
+        quote_spanned! {e.span=> #call_enum::#v(_) => <#ty as #sdk::Tool>::IDEMPOTENT, }
+    });
     let timeout_arms = entries.iter().map(|e| {
         let (v, ty, sdk) = (&e.variant, &e.ty, respan(&sdk, e.span));
         quote_spanned! {e.span=> #call_enum::#v(_) => <#ty as #sdk::Tool>::TIMEOUT, }
@@ -223,6 +227,10 @@ pub fn generate_toolset(
 
             fn is_return_direct(&self, call: &#call_enum) -> bool {
                 match *call { #(#direct_arms)* }
+            }
+
+            fn is_idempotent(&self, call: &#call_enum) -> bool {
+                match *call { #(#idempotent_arms)* }
             }
 
             fn timeout(&self, call: &#call_enum) -> ::core::option::Option<::core::time::Duration> {

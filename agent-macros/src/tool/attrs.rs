@@ -6,7 +6,7 @@ use darling::{Error, FromMeta};
 use crate::{docs, names};
 
 /// `#[tool(name = "...", description = "...", strict = bool, return_direct, sequential,
-/// timeout = "5s")]`.
+/// idempotent, timeout = "5s")]`.
 #[derive(FromMeta, Default)]
 struct RawToolAttrs {
     name: Option<SpannedValue<String>>,
@@ -14,6 +14,7 @@ struct RawToolAttrs {
     strict: Option<bool>,
     return_direct: Flag,
     sequential: Flag,
+    idempotent: Flag,
     timeout: Option<syn::LitStr>,
 }
 
@@ -24,6 +25,7 @@ pub struct ToolAttrs {
     pub strict: bool,
     pub return_direct: bool,
     pub sequential: bool,
+    pub idempotent: bool,
     /// The per-call timeout in milliseconds.
     pub timeout_ms: Option<u64>,
 }
@@ -81,6 +83,7 @@ impl ToolAttrs {
             strict: raw.strict.unwrap_or(false),
             return_direct: raw.return_direct.is_present(),
             sequential: raw.sequential.is_present(),
+            idempotent: raw.idempotent.is_present(),
             timeout_ms,
         })
     }

@@ -56,6 +56,7 @@ pub fn generate(target: &Target<'_>, attrs: &ToolAttrs, sig: &Signature) -> Toke
     let strict = attrs.strict;
     let return_direct = attrs.return_direct;
     let sequential = attrs.sequential;
+    let idempotent = attrs.idempotent;
     let timeout = match attrs.timeout_ms {
         Some(ms) => quote!(::core::option::Option::Some(::core::time::Duration::from_millis(#ms))),
         None => quote!(::core::option::Option::None),
@@ -228,6 +229,7 @@ pub fn generate(target: &Target<'_>, attrs: &ToolAttrs, sig: &Signature) -> Toke
             const NAME: &'static str = #name;
             const RETURN_DIRECT: bool = #return_direct;
             const SEQUENTIAL: bool = #sequential;
+            const IDEMPOTENT: bool = #idempotent;
             const TIMEOUT: ::core::option::Option<::core::time::Duration> = #timeout;
             type Args = #args_ident;
 

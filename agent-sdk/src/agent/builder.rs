@@ -12,6 +12,7 @@ use super::toolset::Toolset;
 use crate::middleware::{Chain, Middleware, SharedMiddleware};
 use crate::model::{ChatModel, SharedModel};
 use crate::output::{OutputSpec, TextOutput};
+use crate::persist::Checkpointer;
 use crate::store::Store;
 use crate::tool::DefinitionRef;
 
@@ -96,6 +97,7 @@ pub(crate) struct Parts<T, O, C, S> {
     pub(crate) tool_timeout: Option<Duration>,
     pub(crate) store: Option<Store>,
     pub(crate) middleware: Chain<C, S>,
+    pub(crate) checkpointer: Option<Arc<dyn Checkpointer>>,
 }
 
 /// The default cap on tool calls of one answer running at once.
@@ -120,6 +122,7 @@ where
                 tool_timeout: None,
                 store: None,
                 middleware: Chain::default(),
+                checkpointer: None,
             },
         }
     }
@@ -149,6 +152,7 @@ where
                 tool_timeout: p.tool_timeout,
                 store: p.store,
                 middleware: p.middleware,
+                checkpointer: p.checkpointer,
             },
         }
     }
@@ -295,6 +299,21 @@ where
     /// Gives tools a store.
     pub fn store(mut self, store: Store) -> Self {
         self.parts.store = Some(store);
+        self
+    }
+
+    /// Saves runs in threads with this checkpointer: [`Agent::thread`] then runs the agent in
+    /// a conversation that is loaded before each run and checkpointed after each model answer
+    /// and each tool batch (see [`Thread`](super::Thread)). Plain [`Agent::run`] saves
+    /// nothing.
+    pub fn checkpointer(mut self, checkpointer: impl Checkpointer) -> Self {
+        self.parts.checkpointer = Some(Arc::new(checkpointer));
+        self
+    }
+
+    /// [`AgentBuilder::checkpointer`] with a checkpointer shared with other agents or code.
+    pub fn shared_checkpointer(mut self, checkpointer: Arc<dyn Checkpointer>) -> Self {
+        self.parts.checkpointer = Some(checkpointer);
         self
     }
 

@@ -23,6 +23,7 @@ use super::output_tap::OutputTap;
 use super::pause::{Outcome, Start};
 use super::result::{RequestUsage, RunResult, Step, StopReason};
 use super::stream::AgentEvent;
+use super::thread::{Journal, SavePoint};
 use super::toolset::Toolset;
 use crate::message::{AssistantMessage, ContentBlock, Message, ToolCall, ToolResultMessage};
 use crate::model::{ChatModel, ChatRequest, ChatResponse, ModelError, StreamEvent};
@@ -85,6 +86,23 @@ where
     C: Send + Sync + 'static,
     S: Send + Sync + 'static,
 {
+    drive_saving(agent, start, context, sinks, None).await
+}
+
+/// Runs the loop to its end, saving checkpoints to `journal` (a run in a thread).
+pub(crate) async fn drive_saving<T, O, C, S>(
+    agent: &Agent<T, O, C, S>,
+    start: Start<S>,
+    context: Arc<C>,
+    sinks: Option<Sinks<O::Output, S>>,
+    mut journal: Option<&mut (dyn Journal<S> + Send)>,
+) -> Result<Outcome<O::Output, S>, RunError>
+where
+    T: Toolset<C, S>,
+    O: OutputSpec,
+    C: Send + Sync + 'static,
+    S: Send + Sync + 'static,
+{
     let parts = &agent.parts;
     let started = Instant::now();
     let deadline = parts.policy.limits.max_execution_time.map(|d| started + d);
@@ -131,6 +149,11 @@ where
             let _ = sinks.events.send(event);
         }
     };
+    if let Some(j) = journal.as_deref_mut()
+        && let Err(kind) = j.save(SavePoint::Started, &record, &state, &machine).await
+    {
+        return Err(record.fail(kind));
+    }
     let mut decided = Vec::new();
     if replay.is_none() && !parts.middleware.is_empty() {
         match Box::pin(hooks::before_agent(
@@ -302,7 +325,13 @@ where
                 record.messages.extend(feedback);
                 continue;
             }
-            AfterResponse::RunTools => {}
+            AfterResponse::RunTools => {
+                if let Some(j) = journal.as_deref_mut()
+                    && let Err(kind) = j.save(SavePoint::Answered, &record, &state, &machine).await
+                {
+                    return Err(record.fail(kind));
+                }
+            }
         }
 
         // Plan every call, then run them in groups: consecutive concurrent calls together,
@@ -420,6 +449,13 @@ where
                     };
                 }
             }
+        }
+        if let Some(j) = journal.as_deref_mut()
+            && let Err(kind) = j
+                .save(SavePoint::ToolsDone, &record, &state, &machine)
+                .await
+        {
+            return Err(record.fail(kind));
         }
     }
 }

@@ -40,6 +40,13 @@ pub trait DynTool<C, S>: Send + Sync + 'static {
         None
     }
 
+    /// Whether running a call twice has the effect of running it once: a call in flight at a
+    /// crash runs again when the thread is recovered (see
+    /// [`Tool::IDEMPOTENT`](crate::Tool::IDEMPOTENT)).
+    fn is_idempotent(&self) -> bool {
+        false
+    }
+
     /// Runs the tool with the model's arguments, already parsed as JSON (`{}` when the model
     /// sent none).
     fn call<'a>(
@@ -75,6 +82,7 @@ pub struct FnTool<F> {
     function: F,
     sequential: bool,
     return_direct: bool,
+    idempotent: bool,
     timeout: Option<Duration>,
 }
 
@@ -86,6 +94,7 @@ impl<F> FnTool<F> {
             function,
             sequential: false,
             return_direct: false,
+            idempotent: false,
             timeout: None,
         }
     }
@@ -100,6 +109,13 @@ impl<F> FnTool<F> {
     /// Marks the tool as one that must run alone.
     pub fn sequential(mut self) -> Self {
         self.sequential = true;
+        self
+    }
+
+    /// Marks the tool as idempotent: a call in flight at a crash runs again when the thread is
+    /// recovered.
+    pub fn idempotent(mut self) -> Self {
+        self.idempotent = true;
         self
     }
 
@@ -141,6 +157,10 @@ where
         self.timeout
     }
 
+    fn is_idempotent(&self) -> bool {
+        self.idempotent
+    }
+
     fn call<'a>(
         &'a self,
         arguments: Value,
@@ -175,6 +195,10 @@ where
 
     fn timeout(&self) -> Option<Duration> {
         T::TIMEOUT
+    }
+
+    fn is_idempotent(&self) -> bool {
+        T::IDEMPOTENT
     }
 
     fn call<'a>(

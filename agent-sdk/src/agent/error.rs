@@ -5,6 +5,7 @@ use std::fmt;
 use super::limits::Limit;
 use super::pause::ResumeError;
 use super::result::{RequestUsage, Step};
+use super::thread::ThreadError;
 use crate::message::Message;
 use crate::middleware::MiddlewareError;
 use crate::model::ModelError;
@@ -159,4 +160,8 @@ pub enum RunErrorKind {
         /// The reviewed tools.
         tools: Vec<String>,
     },
+    /// A run in a thread could not load or save the thread, or the thread is not in a state
+    /// to do what was asked (see [`ThreadError`]).
+    #[error(transparent)]
+    Thread(#[from] ThreadError),
 }

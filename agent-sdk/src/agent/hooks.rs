@@ -65,7 +65,7 @@ pub(super) fn start<T, O, C, S>(agent: &Agent<T, O, C, S>, start: Start<S>) -> B
                     request_usage: snapshot.request_usage,
                     steps: snapshot.steps,
                 },
-                replay: Some(replay),
+                replay,
                 input: None,
             }
         }

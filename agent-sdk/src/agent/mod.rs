@@ -55,6 +55,7 @@ mod result;
 mod run;
 mod snapshot;
 mod stream;
+mod thread;
 mod toolset;
 
 pub use builder::{
@@ -72,6 +73,7 @@ pub use result::{RequestUsage, RunResult, Step, StopReason};
 pub use run::RunOutcome;
 pub use snapshot::RunSnapshot;
 pub use stream::{AgentEvent, AgentStream};
+pub use thread::{NOT_COMPLETED, Thread, ThreadError, ThreadState, ThreadStatus};
 pub use toolset::{NoCall, NoTools, Toolset};
 
 /// Support code for `#[agent]` expansions. Not a public API: it may change in any release.

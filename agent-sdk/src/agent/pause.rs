@@ -185,9 +185,11 @@ pub(crate) enum Start<S> {
         input: Input,
         state: S,
     },
+    /// A run that goes on from a snapshot: a reviewed pause (with its answer to replay), or
+    /// a thread's run recovered after a crash (with or without an answer to replay).
     Resume {
         snapshot: Box<RunSnapshot<S>>,
-        replay: Replay,
+        replay: Option<Replay>,
     },
 }
 
@@ -271,7 +273,7 @@ where
         AgentStream::new(run, events_rx, custom_rx)
     }
 
-    fn prepare_resume(
+    pub(super) fn prepare_resume(
         &self,
         pause: Pause<S>,
         decisions: impl IntoIterator<Item = (String, Decision)>,
@@ -348,10 +350,10 @@ where
         }
         Ok(Start::Resume {
             snapshot: Box::new(pause.snapshot),
-            replay: Replay {
+            replay: Some(Replay {
                 answer: response,
                 decided,
-            },
+            }),
         })
     }
 

@@ -32,6 +32,14 @@ pub trait Toolset<C, S>: Send + Sync + 'static {
     /// Whether the call's tool ends the run with its output.
     fn is_return_direct(&self, call: &Self::Call) -> bool;
 
+    /// Whether running the call's tool twice has the effect of running it once
+    /// ([`Tool::IDEMPOTENT`](crate::Tool::IDEMPOTENT)); such a call in flight at a crash runs
+    /// again when the thread is recovered.
+    fn is_idempotent(&self, call: &Self::Call) -> bool {
+        let _ = call;
+        false
+    }
+
     /// The call's tool's own timeout ([`Tool::TIMEOUT`](crate::Tool::TIMEOUT)), if it has
     /// one.
     fn timeout(&self, call: &Self::Call) -> Option<Duration> {

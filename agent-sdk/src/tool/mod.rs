@@ -47,6 +47,12 @@ pub trait Tool: Send + Sync + 'static {
     const RETURN_DIRECT: bool = false;
     /// Whether the tool must run alone rather than concurrently with other calls of a turn.
     const SEQUENTIAL: bool = false;
+    /// Whether running a call twice has the effect of running it once
+    /// (`#[tool(idempotent)]`). A run in a thread that is recovered after a crash runs again
+    /// the idempotent calls that were in flight (at-least-once); the others are reported to
+    /// the model as not completed and never run twice (at-most-once). See
+    /// [`Thread::recover`](crate::agent::Thread::recover).
+    const IDEMPOTENT: bool = false;
     /// How long one call may take before it is cancelled and reported to the model as
     /// [`ToolCallError::TimedOut`] (`#[tool(timeout = "5s")]`). `None`: the agent's default
     /// ([`AgentBuilder::tool_timeout`](crate::agent::AgentBuilder::tool_timeout)), if any.

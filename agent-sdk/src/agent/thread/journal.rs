@@ -1,0 +1,267 @@
+//! Saving a run's progress to its thread: the [`Journal`] the driver calls at each step, and
+//! the run's bookkeeping stored beside the machine's counters ([`RunInfo`]).
+
+use std::sync::Arc;
+
+use futures::FutureExt;
+use futures::future::BoxFuture;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::ThreadError;
+use crate::agent::driver::Record;
+use crate::agent::error::{PartialRun, RunError, RunErrorKind};
+use crate::agent::machine::{Counters, Machine};
+use crate::agent::pause::Outcome;
+use crate::message::Message;
+use crate::persist::{CheckpointWrite, Checkpointer, Lease};
+use crate::usage::Usage;
+
+/// Where in the loop the driver saves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum SavePoint {
+    /// The input is in the transcript, before the first request.
+    Started,
+    /// A model answer whose tool calls are about to run.
+    Answered,
+    /// Every call of that answer has its result.
+    ToolsDone,
+}
+
+/// Saves a run's progress; the driver calls it at each [`SavePoint`]. Erased over the state's
+/// serializer so the driver needs no `Serialize` bound.
+pub(crate) trait Journal<S>: Send {
+    fn save<'a>(
+        &'a mut self,
+        point: SavePoint,
+        record: &'a Record,
+        state: &'a S,
+        machine: &'a Machine,
+    ) -> BoxFuture<'a, Result<(), RunErrorKind>>;
+}
+
+/// What a run was doing at a checkpoint.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum RunStatus {
+    /// No run going on (also what checkpoints written without an agent read as).
+    #[default]
+    Idle,
+    /// A run was going on.
+    Running,
+    /// A run stopped for review; the checkpoint's `pending` holds the pause.
+    Paused,
+}
+
+/// The answer whose calls were running, kept to replay it after a crash.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub(crate) struct AnswerInfo {
+    pub(crate) usage: Usage,
+    pub(crate) model: String,
+}
+
+/// The checkpoint's `counters` document for runs of an agent.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub(crate) struct RunInfo {
+    #[serde(default)]
+    pub(crate) status: RunStatus,
+    /// The machine's counters of the run.
+    #[serde(default)]
+    pub(crate) machine: Counters,
+    /// Where the run's messages start in the thread (its input).
+    #[serde(default)]
+    pub(crate) run_start: usize,
+    /// Set while an answer's calls run: the thread's last message is that answer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) answer: Option<AnswerInfo>,
+}
+
+impl RunInfo {
+    /// Reads a checkpoint's counters; documents from elsewhere (or format 1's `{"turns": n}`)
+    /// read as an idle thread.
+    pub(crate) fn read(counters: &Value) -> RunInfo {
+        serde_json::from_value(counters.clone()).unwrap_or_default()
+    }
+}
+
+/// A run's journal on one thread.
+pub(crate) struct ThreadJournal {
+    pub(crate) checkpointer: Arc<dyn Checkpointer>,
+    pub(crate) thread_id: String,
+    pub(crate) lease: Option<Lease>,
+    /// The thread's newest step (`None`: a new thread).
+    pub(crate) after: Option<u64>,
+    /// Messages the thread holds (the transcript without its system message).
+    pub(crate) saved: usize,
+    pub(crate) run_start: usize,
+    /// A resumed or recovered run: the thread already says it is running or paused.
+    pub(crate) skip_start: bool,
+    /// The newest saved state, for a run that fails.
+    pub(crate) last_state: Value,
+    pub(crate) answer: Option<AnswerInfo>,
+}
+
+fn system_offset(messages: &[Message]) -> usize {
+    usize::from(matches!(messages.first(), Some(Message::System { .. })))
+}
+
+impl ThreadJournal {
+    /// Appends the transcript's unsaved messages and saves one checkpoint.
+    async fn write(
+        &mut self,
+        messages: &[Message],
+        state: Value,
+        usage: Usage,
+        info: RunInfo,
+        pending: Option<Value>,
+    ) -> Result<(), ThreadError> {
+        let offset = system_offset(messages);
+        let now = messages.len() - offset;
+        if now < self.saved {
+            return Err(ThreadError::Rewritten {
+                thread_id: self.thread_id.clone(),
+                saved: self.saved,
+                now,
+            });
+        }
+        let counters = serde_json::to_value(&info).unwrap_or_default();
+        let write = CheckpointWrite {
+            thread_id: &self.thread_id,
+            after: self.after,
+            new_messages: &messages[offset + self.saved..],
+            state: &state,
+            usage,
+            counters: &counters,
+            pending: pending.as_ref(),
+            lease: self.lease.as_ref(),
+        };
+        let meta = self.checkpointer.put(write).await?;
+        tracing::trace!(thread = %self.thread_id, step = meta.step, "checkpoint saved");
+        self.after = Some(meta.step);
+        self.saved = now;
+        self.last_state = state;
+        Ok(())
+    }
+
+    /// Saves how the run ended: idle after a result or a failure, paused with the pause.
+    pub(crate) async fn finish<T, S: Serialize>(
+        &mut self,
+        outcome: Result<Outcome<T, S>, RunError>,
+    ) -> Result<Outcome<T, S>, RunError> {
+        match outcome {
+            Ok(Outcome::Finished(result)) => {
+                let saved = match serde_json::to_value(&result.state) {
+                    Ok(state) => {
+                        let info = RunInfo {
+                            run_start: self.run_start,
+                            ..RunInfo::default()
+                        };
+                        self.write(&result.messages, state, result.usage, info, None)
+                            .await
+                    }
+                    Err(e) => Err(ThreadError::state::<S>(
+                        &self.thread_id,
+                        "does not serialize",
+                        e,
+                    )),
+                };
+                match saved {
+                    Ok(()) => Ok(Outcome::Finished(result)),
+                    Err(error) => Err(RunError::new(
+                        RunErrorKind::Thread(error),
+                        PartialRun {
+                            messages: result.messages,
+                            usage: result.usage,
+                            request_usage: result.request_usage,
+                            steps: result.steps,
+                        },
+                    )),
+                }
+            }
+            Ok(Outcome::Interrupted(mut pause)) => {
+                // The thread holds the messages; the pending pause holds the rest.
+                let messages = std::mem::take(&mut pause.snapshot.messages);
+                let encoded = serde_json::to_value(&pause)
+                    .and_then(|p| serde_json::to_value(&pause.snapshot.state).map(|s| (p, s)));
+                pause.snapshot.messages = messages;
+                let saved = match encoded {
+                    Ok((pending, state)) => {
+                        let info = RunInfo {
+                            status: RunStatus::Paused,
+                            machine: pause.snapshot.counters.clone(),
+                            run_start: self.run_start,
+                            answer: None,
+                        };
+                        let usage = pause.snapshot.usage;
+                        self.write(&pause.snapshot.messages, state, usage, info, Some(pending))
+                            .await
+                    }
+                    Err(e) => Err(ThreadError::state::<S>(
+                        &self.thread_id,
+                        "does not serialize",
+                        e,
+                    )),
+                };
+                match saved {
+                    Ok(()) => Ok(Outcome::Interrupted(pause)),
+                    Err(error) => Err(RunError::new(RunErrorKind::Thread(error), pause.partial())),
+                }
+            }
+            Err(error) if matches!(error.kind(), RunErrorKind::Thread(_)) => Err(error),
+            Err(error) => {
+                // The transcript up to the failure, every call answered; the state as last
+                // saved (a failed run hands no state back).
+                let info = RunInfo {
+                    run_start: self.run_start,
+                    ..RunInfo::default()
+                };
+                let state = self.last_state.clone();
+                let usage = error.partial().usage;
+                if let Err(save) = self.write(error.messages(), state, usage, info, None).await {
+                    tracing::warn!(thread = %self.thread_id, error = %save, "the failed run could not be saved; the thread stays where it was");
+                }
+                Err(error)
+            }
+        }
+    }
+}
+
+impl<S: Serialize + Send + Sync> Journal<S> for ThreadJournal {
+    fn save<'a>(
+        &'a mut self,
+        point: SavePoint,
+        record: &'a Record,
+        state: &'a S,
+        machine: &'a Machine,
+    ) -> BoxFuture<'a, Result<(), RunErrorKind>> {
+        if point == SavePoint::Started && self.skip_start {
+            return futures::future::ready(Ok(())).boxed();
+        }
+        let state = match serde_json::to_value(state) {
+            Ok(state) => state,
+            Err(e) => {
+                let error = ThreadError::state::<S>(&self.thread_id, "does not serialize", e);
+                return futures::future::ready(Err(RunErrorKind::Thread(error))).boxed();
+            }
+        };
+        self.answer = match point {
+            SavePoint::Answered => record.request_usage.last().map(|r| AnswerInfo {
+                usage: r.usage,
+                model: r.model.clone(),
+            }),
+            SavePoint::Started | SavePoint::ToolsDone => None,
+        };
+        let info = RunInfo {
+            status: RunStatus::Running,
+            machine: machine.counters(),
+            run_start: self.run_start,
+            answer: self.answer.clone(),
+        };
+        async move {
+            self.write(&record.messages, state, record.usage, info, None)
+                .await
+                .map_err(RunErrorKind::Thread)
+        }
+        .boxed()
+    }
+}
