@@ -418,3 +418,71 @@ async fn a_thread_without_a_checkpointer_is_a_typed_error() {
     assert!(err.to_string().contains(".checkpointer("), "{err}");
     let _ = Duration::ZERO;
 }
+
+#[test]
+fn idempotent_is_a_tool_attribute() {
+    const { assert!(<lookup as Tool>::IDEMPOTENT) };
+    const { assert!(!<charge as Tool>::IDEMPOTENT) };
+}
+
+#[tokio::test]
+async fn a_streamed_run_in_a_thread_is_saved_like_a_plain_one() {
+    use agent_sdk::agent::AgentEvent;
+    use futures::StreamExt;
+    let cp: Arc<dyn agent_sdk::persist::Checkpointer> = Arc::new(InMemoryCheckpointer::default());
+    let model = ScriptedModel::new([
+        Turn::tool_call("lookup", json!({"key": "tea"})),
+        Turn::text("Tea costs 5."),
+    ]);
+    let agent = till(model, cp);
+    let thread = agent.thread("s");
+    let mut stream = thread.stream("Price of tea?", Shop::default());
+    let mut results = 0;
+    let mut done = None;
+    while let Some(event) = stream.next().await {
+        match event.unwrap() {
+            AgentEvent::ToolResult(_) => results += 1,
+            AgentEvent::Done(run) => done = Some(*run),
+            _ => {}
+        }
+    }
+    assert_eq!(results, 1);
+    let run = done.expect("a final event");
+    assert_eq!(run.output, "Tea costs 5.");
+    assert_eq!(thread.messages().await.unwrap().len(), 4);
+    assert_eq!(thread.state().await.unwrap().unwrap().looked_up, ["tea"]);
+    assert_eq!(thread.history(10).await.unwrap().len(), 4);
+}
+
+#[tokio::test]
+async fn a_failed_run_leaves_its_transcript_and_the_thread_ready_for_the_next() {
+    let cp: Arc<dyn agent_sdk::persist::Checkpointer> = Arc::new(InMemoryCheckpointer::default());
+    let model = Arc::new(ScriptedModel::new([
+        Turn::tool_call("lookup", json!({"key": "tea"})),
+        Turn::text("Tea costs 5."),
+    ]));
+    let agent = Cashier::builder(Arc::clone(&model))
+        .shared_checkpointer(cp)
+        .max_turns(1)
+        .build();
+    let thread = agent.thread("f");
+    let err = thread
+        .run("Price of tea?", Shop::default())
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(err.kind(), RunErrorKind::LimitExceeded(_)),
+        "{err}"
+    );
+    assert_eq!(thread.status().await.unwrap(), ThreadStatus::Idle);
+    // user, the call, its result; the state the tool left.
+    assert_eq!(thread.messages().await.unwrap().len(), 3);
+    assert_eq!(thread.state().await.unwrap().unwrap().looked_up, ["tea"]);
+    let run = thread.run("Well?", Shop::default()).await.unwrap();
+    assert_eq!(run.output, "Tea costs 5.");
+    assert_eq!(
+        model.requests()[1].messages.len(),
+        5,
+        "system + 3 + the new question"
+    );
+}

@@ -39,7 +39,7 @@ pub enum ThreadError {
     /// The saved typed state (or pause) does not deserialize as this agent's state type, or
     /// the state does not serialize.
     #[error("the state of thread `{thread_id}` {action} as `{ty}`: {reason}")]
-    State {
+    StateFormat {
         /// The thread.
         thread_id: String,
         /// `does not serialize` / `does not deserialize`.
@@ -77,7 +77,7 @@ impl ThreadError {
     }
 
     pub(crate) fn state<S>(thread_id: &str, action: &'static str, e: serde_json::Error) -> Self {
-        ThreadError::State {
+        ThreadError::StateFormat {
             thread_id: thread_id.to_string(),
             action,
             ty: std::any::type_name::<S>(),
