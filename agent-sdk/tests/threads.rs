@@ -9,7 +9,7 @@ use std::time::Duration;
 use agent_sdk::agent::{
     Agent, FnTool, NOT_COMPLETED, Outcome, RunErrorKind, ThreadError, ThreadStatus,
 };
-use agent_sdk::middleware::{Decision, DecisionKind::*, HumanInTheLoop};
+use agent_sdk::middleware::{Decision, DecisionKind::*, HumanInTheLoop, Middleware};
 use agent_sdk::output::TextOutput;
 use agent_sdk::persist::{InMemoryCheckpointer, SqliteCheckpointer};
 use agent_sdk::prelude::*;
@@ -485,4 +485,82 @@ async fn a_failed_run_leaves_its_transcript_and_the_thread_ready_for_the_next() 
         5,
         "system + 3 + the new question"
     );
+}
+
+/// Keeps only the system message and the newest message (like a history summarizer would
+/// shorten the transcript).
+struct ForgetAll;
+
+impl Middleware<Shop, Ledger> for ForgetAll {
+    fn before_model<'a>(
+        &'a self,
+        request: &'a mut agent_sdk::middleware::BeforeModel,
+        _cx: &'a agent_sdk::middleware::RunCx<'a, Shop, Ledger>,
+    ) -> agent_sdk::middleware::Hook<
+        'a,
+        Result<agent_sdk::middleware::Flow, agent_sdk::middleware::MiddlewareError>,
+    > {
+        let last = request.messages.pop();
+        request.messages.truncate(1);
+        request.messages.extend(last);
+        agent_sdk::middleware::Hook::ready(Ok(agent_sdk::middleware::Flow::Continue))
+    }
+}
+
+#[tokio::test]
+async fn a_middleware_that_drops_saved_messages_stops_the_run_with_a_typed_error() {
+    let cp: Arc<dyn agent_sdk::persist::Checkpointer> = Arc::new(InMemoryCheckpointer::default());
+    let model = ScriptedModel::new([Turn::text("one"), Turn::text("two")]);
+    let agent = Cashier::builder(model)
+        .shared_checkpointer(cp)
+        .middleware(ForgetAll)
+        .build();
+    let thread = agent.thread("m");
+    thread.run("first", Shop::default()).await.unwrap();
+    let err = thread.run("second", Shop::default()).await.unwrap_err();
+    assert!(
+        matches!(
+            err.kind(),
+            RunErrorKind::Thread(ThreadError::Rewritten {
+                saved: 3,
+                now: 2,
+                ..
+            })
+        ),
+        "{err:?}"
+    );
+    // The thread keeps what it had saved: the first exchange and the second input.
+    assert_eq!(thread.messages().await.unwrap().len(), 3);
+}
+
+#[tokio::test]
+async fn a_write_under_a_lease_taken_over_stops_the_run() {
+    use agent_sdk::persist::{Checkpointer, PersistError};
+    let cp = Arc::new(InMemoryCheckpointer::default());
+    let a = cp
+        .acquire_lease("l", "worker-a", Duration::from_millis(1))
+        .await
+        .unwrap()
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(5)).await;
+    // Worker B takes the thread over after A's lease expired.
+    cp.acquire_lease("l", "worker-b", Duration::from_secs(60))
+        .await
+        .unwrap()
+        .unwrap();
+    let agent = till(ScriptedModel::new([Turn::text("x")]), cp);
+    let err = agent
+        .thread("l")
+        .with_lease(a)
+        .run("hi", Shop::default())
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            err.kind(),
+            RunErrorKind::Thread(ThreadError::Persist(PersistError::LeaseLost { .. }))
+        ),
+        "{err:?}"
+    );
+    assert_eq!(agent.thread("l").status().await.unwrap(), ThreadStatus::New);
 }

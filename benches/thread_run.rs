@@ -1,0 +1,233 @@
+//! What running in a thread costs: the same agent run (model → one tool call → model) with
+//! and without a checkpointer.
+//!
+//! A run in a thread loads the thread's newest checkpoint (its messages and typed state),
+//! then saves four checkpoints: the input, the answer that calls the tool, the tool's result,
+//! the final answer. Each iteration runs one new turn on a thread that already holds a
+//! 10-message conversation (a fork of a template thread, made outside the timing), which is
+//! also what "threads resumed per second" counts. The baseline is the same run without a
+//! checkpointer, given the same 10 messages as history by hand.
+//!
+//! - `in_process/*`: the model answers instantly in-process (`FunctionModel`), so the ratio
+//!   is against the loop's own cost — the worst case for the checkpointer's share.
+//! - `http/*`: the model is `MockServer` on loopback through the real OpenAI client, like a
+//!   local model server; the ratio is closer to what a run against a provider sees (and a
+//!   real provider's latency makes it smaller still).
+//!
+//! Backends: `memory` (`InMemoryCheckpointer`) and `sqlite` (`SqliteCheckpointer`, a file in
+//! a temporary directory, WAL, `synchronous = NORMAL`).
+//!
+//! Run: `cargo bench --bench thread_run`
+
+use std::hint::black_box;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use agent_sdk::agent::{Agent, Input, IntoSharedModel};
+use agent_sdk::model::ChatRequest;
+use agent_sdk::output::TextOutput;
+use agent_sdk::persist::{CheckpointWrite, Checkpointer, InMemoryCheckpointer, SqliteCheckpointer};
+use agent_sdk::prelude::*;
+use agent_sdk::testing::{FunctionModel, MockResponse, MockServer, RecordedRequest};
+use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
+
+/// Add two integers.
+///
+/// # Arguments
+/// * `a` - The first addend.
+/// * `b` - The second addend.
+#[tool]
+async fn add(a: i64, b: i64) -> i64 {
+    a + b
+}
+
+/// You add numbers with the `add` tool.
+#[agent(tools(add))]
+struct Adder;
+
+type AdderAgent = Agent<Adder, TextOutput, (), ()>;
+
+/// Calls `add` when the last message is the user's, answers once the result is in.
+fn function_model() -> FunctionModel {
+    FunctionModel::new(|req: &ChatRequest| match req.messages.last() {
+        Some(Message::Tool(result)) => FunctionModel::text(format!(
+            "The sum is {}.",
+            Message::Tool(result.clone()).text()
+        )),
+        _ => FunctionModel::tool_call("add", serde_json::json!({ "a": 2, "b": 3 })),
+    })
+}
+
+fn mock_model(request: &RecordedRequest) -> MockResponse {
+    let last = request.body["messages"]
+        .as_array()
+        .and_then(|m| m.last())
+        .map(|m| m["role"].clone());
+    if last.as_ref().and_then(|r| r.as_str()) == Some("tool") {
+        MockResponse::text("The sum is 5.")
+    } else {
+        MockResponse::tool_calls(vec![ToolCall::new("call_1", "add", r#"{"a":2,"b":3}"#)])
+    }
+}
+
+/// The 10-message conversation every measured run continues.
+fn history() -> Vec<Message> {
+    (0..5)
+        .flat_map(|i| {
+            [
+                Message::user(format!("question {i}")),
+                Message::assistant(format!("answer {i}")),
+            ]
+        })
+        .collect()
+}
+
+struct Setup {
+    plain: AdderAgent,
+    memory: AdderAgent,
+    sqlite: AdderAgent,
+}
+
+fn agents(
+    rt: &tokio::runtime::Runtime,
+    model: impl Fn() -> agent_sdk::model::SharedModel,
+    dir: &std::path::Path,
+    name: &str,
+) -> Setup {
+    let sqlite: Arc<dyn Checkpointer> = Arc::new(
+        rt.block_on(SqliteCheckpointer::open(dir.join(format!("{name}.db"))))
+            .unwrap(),
+    );
+    let memory: Arc<dyn Checkpointer> = Arc::new(InMemoryCheckpointer::default());
+    // The template thread: 10 messages, idle.
+    for cp in [&memory, &sqlite] {
+        let state = serde_json::Value::Null;
+        let history = history();
+        let first = CheckpointWrite::first("template", &history, &state);
+        rt.block_on(cp.put(first)).unwrap();
+    }
+    let build = |cp: Option<Arc<dyn Checkpointer>>| {
+        let builder = Adder::builder(model());
+        match cp {
+            Some(cp) => builder.shared_checkpointer(cp).build(),
+            None => builder.build(),
+        }
+    };
+    Setup {
+        plain: build(None),
+        memory: build(Some(memory)),
+        sqlite: build(Some(sqlite)),
+    }
+}
+
+static NEXT: AtomicU64 = AtomicU64::new(0);
+
+/// A fresh fork of the template thread (not timed).
+fn fork(rt: &tokio::runtime::Runtime, agent: &AdderAgent) -> String {
+    let id = format!("t{}", NEXT.fetch_add(1, Ordering::Relaxed));
+    rt.block_on(agent.thread("template").fork(1, id.clone()))
+        .unwrap();
+    id
+}
+
+fn group(c: &mut Criterion, rt: &tokio::runtime::Runtime, name: &str, setup: &Setup) {
+    // Every variant gives the same answer and the thread variants save the run.
+    let check = rt
+        .block_on(
+            setup
+                .plain
+                .run(Input::with_history(history(), "2 + 3?"), ()),
+        )
+        .unwrap();
+    assert_eq!(check.output, "The sum is 5.");
+    for agent in [&setup.memory, &setup.sqlite] {
+        let id = fork(rt, agent);
+        let run = rt
+            .block_on(agent.thread(id.clone()).run("2 + 3?", ()))
+            .unwrap();
+        assert_eq!(run.output, "The sum is 5.");
+        assert_eq!(run.messages, check.messages);
+        let saved = rt.block_on(agent.thread(id).history(10)).unwrap();
+        assert_eq!(saved.len(), 5, "the fork's checkpoint and the run's four");
+    }
+
+    let mut g = c.benchmark_group(name);
+    g.bench_function("no_checkpointer", |b| {
+        b.iter(|| {
+            rt.block_on(async {
+                let input = Input::with_history(history(), black_box("2 + 3?"));
+                black_box(setup.plain.run(input, ()).await.unwrap())
+            })
+        })
+    });
+    for (backend, agent) in [("memory", &setup.memory), ("sqlite", &setup.sqlite)] {
+        g.bench_function(format!("thread_{backend}"), |b| {
+            b.iter_batched(
+                || {
+                    // The baseline builds its history each time; so does this side's setup.
+                    let _ = history();
+                    fork(rt, agent)
+                },
+                |id| {
+                    rt.block_on(async {
+                        black_box(agent.thread(id).run(black_box("2 + 3?"), ()).await.unwrap())
+                    })
+                },
+                BatchSize::PerIteration,
+            )
+        });
+    }
+    g.finish();
+}
+
+fn bench(c: &mut Criterion) {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let dir = tempfile_dir();
+    let in_process = agents(
+        &rt,
+        || function_model().into_shared_model(),
+        dir.path(),
+        "in_process",
+    );
+    group(c, &rt, "thread_run/in_process", &in_process);
+
+    let server = rt.block_on(MockServer::with_handler(mock_model));
+    let http = agents(
+        &rt,
+        || server.openai_model("mock").into_shared_model(),
+        dir.path(),
+        "http",
+    );
+    group(c, &rt, "thread_run/http", &http);
+}
+
+fn tempfile_dir() -> TempDir {
+    let path = std::env::temp_dir().join(format!("agent-sdk-thread-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&path).unwrap();
+    TempDir(path)
+}
+
+/// A directory removed when dropped.
+struct TempDir(std::path::PathBuf);
+
+impl TempDir {
+    fn path(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default().sample_size(40);
+    targets = bench
+}
+criterion_main!(benches);
