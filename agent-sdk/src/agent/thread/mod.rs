@@ -42,6 +42,7 @@
 //! The results of an answer's calls are saved together, once the whole batch is done.
 
 mod error;
+mod inspect;
 mod journal;
 mod recover;
 
@@ -64,7 +65,7 @@ use super::toolset::Toolset;
 use crate::message::{Message, ToolCall};
 use crate::middleware::Decision;
 use crate::output::OutputSpec;
-use crate::persist::{Checkpoint, CheckpointMeta, CheckpointRef, Checkpointer, Lease, ThreadInfo};
+use crate::persist::{Checkpoint, Checkpointer, Lease, ThreadInfo};
 
 pub use error::{ThreadError, ThreadStatus};
 pub(crate) use journal::{Journal, SavePoint};
@@ -272,75 +273,6 @@ where
         let sinks = Sinks { events, custom };
         let run = self.go(how, context, Some(sinks)).boxed();
         AgentStream::new(run, events_rx, custom_rx)
-    }
-
-    /// Where the thread stands.
-    pub async fn status(&self) -> Result<ThreadStatus, ThreadError> {
-        let latest = self.checkpointer()?.latest(&self.id).await?;
-        Ok(latest.map_or(ThreadStatus::New, |c| {
-            status_of(&RunInfo::read(&c.counters))
-        }))
-    }
-
-    /// The thread's messages (without the agent's instructions), oldest first; empty for a new
-    /// thread.
-    pub async fn messages(&self) -> Result<Vec<Message>, ThreadError> {
-        let latest = self.checkpointer()?.latest(&self.id).await?;
-        Ok(latest.map(|c| c.messages).unwrap_or_default())
-    }
-
-    /// The thread's typed state; `None` for a new thread.
-    pub async fn state(&self) -> Result<Option<S>, ThreadError> {
-        let latest = self.checkpointer()?.latest(&self.id).await?;
-        latest.map(|c| self.decode(c.state)).transpose()
-    }
-
-    /// The typed state at checkpoint `step`; `None` when there is no such checkpoint.
-    pub async fn state_at(&self, step: u64) -> Result<Option<S>, ThreadError> {
-        let checkpoint = self.checkpointer()?.get(&self.id, step).await?;
-        checkpoint.map(|c| self.decode(c.state)).transpose()
-    }
-
-    /// The pause saved in the thread, with the thread's messages; `None` when not paused.
-    pub async fn pending(&self) -> Result<Option<Pause<S>>, ThreadError> {
-        let Some(latest) = self.checkpointer()?.latest(&self.id).await? else {
-            return Ok(None);
-        };
-        self.pause_of(latest).map(|p| p.map(|(pause, _)| pause))
-    }
-
-    /// Checkpoint `step`, with its messages, untyped.
-    pub async fn checkpoint(&self, step: u64) -> Result<Option<Checkpoint>, ThreadError> {
-        Ok(self.checkpointer()?.get(&self.id, step).await?)
-    }
-
-    /// The thread's checkpoints, newest first, at most `limit`.
-    pub async fn history(&self, limit: usize) -> Result<Vec<CheckpointMeta>, ThreadError> {
-        Ok(self.checkpointer()?.history(&self.id, limit).await?)
-    }
-
-    /// Deletes the thread with its messages and checkpoints; whether it existed.
-    pub async fn delete(&self) -> Result<bool, ThreadError> {
-        Ok(self.checkpointer()?.delete_thread(&self.id).await?)
-    }
-
-    /// Time travel: a new thread `new_id` starting at this thread's checkpoint `step` (its
-    /// messages, state and, when the checkpoint was taken mid-run, the run to
-    /// [`recover`](Thread::recover)); this thread is unchanged.
-    pub async fn fork(
-        &self,
-        step: u64,
-        new_id: impl Into<String>,
-    ) -> Result<Thread<'a, T, O, C, S>, ThreadError> {
-        let new_id = new_id.into();
-        let from = CheckpointRef::new(self.id.clone(), step);
-        self.checkpointer()?.fork(&from, &new_id).await?;
-        Ok(Thread {
-            agent: self.agent,
-            checkpointer: self.checkpointer.clone(),
-            id: new_id,
-            lease: None,
-        })
     }
 
     fn decode<V: DeserializeOwned>(&self, value: serde_json::Value) -> Result<V, ThreadError> {
