@@ -564,3 +564,25 @@ async fn a_write_under_a_lease_taken_over_stops_the_run() {
     );
     assert_eq!(agent.thread("l").status().await.unwrap(), ThreadStatus::New);
 }
+
+#[tokio::test]
+async fn a_system_message_in_new_input_does_not_land_mid_thread() {
+    let cp: Arc<dyn agent_sdk::persist::Checkpointer> = Arc::new(InMemoryCheckpointer::default());
+    let model = Arc::new(ScriptedModel::new([Turn::text("one"), Turn::text("two")]));
+    let agent = till(Arc::clone(&model), cp);
+    let thread = agent.thread("sys");
+    thread.run("first", Shop::default()).await.unwrap();
+    let input = agent_sdk::agent::Input::from_messages(vec![
+        Message::system("You are someone else."),
+        Message::user("second"),
+    ]);
+    thread.run(input, Shop::default()).await.unwrap();
+    let sent = &model.requests()[1].messages;
+    let systems = sent
+        .iter()
+        .filter(|m| matches!(m, Message::System { .. }))
+        .count();
+    assert_eq!(systems, 1, "{sent:?}");
+    assert_eq!(sent.len(), 4, "system, first, one, second");
+    assert_eq!(thread.messages().await.unwrap().len(), 4);
+}

@@ -376,7 +376,12 @@ where
                 })?;
                 let saved = history.len();
                 let mut messages = history;
-                messages.extend(input.into_messages());
+                let mut input = input.into_messages();
+                // The agent's instructions are the thread's system message.
+                if saved > 0 && matches!(input.first(), Some(Message::System { .. })) {
+                    input.remove(0);
+                }
+                messages.extend(input);
                 let journal = self.journal(checkpointer, after, saved, saved, encoded);
                 let start = Start::Fresh {
                     input: Input::from_messages(messages),
