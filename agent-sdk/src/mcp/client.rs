@@ -336,6 +336,12 @@ impl McpClient {
         Ok(tools)
     }
 
+    /// Marks the cached tool list stale, so the next [`McpClient::list_tools`] asks the
+    /// server again (what `tools/list_changed` does).
+    pub fn mark_tools_stale(&self) {
+        self.inner.shared.stale.store(true, Ordering::SeqCst);
+    }
+
     fn cached_tools(&self) -> Option<Arc<[Tool]>> {
         self.inner
             .tools
