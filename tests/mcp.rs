@@ -584,3 +584,33 @@ async fn a_hostile_schema_is_a_typed_error_at_listing() {
     );
     http.shutdown().await;
 }
+
+#[tokio::test]
+async fn an_agent_s_own_tools_are_served_through_its_toolset() {
+    #[agent(tools(hello))]
+    struct Greeter;
+
+    let agent = Arc::new(Greeter::builder(ScriptedModel::new([])).build());
+    let server = McpServer::builder("greeter").agent_tools(agent).build();
+    assert_eq!(server.tool_names().collect::<Vec<_>>(), ["hello"]);
+    let http = server
+        .serve_http(tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap())
+        .await
+        .unwrap();
+    let client = McpClient::http("greeter", http.url())
+        .connect()
+        .await
+        .unwrap();
+    let listed = client.list_tools().await.unwrap();
+    assert_eq!(
+        Value::Object((*listed[0].input_schema).clone()),
+        hello::definition().parameters,
+        "the schema served is the one a model sees"
+    );
+    let result = client
+        .call_tool("hello", json!({ "name": "Grace" }))
+        .await
+        .unwrap();
+    assert_eq!(result.content[0].as_text().unwrap().text, "hello Grace");
+    http.shutdown().await;
+}
