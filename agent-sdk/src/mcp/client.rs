@@ -53,7 +53,7 @@ impl Default for Reconnect {
 }
 
 /// Where the server is.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 enum Endpoint {
     Stdio {
         program: PathBuf,
@@ -64,6 +64,23 @@ enum Endpoint {
     Http {
         url: String,
     },
+}
+
+/// Environment values are left out: they often hold API keys.
+impl fmt::Debug for Endpoint {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Endpoint::Stdio {
+                program, args, env, ..
+            } => f
+                .debug_struct("Stdio")
+                .field("program", program)
+                .field("args", args)
+                .field("env_keys", &env.keys().collect::<Vec<_>>())
+                .finish_non_exhaustive(),
+            Endpoint::Http { url } => f.debug_struct("Http").field("url", url).finish(),
+        }
+    }
 }
 
 /// The default timeout of one tool call.
@@ -622,5 +639,18 @@ async fn keep_tail(
             }
             tail.drain(..cut);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn debug_output_leaves_environment_values_out() {
+        let builder = McpClient::stdio("gh", "github-mcp").env("GITHUB_TOKEN", "ghp_secret123");
+        let shown = format!("{builder:?}");
+        assert!(shown.contains("GITHUB_TOKEN"), "{shown}");
+        assert!(!shown.contains("ghp_secret123"), "{shown}");
     }
 }
