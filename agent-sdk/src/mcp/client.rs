@@ -5,184 +5,18 @@
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex as StdMutex};
 use std::time::Duration;
 
-use rmcp::model::{
-    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, Implementation,
-    ProtocolVersion, Tool,
-};
-use rmcp::service::{NotificationContext, RunningService};
-use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
-use rmcp::{ClientHandler, RoleClient, ServiceError, ServiceExt};
+use rmcp::ServiceError;
+use rmcp::model::{CallToolRequestParams, CallToolResult, Tool};
 use serde_json::Value;
-use tokio::io::AsyncReadExt;
 use tokio::sync::{Mutex, watch};
 
 use super::McpError;
-
-/// How a client gets back to a server whose connection closed (the process exited, the
-/// HTTP session ended).
-///
-/// The call that finds the server gone fails with [`McpError::ServerGone`] (a tool call may
-/// have side effects, so it is never silently sent twice); the policy decides what the
-/// *next* call does.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Reconnect {
-    /// Never reconnect: every later call fails with [`McpError::ServerGone`].
-    Never,
-    /// Reconnect on the next call, trying up to `max_attempts` times (waiting `backoff`,
-    /// doubled after each failure) before failing with [`McpError::ReconnectFailed`].
-    OnNextCall {
-        /// Connection attempts per call that finds the server gone (at least 1).
-        max_attempts: u32,
-        /// The wait before the second attempt.
-        backoff: Duration,
-    },
-}
-
-impl Default for Reconnect {
-    /// Reconnect on the next call, 3 attempts from 100 ms.
-    fn default() -> Self {
-        Reconnect::OnNextCall {
-            max_attempts: 3,
-            backoff: Duration::from_millis(100),
-        }
-    }
-}
-
-/// Where the server is.
-#[derive(Clone)]
-enum Endpoint {
-    Stdio {
-        program: PathBuf,
-        args: Vec<String>,
-        env: BTreeMap<String, String>,
-        cwd: Option<PathBuf>,
-    },
-    Http {
-        url: String,
-    },
-}
-
-/// Environment values are left out: they often hold API keys.
-impl fmt::Debug for Endpoint {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Endpoint::Stdio {
-                program, args, env, ..
-            } => f
-                .debug_struct("Stdio")
-                .field("program", program)
-                .field("args", args)
-                .field("env_keys", &env.keys().collect::<Vec<_>>())
-                .finish_non_exhaustive(),
-            Endpoint::Http { url } => f.debug_struct("Http").field("url", url).finish(),
-        }
-    }
-}
-
-/// The default timeout of one tool call.
-pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(60);
-/// The default timeout of starting a server and the MCP handshake.
-pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
-/// The default cap on the tools one server may list.
-pub const DEFAULT_MAX_TOOLS: usize = 1024;
-/// How much of a child server's stderr is kept for error messages.
-const STDERR_TAIL: usize = 2048;
-
-/// Configures an [`McpClient`]: made by [`McpClient::stdio`] or [`McpClient::http`].
-#[derive(Clone, Debug)]
-pub struct McpClientBuilder {
-    name: String,
-    endpoint: Endpoint,
-    call_timeout: Duration,
-    connect_timeout: Duration,
-    reconnect: Reconnect,
-    max_tools: usize,
-}
-
-impl McpClientBuilder {
-    /// Adds a command-line argument (stdio servers).
-    pub fn arg(mut self, arg: impl Into<String>) -> Self {
-        if let Endpoint::Stdio { args, .. } = &mut self.endpoint {
-            args.push(arg.into());
-        }
-        self
-    }
-
-    /// Adds command-line arguments (stdio servers).
-    pub fn args(mut self, more: impl IntoIterator<Item = impl Into<String>>) -> Self {
-        if let Endpoint::Stdio { args, .. } = &mut self.endpoint {
-            args.extend(more.into_iter().map(Into::into));
-        }
-        self
-    }
-
-    /// Sets an environment variable of the server process (stdio servers).
-    pub fn env(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
-        if let Endpoint::Stdio { env, .. } = &mut self.endpoint {
-            env.insert(key.into(), value.into());
-        }
-        self
-    }
-
-    /// Sets the server process's working directory (stdio servers).
-    pub fn current_dir(mut self, dir: impl Into<PathBuf>) -> Self {
-        if let Endpoint::Stdio { cwd, .. } = &mut self.endpoint {
-            *cwd = Some(dir.into());
-        }
-        self
-    }
-
-    /// How long one tool call may take (default [`DEFAULT_CALL_TIMEOUT`]); a late call is
-    /// cancelled (`notifications/cancelled`) and fails with [`McpError::Timeout`].
-    pub fn call_timeout(mut self, after: Duration) -> Self {
-        self.call_timeout = after;
-        self
-    }
-
-    /// How long starting the server and the handshake may take (default
-    /// [`DEFAULT_CONNECT_TIMEOUT`]).
-    pub fn connect_timeout(mut self, after: Duration) -> Self {
-        self.connect_timeout = after;
-        self
-    }
-
-    /// What the next call does after the server went away (default
-    /// [`Reconnect::default`]).
-    pub fn reconnect(mut self, policy: Reconnect) -> Self {
-        self.reconnect = policy;
-        self
-    }
-
-    /// The most tools the server may list (default [`DEFAULT_MAX_TOOLS`]); more is
-    /// [`McpError::TooManyTools`].
-    pub fn max_tools(mut self, max: usize) -> Self {
-        self.max_tools = max;
-        self
-    }
-
-    /// Starts (stdio) or reaches (HTTP) the server and performs the MCP handshake.
-    pub async fn connect(self) -> Result<McpClient, McpError> {
-        let (tx, _) = watch::channel(0u64);
-        let shared = Arc::new(Shared {
-            stale: AtomicBool::new(true),
-            changes: tx,
-        });
-        let conn = connect_once(&self, &shared).await?;
-        Ok(McpClient {
-            inner: Arc::new(Inner {
-                config: self,
-                shared,
-                conn: Mutex::new(Some(Arc::new(conn))),
-                tools: StdMutex::new(None),
-                list_lock: Mutex::new(()),
-            }),
-        })
-    }
-}
+use super::builder::{Endpoint, McpClientBuilder, Reconnect};
+use super::connect::{Connection, Shared, connect_once, gone_message};
 
 /// A connection to one MCP server.
 ///
@@ -206,62 +40,15 @@ impl McpClientBuilder {
 /// ```
 #[derive(Clone)]
 pub struct McpClient {
-    inner: Arc<Inner>,
+    pub(super) inner: Arc<Inner>,
 }
 
-struct Inner {
-    config: McpClientBuilder,
-    shared: Arc<Shared>,
-    conn: Mutex<Option<Arc<Connection>>>,
-    tools: StdMutex<Option<Arc<[Tool]>>>,
-    list_lock: Mutex<()>,
-}
-
-/// What the notification handler shares with the client.
-struct Shared {
-    /// The cached tool list is out of date.
-    stale: AtomicBool,
-    /// Bumped on every `tools/list_changed`.
-    changes: watch::Sender<u64>,
-}
-
-struct Connection {
-    service: RunningService<RoleClient, Handler>,
-    stderr: Option<Arc<StdMutex<String>>>,
-}
-
-impl Connection {
-    fn stderr_tail(&self) -> String {
-        self.stderr
-            .as_ref()
-            .map(|tail| {
-                tail.lock()
-                    .map(|t| t.trim().to_string())
-                    .unwrap_or_default()
-            })
-            .unwrap_or_default()
-    }
-}
-
-/// The client side's handler: identifies the client and notes list changes.
-struct Handler {
-    shared: Arc<Shared>,
-}
-
-impl ClientHandler for Handler {
-    fn get_info(&self) -> ClientConfig {
-        ClientConfig::new(
-            ClientCapabilities::default(),
-            Implementation::new("agent-sdk", env!("CARGO_PKG_VERSION")),
-        )
-        .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE)
-    }
-
-    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
-        self.shared.stale.store(true, Ordering::SeqCst);
-        self.shared.changes.send_modify(|n| *n += 1);
-        tracing::debug!("MCP server sent tools/list_changed");
-    }
+pub(super) struct Inner {
+    pub(super) config: McpClientBuilder,
+    pub(super) shared: Arc<Shared>,
+    pub(super) conn: Mutex<Option<Arc<Connection>>>,
+    pub(super) tools: StdMutex<Option<Arc<[Tool]>>>,
+    pub(super) list_lock: Mutex<()>,
 }
 
 impl fmt::Debug for McpClient {
@@ -522,135 +309,5 @@ impl McpClient {
                 message: other.to_string(),
             },
         }
-    }
-}
-
-fn gone_message(conn: &Connection) -> String {
-    let tail = conn.stderr_tail();
-    if tail.is_empty() {
-        "the connection closed".to_string()
-    } else {
-        format!("the connection closed; the server's last stderr output: {tail}")
-    }
-}
-
-impl McpClientBuilder {
-    fn new(name: impl Into<String>, endpoint: Endpoint) -> Self {
-        McpClientBuilder {
-            name: name.into(),
-            endpoint,
-            call_timeout: DEFAULT_CALL_TIMEOUT,
-            connect_timeout: DEFAULT_CONNECT_TIMEOUT,
-            reconnect: Reconnect::default(),
-            max_tools: DEFAULT_MAX_TOOLS,
-        }
-    }
-}
-
-async fn connect_once(
-    config: &McpClientBuilder,
-    shared: &Arc<Shared>,
-) -> Result<Connection, McpError> {
-    let fail = |message: String| McpError::Connect {
-        server: config.name.clone(),
-        message,
-    };
-    let handler = Handler {
-        shared: shared.clone(),
-    };
-    let work = async {
-        match &config.endpoint {
-            Endpoint::Stdio {
-                program,
-                args,
-                env,
-                cwd,
-            } => {
-                let mut command = tokio::process::Command::new(program);
-                command.args(args).envs(env);
-                if let Some(dir) = cwd {
-                    command.current_dir(dir);
-                }
-                let (process, stderr) = TokioChildProcess::builder(command)
-                    .stderr(std::process::Stdio::piped())
-                    .spawn()
-                    .map_err(|e| fail(format!("could not start `{}`: {e}", program.display())))?;
-                let tail = stderr.map(|stderr| {
-                    let tail = Arc::new(StdMutex::new(String::new()));
-                    tokio::spawn(keep_tail(stderr, tail.clone(), config.name.clone()));
-                    tail
-                });
-                match handler.serve(process).await {
-                    Ok(service) => Ok(Connection {
-                        service,
-                        stderr: tail,
-                    }),
-                    Err(error) => {
-                        tokio::time::sleep(Duration::from_millis(50)).await;
-                        let tail = tail
-                            .map(|t| t.lock().map(|t| t.trim().to_string()).unwrap_or_default())
-                            .unwrap_or_default();
-                        Err(fail(if tail.is_empty() {
-                            error.to_string()
-                        } else {
-                            format!("{error}; the server's stderr: {tail}")
-                        }))
-                    }
-                }
-            }
-            Endpoint::Http { url } => {
-                let transport = StreamableHttpClientTransport::from_uri(url.as_str());
-                let service = handler
-                    .serve(transport)
-                    .await
-                    .map_err(|e| fail(e.to_string()))?;
-                Ok(Connection {
-                    service,
-                    stderr: None,
-                })
-            }
-        }
-    };
-    tokio::time::timeout(config.connect_timeout, work)
-        .await
-        .map_err(|_| fail(format!("no handshake within {:?}", config.connect_timeout)))?
-}
-
-/// Reads a child's stderr in chunks (a line may be of any length), logging it and keeping
-/// the last [`STDERR_TAIL`] bytes for error messages.
-async fn keep_tail(
-    mut stderr: tokio::process::ChildStderr,
-    tail: Arc<StdMutex<String>>,
-    server: String,
-) {
-    let mut buf = [0u8; 1024];
-    while let Ok(n) = stderr.read(&mut buf).await {
-        if n == 0 {
-            break;
-        }
-        let chunk = String::from_utf8_lossy(&buf[..n]);
-        tracing::debug!(server = %server, stderr = %chunk.trim_end());
-        let mut tail = tail.lock().unwrap_or_else(|e| e.into_inner());
-        tail.push_str(&chunk);
-        if tail.len() > STDERR_TAIL {
-            let mut cut = tail.len() - STDERR_TAIL;
-            while !tail.is_char_boundary(cut) {
-                cut += 1;
-            }
-            tail.drain(..cut);
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn debug_output_leaves_environment_values_out() {
-        let builder = McpClient::stdio("gh", "github-mcp").env("GITHUB_TOKEN", "ghp_secret123");
-        let shown = format!("{builder:?}");
-        assert!(shown.contains("GITHUB_TOKEN"), "{shown}");
-        assert!(!shown.contains("ghp_secret123"), "{shown}");
     }
 }

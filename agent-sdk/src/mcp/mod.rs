@@ -19,7 +19,9 @@
 //! [`AgentBuilder::mcp_tools`]: crate::agent::AgentBuilder::mcp_tools
 
 mod agent_tool;
+mod builder;
 mod client;
+mod connect;
 mod content;
 mod error;
 mod serve;
@@ -27,10 +29,10 @@ mod server;
 mod toolset;
 
 pub use agent_tool::AgentTool;
-pub use client::{
-    DEFAULT_CALL_TIMEOUT, DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_TOOLS, McpClient, McpClientBuilder,
-    Reconnect,
+pub use builder::{
+    DEFAULT_CALL_TIMEOUT, DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_TOOLS, McpClientBuilder, Reconnect,
 };
+pub use client::McpClient;
 pub use content::StructuredContent;
 pub use error::McpError;
 pub use serve::{HTTP_PATH, McpHttpServer};
