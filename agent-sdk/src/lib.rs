@@ -42,6 +42,8 @@ extern crate self as agent_sdk;
 pub mod agent;
 pub mod error;
 pub mod http;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 pub mod message;
 pub mod middleware;
 pub mod model;

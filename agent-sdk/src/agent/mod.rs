@@ -61,6 +61,8 @@ mod toolset;
 pub use builder::{
     Agent, AgentBuilder, DEFAULT_MAX_PARALLEL_TOOLS, IntoSharedModel, ModelSettings,
 };
+#[cfg(feature = "mcp")]
+pub(crate) use dyn_args::ArgsSchema;
 pub use dyn_tool::{DynTool, FnTool, SharedDynTool, Typed};
 pub use error::{PartialRun, RunError, RunErrorKind};
 pub use input::Input;

@@ -1,0 +1,43 @@
+//! Model Context Protocol, with the official Rust SDK [`rmcp`] (feature `mcp`).
+//!
+//! **Client**: [`McpClient`] connects to a server — a child process over stdio
+//! ([`McpClient::stdio`]) or streamable HTTP ([`McpClient::http`]) — with a timeout per call
+//! and a [`Reconnect`] policy for a server that died. [`McpToolset`] lists its tools, checks
+//! their names and schemas (the schema caps, and lowering into the dialects you name) and
+//! hands them to an agent beside its static `#[tool]`s with [`AgentBuilder::mcp_tools`]
+//! (optionally prefixed; a name clash is a typed error). Arguments are validated against the
+//! server's schema before each call; results (text, images, embedded resources,
+//! `structuredContent`, `isError`) become tool outputs. `tools/list_changed` marks the
+//! client's cached list stale; [`McpToolset::refreshed`] lists again.
+//!
+//! **Server**: [`McpServer`] serves `#[tool]`s ([`Typed`](crate::agent::Typed)), dynamic
+//! tools, an agent's tools ([`McpServerBuilder::agent_tools`]) or an agent itself
+//! ([`AgentTool`]) over stdio ([`McpServer::serve_stdio`]) or streamable HTTP
+//! ([`McpServer::serve_http`]), with the same schemas the tools show a model, and a typed
+//! context per request built by a closure from the MCP request.
+//!
+//! [`AgentBuilder::mcp_tools`]: crate::agent::AgentBuilder::mcp_tools
+
+mod agent_tool;
+mod builder;
+mod client;
+mod connect;
+mod content;
+mod error;
+mod serve;
+mod server;
+mod toolset;
+
+pub use agent_tool::AgentTool;
+pub use builder::{
+    DEFAULT_CALL_TIMEOUT, DEFAULT_CONNECT_TIMEOUT, DEFAULT_MAX_TOOLS, McpClientBuilder, Reconnect,
+};
+pub use client::McpClient;
+pub use content::StructuredContent;
+pub use error::McpError;
+pub use serve::{HTTP_PATH, McpHttpServer};
+pub use server::{McpRequest, McpServer, McpServerBuilder};
+pub use toolset::{McpTool, McpToolset, McpToolsetBuilder};
+
+/// The rmcp crate this module is built on, for its protocol types and transports.
+pub use rmcp;

@@ -1,0 +1,616 @@
+//! MCP interop: our client against the official Python SDK's servers (the reference
+//! `mcp-server-time` and a test server on the SDK's `MCPServer`), the Python SDK's client
+//! against our stdio server (`examples/mcp_server.rs`), and rmcp on both sides (streamable
+//! HTTP on loopback, and stdio).
+//!
+//! The Python parts need a virtual environment with the pinned packages of
+//! `tests/mcp/requirements.txt`; `.ci/run` creates it at `target/mcp-venv`. Without it these
+//! tests fail with the command that creates it.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use agent_sdk::agent::{AgentBuilder, FnTool, NoTools, Typed};
+use agent_sdk::mcp::{
+    AgentTool, McpClient, McpError, McpServer, McpToolset, Reconnect, StructuredContent,
+};
+use agent_sdk::message::{ContentBlock, ImageSource};
+use agent_sdk::prelude::*;
+use agent_sdk::testing::{ScriptedModel, Turn};
+use agent_sdk::{Dialect, ToolDefinition, ToolOutput};
+use serde_json::{Value, json};
+
+// ---------------------------------------------------------------------------------------
+// Where the Python environment and our example server are.
+
+fn venv() -> PathBuf {
+    let dir = std::env::var_os("AGENT_SDK_MCP_VENV")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target/mcp-venv"));
+    let python = dir.join("bin/python");
+    assert!(
+        python.exists(),
+        "the MCP interop tests need a Python virtual environment with the official MCP SDK at {}; \
+         create it with `python3 -m venv target/mcp-venv && target/mcp-venv/bin/pip install -r tests/mcp/requirements.txt` \
+         (what .ci/run does), or point AGENT_SDK_MCP_VENV at one",
+        dir.display()
+    );
+    dir
+}
+
+fn python() -> PathBuf {
+    venv().join("bin/python")
+}
+
+fn script(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/mcp")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+/// The `mcp_server` example's binary, built by `cargo test` beside this test binary.
+fn example_server() -> PathBuf {
+    let exe = std::env::current_exe().expect("the test binary's path");
+    let path = exe
+        .parent()
+        .and_then(Path::parent)
+        .expect("target/<profile>/deps")
+        .join("examples/mcp_server");
+    assert!(
+        path.exists(),
+        "{} is missing: `cargo test --workspace` builds it; for this test alone run `cargo build --example mcp_server` first",
+        path.display()
+    );
+    path
+}
+
+async fn everything() -> McpClient {
+    McpClient::stdio("everything-py", python())
+        .arg(script("everything_server.py"))
+        .call_timeout(Duration::from_secs(20))
+        .connect()
+        .await
+        .expect("the Python test server starts")
+}
+
+fn text_of(output: &ToolOutput) -> String {
+    output.text_content()
+}
+
+// ---------------------------------------------------------------------------------------
+// Our client against the Python SDK's reference time server.
+
+#[tokio::test]
+async fn the_python_time_server_s_tools_run_in_an_agent() {
+    let time = McpClient::stdio("time", venv().join("bin/mcp-server-time"))
+        .args(["--local-timezone", "UTC"])
+        .connect()
+        .await
+        .expect("mcp-server-time starts");
+    let tools = McpToolset::builder(&time)
+        .prefix("time")
+        .dialect(Dialect::OpenAiStrict)
+        .dialect(Dialect::Gemini)
+        .load()
+        .await
+        .expect("its schemas lower into every dialect asked");
+    let mut names: Vec<&str> = tools.names().collect();
+    names.sort();
+    assert_eq!(names, ["time_convert_time", "time_get_current_time"]);
+
+    let model = Arc::new(ScriptedModel::new([
+        Turn::tool_call("time_get_current_time", json!({ "timezone": "Asia/Tokyo" })),
+        Turn::text("It is morning in Tokyo."),
+    ]));
+    let agent = AgentBuilder::<_, _, (), ()>::new(model.clone(), NoTools)
+        .mcp_tools(&tools)
+        .expect("no clash")
+        .build();
+    let run = agent.run("What time is it in Tokyo?", ()).await.unwrap();
+    let step = &run.steps[0];
+    let output = step.result.as_ref().expect("the time tool answers");
+    let structured = output
+        .artifact::<StructuredContent>()
+        .expect("mcp-server-time returns structuredContent");
+    assert_eq!(structured.0["timezone"], "Asia/Tokyo", "{structured:?}");
+    assert!(
+        text_of(output).contains("Asia/Tokyo"),
+        "{}",
+        text_of(output)
+    );
+    // The model was offered the server's tools, prefixed.
+    let offered: Vec<String> = model.requests()[0]
+        .tools
+        .iter()
+        .map(|d| d.name.clone())
+        .collect();
+    assert!(
+        offered.contains(&"time_convert_time".to_string()),
+        "{offered:?}"
+    );
+}
+
+#[tokio::test]
+async fn arguments_that_break_the_server_s_schema_never_reach_it() {
+    let time = McpClient::stdio("time", venv().join("bin/mcp-server-time"))
+        .connect()
+        .await
+        .unwrap();
+    let tools = McpToolset::new(&time).await.unwrap();
+    let model = ScriptedModel::new([
+        Turn::tool_call("get_current_time", json!({ "timezone": 7 })),
+        Turn::text("sorry"),
+    ]);
+    let agent = AgentBuilder::<_, _, (), ()>::new(model, NoTools)
+        .mcp_tools(&tools)
+        .unwrap()
+        .build();
+    let run = agent.run("time?", ()).await.unwrap();
+    let err = run.steps[0].result.as_ref().unwrap_err();
+    let ToolCallError::InvalidArguments { path, .. } = err else {
+        panic!("expected an argument error, got {err:?}");
+    };
+    assert_eq!(path, "timezone");
+}
+
+#[tokio::test]
+async fn a_static_tool_of_the_same_name_is_a_typed_clash() {
+    /// Says the local time.
+    #[tool]
+    fn get_current_time(timezone: String) -> String {
+        timezone
+    }
+    #[agent(tools(get_current_time))]
+    struct Clock;
+
+    let time = McpClient::stdio("time", venv().join("bin/mcp-server-time"))
+        .connect()
+        .await
+        .unwrap();
+    let tools = McpToolset::new(&time).await.unwrap();
+    let err = Clock::builder(ScriptedModel::new([]))
+        .mcp_tools(&tools)
+        .err()
+        .expect("the clash is refused");
+    assert!(
+        matches!(&err, McpError::NameClash { name, other } if name == "get_current_time" && other == "a static tool"),
+        "{err}"
+    );
+    // A prefix resolves it.
+    let prefixed = McpToolset::builder(&time)
+        .prefix("mcp")
+        .load()
+        .await
+        .unwrap();
+    assert!(
+        Clock::builder(ScriptedModel::new([]))
+            .mcp_tools(&prefixed)
+            .is_ok()
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// Our client against a server on the Python SDK's `MCPServer`: every kind of result.
+
+#[tokio::test]
+async fn python_results_map_to_tool_outputs() {
+    let client = everything().await;
+    let tools = McpToolset::new(&client).await.unwrap();
+    let tool = |name: &str| {
+        tools
+            .tools()
+            .iter()
+            .find(|t| t.remote_name() == name)
+            .unwrap()
+            .clone()
+    };
+
+    let echo = tool("echo").invoke(json!({ "text": "hi" })).await.unwrap();
+    assert_eq!(text_of(&echo), "hi");
+
+    let image = tool("image").invoke(json!({})).await.unwrap();
+    assert!(
+        matches!(&image.content[0], ContentBlock::Image { source: ImageSource::Base64 { media_type, data } }
+            if media_type == "image/png" && data == "iVBORw0KGgo="),
+        "{:?}",
+        image.content
+    );
+
+    let resource = tool("resource").invoke(json!({})).await.unwrap();
+    assert_eq!(text_of(&resource), "[resource file:///notes.txt]\nalpha");
+
+    let weather = tool("weather")
+        .invoke(json!({ "city": "Oslo" }))
+        .await
+        .unwrap();
+    assert_eq!(
+        weather.artifact::<StructuredContent>(),
+        Some(&StructuredContent(json!({ "city": "Oslo", "celsius": 21 })))
+    );
+
+    let failed = tool("fail")
+        .invoke(json!({ "reason": "no luck" }))
+        .await
+        .unwrap_err();
+    let ToolCallError::Failed { source, .. } = &failed else {
+        panic!("{failed:?}");
+    };
+    assert!(source.message.contains("no luck"), "{failed}");
+}
+
+#[tokio::test]
+async fn a_slow_call_times_out_and_the_connection_stays_usable() {
+    let client = McpClient::stdio("everything-py", python())
+        .arg(script("everything_server.py"))
+        .call_timeout(Duration::from_millis(300))
+        .connect()
+        .await
+        .unwrap();
+    let err = client
+        .call_tool("slow", json!({ "seconds": 5 }))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&err, McpError::Timeout { tool, after, .. } if tool == "slow" && *after == Duration::from_millis(300)),
+        "{err}"
+    );
+    let echo = client
+        .call_tool("echo", json!({ "text": "still here" }))
+        .await
+        .unwrap();
+    assert_eq!(echo.content[0].as_text().unwrap().text, "still here");
+}
+
+#[tokio::test]
+async fn a_server_that_dies_is_a_typed_error_and_the_next_call_reconnects() {
+    let client = McpClient::stdio("everything-py", python())
+        .arg(script("everything_server.py"))
+        .reconnect(Reconnect::OnNextCall {
+            max_attempts: 2,
+            backoff: Duration::from_millis(50),
+        })
+        .connect()
+        .await
+        .unwrap();
+    let err = client.call_tool("crash", json!({})).await.unwrap_err();
+    let McpError::ServerGone {
+        message,
+        will_reconnect,
+        ..
+    } = &err
+    else {
+        panic!("expected ServerGone, got {err}");
+    };
+    assert!(will_reconnect);
+    assert!(
+        message.contains("crashing on purpose"),
+        "the server's stderr is kept: {message}"
+    );
+    let echo = client
+        .call_tool("echo", json!({ "text": "back" }))
+        .await
+        .unwrap();
+    assert_eq!(echo.content[0].as_text().unwrap().text, "back");
+}
+
+#[tokio::test]
+async fn without_reconnect_a_dead_server_stays_an_error() {
+    let client = McpClient::stdio("everything-py", python())
+        .arg(script("everything_server.py"))
+        .reconnect(Reconnect::Never)
+        .connect()
+        .await
+        .unwrap();
+    assert!(matches!(
+        client.call_tool("crash", json!({})).await,
+        Err(McpError::ServerGone {
+            will_reconnect: false,
+            ..
+        })
+    ));
+    let err = client
+        .call_tool("echo", json!({ "text": "x" }))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, McpError::ServerGone { .. }), "{err}");
+}
+
+#[tokio::test]
+async fn tools_list_changed_refreshes_the_set() {
+    let client = everything().await;
+    let tools = McpToolset::new(&client).await.unwrap();
+    assert!(!tools.names().any(|n| n == "late_tool"));
+    let mut changes = client.list_changes();
+    client.call_tool("add_tool", json!({})).await.unwrap();
+    tokio::time::timeout(Duration::from_secs(10), changes.changed())
+        .await
+        .expect("tools/list_changed arrives")
+        .unwrap();
+    let fresh = tools.refreshed().await.unwrap();
+    assert!(fresh.names().any(|n| n == "late_tool"), "{fresh:?}");
+    let late = fresh
+        .tools()
+        .iter()
+        .find(|t| t.remote_name() == "late_tool")
+        .unwrap();
+    assert_eq!(
+        text_of(&late.invoke(json!({ "x": 21 })).await.unwrap()),
+        "42"
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// The Python SDK's client against our stdio server (the mcp_server example).
+
+#[tokio::test]
+async fn the_python_client_uses_our_stdio_server() {
+    let out = tokio::process::Command::new(python())
+        .arg(script("client.py"))
+        .arg(example_server())
+        .output()
+        .await
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "the Python client failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!("{e}: {}", String::from_utf8_lossy(&out.stdout));
+    });
+    assert_eq!(report["server"], "trip-tools");
+    // The same schema a model sees: the injected context is not in it.
+    let weather_schema = &report["tools"]["get_weather"];
+    assert_eq!(
+        weather_schema["required"],
+        json!(["city"]),
+        "{weather_schema}"
+    );
+    assert!(weather_schema["properties"].get("traveller").is_none());
+    // The context came from the request's `_meta`.
+    assert_eq!(
+        report["weather"]["text"],
+        json!(["Lisbon: 68°F, light wind, dry (that is home)"])
+    );
+    assert_eq!(
+        report["activities"]["text"][0],
+        r#"["a walk along the river in Porto","the botanical garden in Porto"]"#
+    );
+    assert_eq!(report["bad"]["is_error"], true);
+    let bad = report["bad"]["text"][0].as_str().unwrap();
+    assert!(bad.contains("at `city`"), "{bad}");
+}
+
+// ---------------------------------------------------------------------------------------
+// rmcp on both sides.
+
+/// Counts calls; shouts its input.
+fn shout(calls: Arc<AtomicUsize>) -> impl agent_sdk::agent::DynTool<Caller, ()> {
+    FnTool::new(
+        ToolDefinition::new(
+            "shout",
+            "Upper-case the text.",
+            json!({ "type": "object", "properties": { "text": { "type": "string", "maxLength": 20 } }, "required": ["text"] }),
+            false,
+        ),
+        move |args: Value, rt: &ToolRuntime<Caller>| {
+            calls.fetch_add(1, Ordering::SeqCst);
+            let text = format!(
+                "{} (via {})",
+                args["text"].as_str().unwrap_or_default().to_uppercase(),
+                rt.context().transport
+            );
+            async move { Ok(ToolOutput::text(text)) }
+        },
+    )
+}
+
+#[derive(Clone)]
+struct Caller {
+    transport: &'static str,
+}
+
+/// Says hello.
+#[tool]
+fn hello(name: String) -> String {
+    format!("hello {name}")
+}
+
+#[tokio::test]
+async fn streamable_http_on_loopback_with_a_context_per_request() {
+    let calls = Arc::new(AtomicUsize::new(0));
+    let server = McpServer::builder("shouter")
+        .context(|req| Caller {
+            transport: if req.http().is_some() {
+                "http"
+            } else {
+                "other"
+            },
+        })
+        .tool(shout(calls.clone()))
+        .tool(Typed(hello {}))
+        .build();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let http = server.serve_http(listener).await.unwrap();
+
+    let client = McpClient::http("shouter", http.url())
+        .connect()
+        .await
+        .unwrap();
+    let tools = McpToolset::builder(&client)
+        .prefix("remote")
+        .load()
+        .await
+        .unwrap();
+    let model = ScriptedModel::new([
+        Turn::tool_calls([
+            ToolCall::new("c1", "remote_shout", r#"{"text":"hi"}"#),
+            ToolCall::new("c2", "remote_hello", r#"{"name":"Ada"}"#),
+            ToolCall::new(
+                "c3",
+                "remote_shout",
+                r#"{"text":"this text is far too long"}"#,
+            ),
+        ]),
+        Turn::text("ok"),
+    ]);
+    let agent = AgentBuilder::<_, _, (), ()>::new(model, NoTools)
+        .mcp_tools(&tools)
+        .unwrap()
+        .build();
+    let run = agent.run("go", ()).await.unwrap();
+    assert_eq!(
+        text_of(run.steps[0].result.as_ref().unwrap()),
+        "HI (via http)"
+    );
+    assert_eq!(text_of(run.steps[1].result.as_ref().unwrap()), "hello Ada");
+    // Refused by our client against the schema our server listed: never sent.
+    assert!(matches!(
+        run.steps[2].result,
+        Err(ToolCallError::InvalidArguments { .. })
+    ));
+    assert_eq!(calls.load(Ordering::SeqCst), 1);
+
+    // Our server checks too, for clients that do not.
+    let direct = client
+        .call_tool("shout", json!({ "text": "this text is far too long" }))
+        .await
+        .unwrap();
+    assert_eq!(direct.is_error, Some(true));
+    assert_eq!(calls.load(Ordering::SeqCst), 1);
+    // An unknown tool is a protocol error naming the tools.
+    let err = client.call_tool("nope", json!({})).await.unwrap_err();
+    assert!(
+        matches!(&err, McpError::Protocol { message, .. } if message.contains("shout")),
+        "{err}"
+    );
+    http.shutdown().await;
+}
+
+/// A capital city.
+#[derive(Debug, Serialize, Deserialize, JsonSchema, StructuredOutput)]
+struct Capital {
+    /// The city.
+    city: String,
+    /// Its country.
+    country: String,
+}
+
+#[tokio::test]
+async fn an_agent_served_as_one_tool_returns_its_typed_output_as_structured_content() {
+    let inner = AgentBuilder::<_, _, Caller, ()>::new(
+        ScriptedModel::new([Turn::tool_call(
+            "Capital",
+            json!({ "city": "Paris", "country": "France" }),
+        )]),
+        NoTools,
+    )
+    .output(agent_sdk::output::StructuredSpec::<Capital>::default())
+    .build();
+    let server = McpServer::builder("geo")
+        .context(|_| Caller { transport: "http" })
+        .tool(AgentTool::new(
+            "ask_geographer",
+            "Answer a geography question.",
+            Arc::new(inner),
+        ))
+        .build();
+    let http = server
+        .serve_http(tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap())
+        .await
+        .unwrap();
+    let client = McpClient::http("geo", http.url()).connect().await.unwrap();
+    let result = client
+        .call_tool("ask_geographer", json!({ "prompt": "Capital of France?" }))
+        .await
+        .unwrap();
+    assert_eq!(
+        result.structured_content,
+        Some(json!({ "city": "Paris", "country": "France" }))
+    );
+    http.shutdown().await;
+}
+
+#[tokio::test]
+async fn our_stdio_server_for_our_client() {
+    let client = McpClient::stdio("trip-tools", example_server())
+        .connect()
+        .await
+        .unwrap();
+    let tools = McpToolset::new(&client).await.unwrap();
+    let mut names: Vec<&str> = tools.names().collect();
+    names.sort();
+    assert_eq!(names, ["find_activities", "get_weather"]);
+    let weather = client
+        .call_tool("get_weather", json!({ "city": "Rome" }))
+        .await
+        .unwrap();
+    assert_eq!(
+        weather.content[0].as_text().unwrap().text,
+        "Rome: 18°C, light wind, dry"
+    );
+}
+
+#[tokio::test]
+async fn a_hostile_schema_is_a_typed_error_at_listing() {
+    let mut deep = json!({ "type": "string" });
+    // 40 levels of `properties.a`: about 80 levels of JSON, over the 64-level cap (and under
+    // serde_json's own recursion limit, past which rmcp drops the whole answer).
+    for _ in 0..40 {
+        deep = json!({ "type": "object", "properties": { "a": deep } });
+    }
+    let server = McpServer::builder("hostile")
+        .tool(FnTool::new(
+            ToolDefinition::new("deep", "Too deep.", deep, false),
+            |_args: Value, _rt: &ToolRuntime| async { Ok(ToolOutput::text("")) },
+        ))
+        .build();
+    let http = server
+        .serve_http(tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap())
+        .await
+        .unwrap();
+    let client = McpClient::http("hostile", http.url())
+        .connect()
+        .await
+        .unwrap();
+    let err = McpToolset::new(&client).await.unwrap_err();
+    assert!(
+        matches!(&err, McpError::Schema { tool, source } if tool == "deep" && source.reason.contains("nested deeper")),
+        "{err}"
+    );
+    http.shutdown().await;
+}
+
+#[tokio::test]
+async fn an_agent_s_own_tools_are_served_through_its_toolset() {
+    #[agent(tools(hello))]
+    struct Greeter;
+
+    let agent = Arc::new(Greeter::builder(ScriptedModel::new([])).build());
+    let server = McpServer::builder("greeter").agent_tools(agent).build();
+    assert_eq!(server.tool_names().collect::<Vec<_>>(), ["hello"]);
+    let http = server
+        .serve_http(tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap())
+        .await
+        .unwrap();
+    let client = McpClient::http("greeter", http.url())
+        .connect()
+        .await
+        .unwrap();
+    let listed = client.list_tools().await.unwrap();
+    assert_eq!(
+        Value::Object((*listed[0].input_schema).clone()),
+        hello::definition().parameters,
+        "the schema served is the one a model sees"
+    );
+    let result = client
+        .call_tool("hello", json!({ "name": "Grace" }))
+        .await
+        .unwrap();
+    assert_eq!(result.content[0].as_text().unwrap().text, "hello Grace");
+    http.shutdown().await;
+}

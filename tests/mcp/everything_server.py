@@ -1,0 +1,93 @@
+"""An MCP server on the official Python SDK (`MCPServer`), for the interop tests.
+
+Each tool exercises one kind of result our client must map: text, an image, an embedded
+resource, `structuredContent`, `isError`, a server that dies, a slow call, and a tool list
+that changes (`notifications/tools/list_changed`). Speaks MCP on stdio.
+"""
+
+import base64
+import os
+import sys
+
+import anyio
+from pydantic import BaseModel
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.utilities.types import Image
+from mcp.types import EmbeddedResource, TextResourceContents
+
+server = MCPServer("everything-py")
+
+# The 8-byte PNG signature: enough for the mapping test, which checks bytes and type.
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+class Weather(BaseModel):
+    city: str
+    celsius: int
+
+
+@server.tool()
+def echo(text: str) -> str:
+    """Repeat the text."""
+    return text
+
+
+@server.tool()
+def image() -> Image:
+    """Return a tiny PNG."""
+    return Image(data=PNG, format="png")
+
+
+@server.tool()
+def resource() -> EmbeddedResource:
+    """Return an embedded text resource."""
+    return EmbeddedResource(
+        type="resource",
+        resource=TextResourceContents(uri="file:///notes.txt", mime_type="text/plain", text="alpha"),
+    )
+
+
+@server.tool()
+def weather(city: str) -> Weather:
+    """The weather in a city, as structured content."""
+    return Weather(city=city, celsius=21)
+
+
+@server.tool()
+def fail(reason: str) -> str:
+    """Fail with the reason."""
+    raise ToolError(reason)
+
+
+@server.tool()
+def crash() -> str:
+    """Exit the server process at once."""
+    print("crashing on purpose", file=sys.stderr, flush=True)
+    os._exit(3)
+
+
+@server.tool()
+async def slow(seconds: float) -> str:
+    """Sleep, then answer."""
+    await anyio.sleep(seconds)
+    return "done"
+
+
+def late_tool(x: int) -> int:
+    """A tool added at run time."""
+    return x * 2
+
+
+@server.tool()
+async def add_tool(ctx: Context) -> str:
+    """Add `late_tool` and announce the change."""
+    server.add_tool(late_tool, name="late_tool")
+    await ctx.session.send_tool_list_changed()
+    return "added"
+
+
+if __name__ == "__main__":
+    assert base64  # imported for readers: images go out base64-encoded by the SDK
+    server.run()
