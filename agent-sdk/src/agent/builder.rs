@@ -12,6 +12,7 @@ use super::toolset::Toolset;
 use crate::middleware::{Chain, Middleware, SharedMiddleware};
 use crate::model::{ChatModel, SharedModel};
 use crate::output::{OutputSpec, TextOutput};
+use crate::protocol::ToolProtocol;
 use crate::store::Store;
 use crate::tool::DefinitionRef;
 
@@ -96,6 +97,8 @@ pub(crate) struct Parts<T, O, C, S> {
     pub(crate) tool_timeout: Option<Duration>,
     pub(crate) store: Option<Store>,
     pub(crate) middleware: Chain<C, S>,
+    /// The protocol asked for; `None`: chosen from the model's profile at `build`.
+    pub(crate) protocol: Option<ToolProtocol>,
 }
 
 /// The default cap on tool calls of one answer running at once.
@@ -120,6 +123,7 @@ where
                 tool_timeout: None,
                 store: None,
                 middleware: Chain::default(),
+                protocol: None,
             },
         }
     }
@@ -149,6 +153,7 @@ where
                 tool_timeout: p.tool_timeout,
                 store: p.store,
                 middleware: p.middleware,
+                protocol: p.protocol,
             },
         }
     }
@@ -292,6 +297,26 @@ where
         self
     }
 
+    /// How the tools reach the model: native function calling, or the ReAct text protocol
+    /// (`ToolProtocol::react()`) for models without function calling. Without this, an agent
+    /// with tools uses ReAct when its model's profile has no
+    /// [`tool_calling`](crate::model::ModelProfile::tool_calling), native calling otherwise.
+    ///
+    /// ```
+    /// use agent_sdk::agent::{AgentBuilder, NoTools};
+    /// use agent_sdk::protocol::ToolProtocol;
+    /// use agent_sdk::testing::ScriptedModel;
+    ///
+    /// let agent = AgentBuilder::<_, _, (), ()>::new(ScriptedModel::new([]), NoTools)
+    ///     .protocol(ToolProtocol::react())
+    ///     .build();
+    /// assert!(matches!(agent.protocol(), ToolProtocol::React(_)));
+    /// ```
+    pub fn protocol(mut self, protocol: ToolProtocol) -> Self {
+        self.parts.protocol = Some(protocol);
+        self
+    }
+
     /// Gives tools a store.
     pub fn store(mut self, store: Store) -> Self {
         self.parts.store = Some(store);
@@ -311,10 +336,20 @@ where
             }
             definitions.push(def);
         }
+        let mut parts = self.parts;
+        let protocol = parts.protocol.take().unwrap_or_else(|| {
+            if definitions.is_empty() {
+                ToolProtocol::Native
+            } else {
+                ToolProtocol::for_profile(parts.model.profile())
+            }
+        });
+        parts.model = protocol.wrap(parts.model);
         Agent {
-            parts: self.parts,
+            parts,
             definitions,
             dyn_schemas,
+            protocol,
         }
     }
 }
@@ -328,6 +363,8 @@ pub struct Agent<T, O = TextOutput, C = (), S = ()> {
     pub(crate) definitions: Vec<DefinitionRef>,
     /// The compiled argument schema of each dynamic tool, in `parts.dyn_tools` order.
     pub(crate) dyn_schemas: Vec<ArgsSchema>,
+    /// How the tools reach the model (the model is wrapped for ReAct).
+    pub(crate) protocol: ToolProtocol,
 }
 
 impl<T, O, C, S> Agent<T, O, C, S> {
@@ -336,7 +373,13 @@ impl<T, O, C, S> Agent<T, O, C, S> {
         &self.parts.policy
     }
 
-    /// The model.
+    /// How the tools reach the model.
+    pub fn protocol(&self) -> &ToolProtocol {
+        &self.protocol
+    }
+
+    /// The model (for ReAct, the [`ReactModel`](crate::protocol::react::ReactModel) wrapping
+    /// the one given to the builder).
     pub fn model(&self) -> &SharedModel {
         &self.parts.model
     }
