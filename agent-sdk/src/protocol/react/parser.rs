@@ -68,37 +68,55 @@ pub enum ActionInput {
 
 impl ActionInput {
     /// The tool arguments: an object as is; a bare string becomes the one string argument of a
-    /// tool whose `parameters` schema has exactly one property, of type string. Otherwise the
-    /// error is a correction for the model.
+    /// tool whose `parameters` schema has exactly one required property (or, with nothing
+    /// required, exactly one property), of type string. Otherwise the error is a correction for
+    /// the model.
     pub fn into_arguments(
         self,
         tool: &str,
         parameters: &Value,
     ) -> Result<Map<String, Value>, String> {
-        match self {
-            ActionInput::Json(map) => Ok(map),
-            ActionInput::Text(text) => {
-                let properties = parameters.get("properties").and_then(Value::as_object);
-                match properties {
-                    Some(props) if props.len() == 1 => {
-                        let (name, schema) = props.iter().next().expect("one property");
-                        if schema.get("type").and_then(Value::as_str) == Some("string") {
-                            let mut map = Map::new();
-                            map.insert(name.clone(), Value::String(text));
-                            return Ok(map);
-                        }
-                        Err(format!(
-                            "The Action Input for `{tool}` must be a JSON object like {{\"{name}\": ...}}, not plain text."
-                        ))
-                    }
-                    Some(props) if props.is_empty() => Ok(Map::new()),
-                    None => Ok(Map::new()),
-                    Some(_) => Err(format!(
-                        "The Action Input for `{tool}` must be a JSON object with its arguments, not plain text."
-                    )),
-                }
-            }
+        let text = match self {
+            ActionInput::Json(map) => return Ok(map),
+            ActionInput::Text(text) => text,
+        };
+        let Some(props) = parameters.get("properties").and_then(Value::as_object) else {
+            return Ok(Map::new());
+        };
+        if props.is_empty() {
+            return Ok(Map::new());
         }
+        let required: Vec<&str> = parameters
+            .get("required")
+            .and_then(Value::as_array)
+            .map(|r| r.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        let candidates: Vec<(&String, &Value)> = if required.is_empty() {
+            props.iter().collect()
+        } else {
+            props
+                .iter()
+                .filter(|(name, _)| required.contains(&name.as_str()))
+                .collect()
+        };
+        let [(name, schema)] = candidates.as_slice() else {
+            return Err(format!(
+                "The Action Input for `{tool}` must be a JSON object with its arguments, not plain text."
+            ));
+        };
+        let is_string = match schema.get("type") {
+            Some(Value::String(t)) => t == "string",
+            Some(Value::Array(types)) => types.iter().any(|t| t == "string"),
+            _ => false,
+        };
+        if is_string {
+            let mut map = Map::new();
+            map.insert((*name).clone(), Value::String(text));
+            return Ok(map);
+        }
+        Err(format!(
+            "The Action Input for `{tool}` must be a JSON object like {{\"{name}\": ...}}, not plain text."
+        ))
     }
 }
 

@@ -32,8 +32,6 @@
 //! - On a request without tools (the last request at a limit), a reply with neither an action
 //!   nor a final answer is taken whole as the final answer.
 
-use std::fmt::Write as _;
-
 use serde_json::{Value, json};
 
 use super::parser::{ActionInput, ReactAction, ReactParseError, ReactReply, ReactStep};
@@ -73,7 +71,15 @@ pub fn render_request(
         .count();
     let messages = std::mem::take(&mut request.messages);
     let mut out: Vec<Message> = Vec::with_capacity(messages.len() + 1);
-    let mut system = String::new();
+    let system_len: usize = messages
+        .iter()
+        .take_while(|m| matches!(m, Message::System { .. }))
+        .map(|m| match m {
+            Message::System { content } => content.len() + 2,
+            _ => 0,
+        })
+        .sum();
+    let mut system = String::with_capacity(system_len + prompt.map_or(0, |p| p.len() + 2));
     let mut leading = true;
     for message in messages {
         match message {
@@ -94,7 +100,14 @@ pub fn render_request(
             }
             Message::Tool(result) => {
                 leading = false;
-                let mut text = String::from("Observation: ");
+                let len: usize = result
+                    .content
+                    .iter()
+                    .filter_map(ContentBlock::as_text)
+                    .map(str::len)
+                    .sum();
+                let mut text = String::with_capacity(len + 16);
+                text.push_str("Observation: ");
                 for block in &result.content {
                     if let Some(t) = block.as_text() {
                         text.push_str(t);
@@ -118,9 +131,17 @@ pub fn render_request(
         request,
         ReplyContext {
             tools,
-            call_id: format!("react_{}", answers + 1),
+            call_id: call_id(answers + 1),
         },
     )
+}
+
+/// `react_<n>`.
+fn call_id(n: usize) -> String {
+    let mut id = String::with_capacity(12);
+    id.push_str("react_");
+    id.push_str(&n.to_string());
+    id
 }
 
 /// Appends user content, merged into the previous message when that is a user message too.
@@ -144,43 +165,79 @@ pub fn render_answer(answer: &AssistantMessage) -> String {
     if let Some(reply) = malformed_reply(answer) {
         return reply.to_string();
     }
-    let mut thought = String::new();
-    let mut text = String::new();
+    let (mut thought, mut text) = ("", "");
+    let (mut thoughts, mut texts) = (0, 0);
     for block in &answer.content {
         match block {
-            ContentBlock::Reasoning { text: t, .. } => thought.push_str(t),
-            ContentBlock::Text { text: t } => text.push_str(t),
+            ContentBlock::Reasoning { text: t, .. } => {
+                thought = t;
+                thoughts += 1;
+            }
+            ContentBlock::Text { text: t } => {
+                text = t;
+                texts += 1;
+            }
             _ => {}
         }
     }
+    // Several blocks of a kind (rare) are joined; one is borrowed as is.
+    let joined_thought;
+    if thoughts > 1 {
+        joined_thought = join(answer, true);
+        thought = &joined_thought;
+    }
+    let joined_text;
+    if texts > 1 {
+        joined_text = join(answer, false);
+        text = &joined_text;
+    }
+    let calls: usize = answer
+        .tool_calls
+        .iter()
+        .map(|c| c.name.len() + c.arguments.len() + 30)
+        .sum();
+    let mut out = String::with_capacity(thought.len() + text.len() + calls + 32);
     if answer.tool_calls.is_empty() {
-        let mut out = String::new();
         if !thought.trim().is_empty() {
-            let _ = writeln!(out, "Thought: {}", thought.trim());
+            out.push_str("Thought: ");
+            out.push_str(thought.trim());
+            out.push('\n');
         }
-        let final_text = answer.refusal.as_deref().unwrap_or(&text);
-        let _ = write!(out, "Final Answer: {}", final_text.trim());
+        out.push_str("Final Answer: ");
+        out.push_str(answer.refusal.as_deref().unwrap_or(text).trim());
         return out;
     }
     // A native answer's text beside its calls is its reasoning.
     if thought.trim().is_empty() {
         thought = text;
     }
-    let mut out = String::new();
     if !thought.trim().is_empty() {
-        let _ = writeln!(out, "Thought: {}", thought.trim());
+        out.push_str("Thought: ");
+        out.push_str(thought.trim());
+        out.push('\n');
     }
     for (i, call) in answer.tool_calls.iter().enumerate() {
         if i > 0 {
             out.push('\n');
         }
-        let _ = write!(
-            out,
-            "Action: {}\nAction Input: {}",
-            call.name, call.arguments
-        );
+        out.push_str("Action: ");
+        out.push_str(&call.name);
+        out.push_str("\nAction Input: ");
+        out.push_str(&call.arguments);
     }
     out
+}
+
+fn join(answer: &AssistantMessage, reasoning: bool) -> String {
+    answer
+        .content
+        .iter()
+        .filter_map(|b| match b {
+            ContentBlock::Reasoning { text, .. } if reasoning => Some(text.as_str()),
+            ContentBlock::Text { text } if !reasoning => Some(text.as_str()),
+            _ => None,
+        })
+        .collect()
 }
 
 /// The answer for a parsed reply: a tool call, a final answer, or a correction.
@@ -230,16 +287,19 @@ pub fn read_reply(
 /// offered gets its input as written (the loop answers it as an unknown tool).
 pub fn arguments(action: &ReactAction, tools: &[DefinitionRef]) -> Result<String, String> {
     let map = match &action.input {
-        ActionInput::Json(map) => return Ok(Value::Object(map.clone()).to_string()),
-        ActionInput::Text(text) => match tools.iter().find(|t| t.name == action.tool) {
-            Some(def) => action
-                .input
-                .clone()
-                .into_arguments(&action.tool, &def.parameters)?,
-            None => return Ok(Value::String(text.clone()).to_string()),
-        },
+        ActionInput::Json(map) => map,
+        ActionInput::Text(text) => {
+            return match tools.iter().find(|t| t.name == action.tool) {
+                Some(def) => action
+                    .input
+                    .clone()
+                    .into_arguments(&action.tool, &def.parameters)
+                    .map(|map| Value::Object(map).to_string()),
+                None => Ok(Value::String(text.clone()).to_string()),
+            };
+        }
     };
-    Ok(Value::Object(map).to_string())
+    Ok(serde_json::to_string(map).unwrap_or_else(|_| "{}".to_string()))
 }
 
 /// The correction a malformed reply carries, if `message` is one.
