@@ -93,7 +93,10 @@ async fn a_text_only_model_gets_react_and_runs_the_typed_tools() {
         (call.id.as_str(), call.name.as_str()),
         ("react_1", "get_weather")
     );
-    assert_eq!(call.arguments, r#"{"city":"Paris"}"#);
+    assert_eq!(
+        call.arguments, r#"{"city": "Paris"}"#,
+        "the object as the model wrote it"
+    );
 
     let steps = run.intermediate_steps();
     assert_eq!(steps.len(), 1);
@@ -124,7 +127,7 @@ async fn a_text_only_model_gets_react_and_runs_the_typed_tools() {
     assert_eq!(second.len(), 4, "{second:#?}");
     assert_eq!(
         second[2].text(),
-        "Thought: I need the weather first.\nAction: get_weather\nAction Input: {\"city\":\"Paris\"}"
+        "Thought: I need the weather first.\nAction: get_weather\nAction Input: {\"city\": \"Paris\"}"
     );
     assert_eq!(second[3].text(), "Observation: Paris: sunny (asked by Ada)");
 }
@@ -216,13 +219,14 @@ async fn unknown_tools_and_bad_arguments_get_the_messages_native_calls_get() {
     assert_eq!(run.output, "11.00 USD");
     let steps = run.intermediate_steps();
     assert_eq!(steps.len(), 3, "{steps:#?}");
-    let unknown = native_observation(ToolCall::new("x", "get_wether", r#"{"city":"Paris"}"#)).await;
+    let unknown =
+        native_observation(ToolCall::new("x", "get_wether", r#"{"city": "Paris"}"#)).await;
     assert_eq!(steps[0].observation, unknown);
     assert!(unknown.contains("get_weather"), "{unknown}");
     let bad = native_observation(ToolCall::new(
         "x",
         "convert",
-        r#"{"amount":"ten","to":"USD"}"#,
+        r#"{"amount": "ten", "to": "USD"}"#,
     ))
     .await;
     assert_eq!(steps[1].observation, bad);
@@ -311,7 +315,7 @@ async fn a_streamed_react_run_streams_thought_call_and_answer() {
         order,
         [
             "call get_weather react_1",
-            "args {\"city\":\"Paris\"}",
+            "args {\"city\": \"Paris\"}",
             "result get_weather"
         ]
     );

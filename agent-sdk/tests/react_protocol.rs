@@ -251,7 +251,7 @@ mod turn {
         assert_eq!(answer.tool_calls[0].id, "react_3");
         assert_eq!(
             answer.tool_calls[0].arguments,
-            r#"{"amount":10,"to":"USD"}"#
+            r#"{"amount": 10, "to": "USD"}"#
         );
         assert_eq!(
             answer.content,

@@ -100,15 +100,19 @@ fn match_words(b: &[u8], start: usize, words: &[&str]) -> Match {
                 return Match::No;
             }
         }
-        for &c in word.as_bytes() {
-            if i == b.len() {
-                return Match::Partial;
-            }
-            if b[i].to_ascii_lowercase() != c {
-                return Match::No;
-            }
-            i += 1;
+        let word = word.as_bytes();
+        let rest = &b[i..];
+        if rest.len() < word.len() {
+            return if rest.eq_ignore_ascii_case(&word[..rest.len()]) {
+                Match::Partial
+            } else {
+                Match::No
+            };
         }
+        if !rest[..word.len()].eq_ignore_ascii_case(word) {
+            return Match::No;
+        }
+        i += word.len();
     }
     while i < b.len() && matches!(b[i], b' ' | b'\t' | b'0'..=b'9' | b'*' | b'_') {
         i += 1;

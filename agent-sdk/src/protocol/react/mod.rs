@@ -18,7 +18,9 @@ mod stream;
 pub mod turn;
 
 pub use model::ReactModel;
-pub use parser::{ActionInput, ReactAction, ReactParseError, ReactReply, ReactStep, parse};
+pub use parser::{
+    ActionInput, JsonObject, ReactAction, ReactParseError, ReactReply, ReactStep, parse,
+};
 pub use prompt::{
     DEFAULT_TEMPLATE, ReactPrompt, ReactStepRecord, STOP_SEQUENCE, TemplateError, compact_schema,
     format_instructions, render_scratchpad, render_tools,

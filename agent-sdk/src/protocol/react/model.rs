@@ -102,8 +102,16 @@ impl ReactModel {
 
 /// The native answer for the wrapped model's text `response`.
 fn read_response(mut response: ChatResponse, context: &ReplyContext) -> ChatResponse {
-    let raw = response.message.text();
-    let (mut message, finish) = read_reply(&raw, parse(&raw), context);
+    // One text block (the usual answer) is read in place.
+    let joined;
+    let raw = match response.message.content.as_slice() {
+        [ContentBlock::Text { text }] => text.as_str(),
+        _ => {
+            joined = response.message.text();
+            joined.as_str()
+        }
+    };
+    let (mut message, finish) = read_reply(raw, parse(raw), context);
     // The wrapped model's own reasoning (and provider blocks) stay, before the reply's.
     let kept: Vec<ContentBlock> = response
         .message

@@ -261,7 +261,18 @@ pub fn read_reply(
             if reply.discarded_tail {
                 tracing::debug!(tool = %action.tool, "ReAct reply: text after the first action discarded");
             }
-            match arguments(&action, &context.tools) {
+            // The object's text moves into the call; other inputs are converted.
+            let converted = match action.input {
+                ActionInput::Json(object) => Ok(object.into_string()),
+                ref input @ ActionInput::Text(_) => arguments(
+                    &ReactAction {
+                        tool: action.tool.clone(),
+                        input: input.clone(),
+                    },
+                    &context.tools,
+                ),
+            };
+            match converted {
                 Ok(arguments) => {
                     let mut content = Vec::new();
                     if !reply.thought.is_empty() {
@@ -286,20 +297,17 @@ pub fn read_reply(
 /// The arguments of an action as JSON text, or a correction for the model. A tool that is not
 /// offered gets its input as written (the loop answers it as an unknown tool).
 pub fn arguments(action: &ReactAction, tools: &[DefinitionRef]) -> Result<String, String> {
-    let map = match &action.input {
-        ActionInput::Json(map) => map,
-        ActionInput::Text(text) => {
-            return match tools.iter().find(|t| t.name == action.tool) {
-                Some(def) => action
-                    .input
-                    .clone()
-                    .into_arguments(&action.tool, &def.parameters)
-                    .map(|map| Value::Object(map).to_string()),
-                None => Ok(Value::String(text.clone()).to_string()),
-            };
-        }
-    };
-    Ok(serde_json::to_string(map).unwrap_or_else(|_| "{}".to_string()))
+    match &action.input {
+        ActionInput::Json(object) => Ok(object.as_str().to_string()),
+        ActionInput::Text(text) => match tools.iter().find(|t| t.name == action.tool) {
+            Some(def) => action
+                .input
+                .clone()
+                .into_arguments(&action.tool, &def.parameters)
+                .map(|map| Value::Object(map).to_string()),
+            None => Ok(Value::String(text.clone()).to_string()),
+        },
+    }
 }
 
 /// The correction a malformed reply carries, if `message` is one.
