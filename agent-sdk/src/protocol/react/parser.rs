@@ -60,7 +60,7 @@ pub struct ReactAction {
 /// The raw `Action Input:`.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ActionInput {
-    /// A JSON object.
+    /// A JSON object, as the model wrote it.
     Json(JsonObject),
     /// Anything else, trimmed (a quoted JSON string is unquoted).
     Text(String),

@@ -20,10 +20,10 @@
 //! # The reply
 //!
 //! - An action becomes one tool call (id `react_<n>`, `n` counting the answers so far) whose
-//!   arguments are the input as a JSON object; a bare input becomes the one string argument of
-//!   a tool that has exactly one (see [`ActionInput::into_arguments`]). The thought is kept as
-//!   a reasoning block. Text after the first complete action is discarded (one action per
-//!   reply).
+//!   arguments are the input's JSON object as the model wrote it; a bare input becomes the one
+//!   required string argument of a tool that has one (see [`ActionInput::into_arguments`]).
+//!   The thought is kept as a reasoning block. Text after the first complete action is
+//!   discarded (one action per reply).
 //! - A final answer becomes the answer's text (the thought as a reasoning block), which the
 //!   output spec then parses like any text answer.
 //! - A malformed reply becomes a message holding the reply and the correction in a
