@@ -447,7 +447,7 @@ fn bare_string_maps_to_the_single_string_argument() {
         .into_arguments("count", &int)
         .unwrap_err();
     assert!(err.contains("{\"n\": ...}"), "{err}");
-    let object = ActionInput::Json(json!({"x": 1}).as_object().unwrap().clone());
+    let object = ActionInput::Json(json!({"x": 1}).as_object().unwrap().clone().into());
     assert_eq!(
         Value::Object(object.into_arguments("t", &two).unwrap()),
         json!({"x": 1})

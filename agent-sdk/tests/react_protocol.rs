@@ -185,3 +185,135 @@ fn templates_are_validated() {
     );
     assert!(ReactPrompt::with_template(DEFAULT_TEMPLATE).is_ok());
 }
+
+mod turn {
+    //! One loop turn rendered as text and read back (`protocol::react::turn`), directly.
+
+    use agent_sdk::message::{AssistantMessage, ContentBlock};
+    use agent_sdk::model::{ChatRequest, FinishReason, ToolChoice};
+    use agent_sdk::protocol::react::turn::{ReplyContext, correction, read_reply, render_request};
+    use agent_sdk::protocol::react::{ReactEvent, ReactStream, parse};
+    use agent_sdk::{Message, ToolCall};
+
+    fn context() -> ReplyContext {
+        ReplyContext {
+            tools: super::tools().into_iter().map(Into::into).collect(),
+            call_id: "react_3".into(),
+        }
+    }
+
+    #[test]
+    fn a_native_history_renders_as_alternating_react_text() {
+        let mut request = ChatRequest::new(vec![
+            Message::system("You help."),
+            Message::system("Answer in JSON."),
+            Message::user("Convert 10 EUR and search it"),
+            Message::Assistant(AssistantMessage {
+                content: vec![ContentBlock::text("Two things.")],
+                tool_calls: vec![
+                    ToolCall::new("c1", "convert", r#"{"amount":10,"to":"USD"}"#),
+                    ToolCall::new("c2", "search", r#"{"query":"EUR"}"#),
+                ],
+                refusal: None,
+            }),
+            Message::tool_result("c1", "convert", "11 USD"),
+            Message::tool_result("c2", "search", "3 pages"),
+            Message::user("Hurry."),
+        ]);
+        request.tools = context().tools;
+        request.tool_choice = Some(ToolChoice::Auto);
+        request.parallel_tool_calls = Some(true);
+        let (text, reply) = render_request(request, Some("PROMPT"));
+        assert!(text.tools.is_empty() && text.tool_choice.is_none());
+        assert_eq!(text.parallel_tool_calls, None);
+        assert_eq!(text.stop, ["\nObservation:"]);
+        assert_eq!(reply.call_id, "react_2");
+        assert_eq!(reply.tools.len(), 2);
+        let texts: Vec<String> = text.messages.iter().map(Message::text).collect();
+        assert_eq!(
+            texts,
+            [
+                "You help.\n\nAnswer in JSON.\n\nPROMPT",
+                "Convert 10 EUR and search it",
+                "Thought: Two things.\nAction: convert\nAction Input: {\"amount\":10,\"to\":\"USD\"}\nAction: search\nAction Input: {\"query\":\"EUR\"}",
+                "Observation: 11 USD\n\nObservation: 3 pages\n\nHurry.",
+            ]
+        );
+        assert!(matches!(text.messages[3], Message::User(_)));
+    }
+
+    #[test]
+    fn a_reply_becomes_a_call_an_answer_or_a_correction() {
+        let raw = "Thought: convert first\nAction: convert\nAction Input: {\"amount\": 10, \"to\": \"USD\"}\nAction: search\nAction Input: {}";
+        let (answer, finish) = read_reply(raw, parse(raw), &context());
+        assert_eq!(finish, FinishReason::ToolCalls);
+        assert_eq!(answer.tool_calls.len(), 1, "one action per reply");
+        assert_eq!(answer.tool_calls[0].id, "react_3");
+        assert_eq!(
+            answer.tool_calls[0].arguments,
+            r#"{"amount": 10, "to": "USD"}"#
+        );
+        assert_eq!(
+            answer.content,
+            [ContentBlock::Reasoning {
+                text: "convert first".into(),
+                signature: None
+            }]
+        );
+        assert_eq!(correction(&answer), None);
+
+        let raw = "Final Answer: 11 USD";
+        let (answer, finish) = read_reply(raw, parse(raw), &context());
+        assert_eq!(
+            (answer.text().as_str(), finish),
+            ("11 USD", FinishReason::Stop)
+        );
+
+        // A bare text input for a tool with one string argument is that argument.
+        let raw = "Action: search\nAction Input: \"rust agents\"";
+        let (answer, _) = read_reply(raw, parse(raw), &context());
+        assert_eq!(answer.tool_calls[0].arguments, r#"{"query":"rust agents"}"#);
+
+        // A malformed reply keeps the text (rendered back as written) and the correction.
+        let raw = "Action: convert";
+        let (answer, _) = read_reply(raw, parse(raw), &context());
+        assert!(
+            correction(&answer)
+                .unwrap()
+                .contains("`Action: convert` must be followed by an `Action Input:`")
+        );
+        assert!(answer.tool_calls.is_empty() && answer.text().is_empty());
+        let (text, _) = render_request(ChatRequest::new(vec![Message::Assistant(answer)]), None);
+        assert_eq!(text.messages[0].text(), "Action: convert");
+
+        // Asked without tools, a reply with no markers is the answer.
+        let raw = "Thought: It is 11 USD.";
+        let none = ReplyContext::default();
+        let (answer, _) = read_reply(raw, parse(raw), &none);
+        assert_eq!(answer.text(), "It is 11 USD.");
+        assert_eq!(correction(&answer), None);
+    }
+
+    #[test]
+    fn the_streamed_action_equals_the_parsed_one_at_every_split() {
+        let raw = "Thought: go\nAction: convert\nAction Input: ```json\n{\"amount\": 1, \"to\": \"EUR\"}\n```\ntrailing";
+        let whole = read_reply(raw, parse(raw), &context()).0;
+        for split in 0..=raw.len() {
+            let mut stream = ReactStream::new();
+            let mut found = stream.push(&raw[..split]);
+            found.extend(stream.push(&raw[split..]));
+            let (rest, result) = stream.finish();
+            found.extend(rest);
+            let actions = found
+                .iter()
+                .filter(|e| matches!(e, ReactEvent::Action(_)))
+                .count();
+            assert_eq!(actions, 1, "split at {split}");
+            assert_eq!(
+                read_reply(raw, result, &context()).0,
+                whole,
+                "split at {split}"
+            );
+        }
+    }
+}

@@ -8,7 +8,8 @@ use syn::{Expr, ExprLit, Ident, Lit, LitInt, LitStr, Path, Token, Type};
 
 use super::middleware::{ReviewAttr, parse_middleware, parse_review};
 
-const KEYS: &str = "tools, output, context, state, max_turns, instructions, middleware, review";
+const KEYS: &str =
+    "tools, output, context, state, max_turns, instructions, middleware, review, protocol";
 
 /// Where the system prompt comes from.
 pub enum InstructionsAttr {
@@ -16,6 +17,14 @@ pub enum InstructionsAttr {
     Text(LitStr),
     /// `instructions = path::to_fn`: `fn(&Context, &State) -> String`.
     Function(Path),
+}
+
+/// How the tools reach the model: `protocol = react` or `protocol = native`.
+pub enum ProtocolAttr {
+    /// Native function calling.
+    Native,
+    /// The ReAct text protocol.
+    React,
 }
 
 /// The parsed `#[agent(...)]` arguments.
@@ -32,6 +41,8 @@ pub struct AgentAttrs {
     pub middleware: Vec<Expr>,
     /// `review(...)`: the tools a human reviews, with their allowed decisions.
     pub reviews: Vec<ReviewAttr>,
+    /// `protocol = react | native`.
+    pub protocol: Option<ProtocolAttr>,
 }
 
 /// Parses the attribute; `Err` holds every error found, combined. `tools(...)` is required on
@@ -46,6 +57,7 @@ pub fn parse(attr: TokenStream, tools_required: bool) -> Result<AgentAttrs, syn:
     let mut instructions = None;
     let mut middleware = None;
     let mut reviews = None;
+    let mut protocol = None;
 
     let parser = |input: ParseStream<'_>| -> syn::Result<()> {
         while !input.is_empty() {
@@ -68,6 +80,7 @@ pub fn parse(attr: TokenStream, tools_required: bool) -> Result<AgentAttrs, syn:
                 "middleware" => parse_middleware(input, &key)
                     .map(|m| set(&mut middleware, m, &key, &mut errors)),
                 "review" => parse_review(input, &key).map(|r| set(&mut reviews, r, &key, &mut errors)),
+                "protocol" => parse_protocol(input, &key).map(|p| set(&mut protocol, p, &key, &mut errors)),
                 _ => {
                     let hint = suggestion(&name)
                         .map(|s| format!("; did you mean `{s}`?"))
@@ -117,6 +130,7 @@ pub fn parse(attr: TokenStream, tools_required: bool) -> Result<AgentAttrs, syn:
         instructions,
         middleware: middleware.unwrap_or_default(),
         reviews: reviews.unwrap_or_default(),
+        protocol,
     })
 }
 
@@ -166,6 +180,18 @@ fn parse_instructions(input: ParseStream<'_>, key: &Ident) -> syn::Result<Instru
     }
 }
 
+fn parse_protocol(input: ParseStream<'_>, key: &Ident) -> syn::Result<ProtocolAttr> {
+    let expr: Expr = value(input, key)?;
+    match &expr {
+        Expr::Path(p) if p.path.is_ident("react") => Ok(ProtocolAttr::React),
+        Expr::Path(p) if p.path.is_ident("native") => Ok(ProtocolAttr::Native),
+        other => Err(syn::Error::new_spanned(
+            other,
+            "`protocol` is `react` (tools through the ReAct text protocol, for models without function calling) or `native` (function calling): write `protocol = react`",
+        )),
+    }
+}
+
 /// Skips to the next top-level comma.
 fn skip_value(input: ParseStream<'_>) {
     let _ = input.step(|cursor| {
@@ -184,7 +210,7 @@ fn skip_value(input: ParseStream<'_>) {
 
 /// The closest known key, for typos.
 fn suggestion(name: &str) -> Option<&'static str> {
-    const ALL: [&str; 8] = [
+    const ALL: [&str; 9] = [
         "tools",
         "output",
         "context",
@@ -193,6 +219,7 @@ fn suggestion(name: &str) -> Option<&'static str> {
         "instructions",
         "middleware",
         "review",
+        "protocol",
     ];
     ALL.into_iter()
         .map(|k| (k, distance(name, k)))

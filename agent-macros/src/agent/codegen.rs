@@ -297,12 +297,21 @@ pub fn configure(
         None => quote!(),
     };
     let max_turns = attrs.max_turns.as_ref().map(|n| quote!(.max_turns(#n)));
+    let protocol = attrs.protocol.as_ref().map(|p| match p {
+        super::attrs::ProtocolAttr::React => {
+            quote!(.protocol(#sdk::protocol::ToolProtocol::react()))
+        }
+        super::attrs::ProtocolAttr::Native => {
+            quote!(.protocol(#sdk::protocol::ToolProtocol::Native))
+        }
+    });
     let middleware = super::middleware::configure(sdk, &attrs.middleware, &attrs.reviews, entries)?;
     Ok(quote! {
         #sdk::agent::AgentBuilder::new(model, #toolset)
             .output(#output_spec)
             #instructions
             #max_turns
+            #protocol
             #middleware
     })
 }

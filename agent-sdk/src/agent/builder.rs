@@ -13,6 +13,7 @@ use crate::middleware::{Chain, Middleware, SharedMiddleware};
 use crate::model::{ChatModel, SharedModel};
 use crate::output::{OutputSpec, TextOutput};
 use crate::persist::Checkpointer;
+use crate::protocol::ToolProtocol;
 use crate::store::Store;
 use crate::tool::DefinitionRef;
 
@@ -98,6 +99,8 @@ pub(crate) struct Parts<T, O, C, S> {
     pub(crate) store: Option<Store>,
     pub(crate) middleware: Chain<C, S>,
     pub(crate) checkpointer: Option<Arc<dyn Checkpointer>>,
+    /// The protocol asked for; `None`: chosen from the model's profile at `build`.
+    pub(crate) protocol: Option<ToolProtocol>,
 }
 
 /// The default cap on tool calls of one answer running at once.
@@ -123,6 +126,7 @@ where
                 store: None,
                 middleware: Chain::default(),
                 checkpointer: None,
+                protocol: None,
             },
         }
     }
@@ -153,6 +157,7 @@ where
                 store: p.store,
                 middleware: p.middleware,
                 checkpointer: p.checkpointer,
+                protocol: p.protocol,
             },
         }
     }
@@ -296,6 +301,26 @@ where
         self
     }
 
+    /// How the tools reach the model: native function calling, or the ReAct text protocol
+    /// (`ToolProtocol::react()`) for models without function calling. Without this, an agent
+    /// with tools uses ReAct when its model's profile has no
+    /// [`tool_calling`](crate::model::ModelProfile::tool_calling), native calling otherwise.
+    ///
+    /// ```
+    /// use agent_sdk::agent::{AgentBuilder, NoTools};
+    /// use agent_sdk::protocol::ToolProtocol;
+    /// use agent_sdk::testing::ScriptedModel;
+    ///
+    /// let agent = AgentBuilder::<_, _, (), ()>::new(ScriptedModel::new([]), NoTools)
+    ///     .protocol(ToolProtocol::react())
+    ///     .build();
+    /// assert!(matches!(agent.protocol(), ToolProtocol::React(_)));
+    /// ```
+    pub fn protocol(mut self, protocol: ToolProtocol) -> Self {
+        self.parts.protocol = Some(protocol);
+        self
+    }
+
     /// Gives tools a store.
     pub fn store(mut self, store: Store) -> Self {
         self.parts.store = Some(store);
@@ -330,10 +355,20 @@ where
             }
             definitions.push(def);
         }
+        let mut parts = self.parts;
+        let protocol = parts.protocol.take().unwrap_or_else(|| {
+            if definitions.is_empty() {
+                ToolProtocol::Native
+            } else {
+                ToolProtocol::for_profile(parts.model.profile())
+            }
+        });
+        parts.model = protocol.wrap(parts.model);
         Agent {
-            parts: self.parts,
+            parts,
             definitions,
             dyn_schemas,
+            protocol,
         }
     }
 }
@@ -347,6 +382,8 @@ pub struct Agent<T, O = TextOutput, C = (), S = ()> {
     pub(crate) definitions: Vec<DefinitionRef>,
     /// The compiled argument schema of each dynamic tool, in `parts.dyn_tools` order.
     pub(crate) dyn_schemas: Vec<ArgsSchema>,
+    /// How the tools reach the model (the model is wrapped for ReAct).
+    pub(crate) protocol: ToolProtocol,
 }
 
 impl<T, O, C, S> Agent<T, O, C, S> {
@@ -355,7 +392,13 @@ impl<T, O, C, S> Agent<T, O, C, S> {
         &self.parts.policy
     }
 
-    /// The model.
+    /// How the tools reach the model.
+    pub fn protocol(&self) -> &ToolProtocol {
+        &self.protocol
+    }
+
+    /// The model (for ReAct, the [`ReactModel`](crate::protocol::react::ReactModel) wrapping
+    /// the one given to the builder).
     pub fn model(&self) -> &SharedModel {
         &self.parts.model
     }

@@ -302,7 +302,7 @@ where
                 message: message.clone(),
             });
         }
-        let parse = parts.output.parse_closed(&message, closed);
+        let parse = crate::protocol::parse_answer(&parts.output, &message, closed);
         let calls = message.tool_calls.clone();
         record.messages.push(Message::Assistant(message));
 

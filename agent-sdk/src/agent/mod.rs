@@ -71,7 +71,7 @@ pub use limits::{DEFAULT_MAX_TURNS, Limit, LimitPolicy, Limits, RunPolicy, ToolE
 pub use machine::Counters;
 pub use output::AgentOutput;
 pub use pause::{Outcome, PAUSE_FORMAT_VERSION, Pause, PausedAnswer, PendingCall, ResumeError};
-pub use result::{RequestUsage, RunResult, Step, StopReason};
+pub use result::{IntermediateStep, RequestUsage, RunResult, Step, StopReason, intermediate_steps};
 pub use run::RunOutcome;
 pub use snapshot::RunSnapshot;
 pub use stream::{AgentEvent, AgentStream};

@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::limits::Limit;
-use crate::message::{Message, ToolCall};
+use crate::message::{ContentBlock, Message, ToolCall};
 use crate::tool::{ToolCallError, ToolOutput};
 use crate::usage::Usage;
 
@@ -25,6 +25,66 @@ pub struct RunResult<T, S = ()> {
     pub steps: Vec<Step>,
     /// Why the run ended.
     pub stop_reason: StopReason,
+}
+
+impl<T, S> RunResult<T, S> {
+    /// Each tool call as an action with its observation, in order: what LangChain's
+    /// `return_intermediate_steps` gives. The same for both tool protocols.
+    pub fn intermediate_steps(&self) -> Vec<IntermediateStep> {
+        intermediate_steps(&self.messages, &self.steps)
+    }
+}
+
+/// One tool call as an (action, observation) pair.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IntermediateStep {
+    /// The tool called.
+    pub tool: String,
+    /// Its arguments, as JSON text.
+    pub tool_input: String,
+    /// The model's reasoning before the call (a ReAct `Thought:`, or the text or reasoning
+    /// of a native answer); may be empty.
+    pub log: String,
+    /// What was sent back to the model: the tool's text, or the error message it got.
+    pub observation: String,
+}
+
+/// The steps of `steps` as actions and observations, their thoughts found in `messages`.
+pub fn intermediate_steps(messages: &[Message], steps: &[Step]) -> Vec<IntermediateStep> {
+    steps
+        .iter()
+        .map(|step| IntermediateStep {
+            tool: step.call.name.clone(),
+            tool_input: step.call.arguments.clone(),
+            log: thought_of(messages, &step.call.id),
+            observation: match &step.result {
+                Ok(output) => output.text_content(),
+                Err(error) => error.model_message(),
+            },
+        })
+        .collect()
+}
+
+fn thought_of(messages: &[Message], call_id: &str) -> String {
+    let Some(answer) = messages.iter().rev().find_map(|m| match m {
+        Message::Assistant(a) if a.tool_calls.iter().any(|c| c.id == call_id) => Some(a),
+        _ => None,
+    }) else {
+        return String::new();
+    };
+    let reasoning: String = answer
+        .content
+        .iter()
+        .filter_map(|b| match b {
+            ContentBlock::Reasoning { text, .. } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    if reasoning.trim().is_empty() {
+        answer.text()
+    } else {
+        reasoning
+    }
 }
 
 /// Usage of one model request.

@@ -25,7 +25,7 @@ use crate::tool::{DefinitionRef, ToolDefinition};
 pub enum OutputMode {
     /// Chosen per request from the model's [`ModelProfile`]: [`Native`](Self::Native) when the
     /// model supports it and no ordinary tool call is pending; else [`Tool`](Self::Tool) when
-    /// the model can be made to call a tool or already has tools; else
+    /// the model calls tools natively and can be made to call one or already has tools; else
     /// [`Prompted`](Self::Prompted). A native response format is never combined with pending
     /// tool calls, which several servers (Ollama, vLLM) cannot do.
     #[default]
@@ -206,9 +206,10 @@ impl<T: StructuredOutput> StructuredSpec<T> {
             OutputMode::Auto => {
                 if profile.native_structured_output && !tools_pending {
                     OutputMode::Native
-                } else if profile.tool_choice_named
-                    || profile.tool_choice_required
-                    || (tools_pending && has_tools)
+                } else if profile.tool_calling
+                    && (profile.tool_choice_named
+                        || profile.tool_choice_required
+                        || (tools_pending && has_tools))
                 {
                     OutputMode::Tool
                 } else {

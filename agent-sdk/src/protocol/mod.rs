@@ -16,15 +16,38 @@
 //! [`ToolProtocol::for_profile`] picks ReAct for a model whose profile says it has no native
 //! tool calling ([`ModelProfile::tool_calling`](crate::model::ModelProfile::tool_calling)).
 //!
-//! The agent loop does not consult this yet: the integration (the `.protocol(..)` builder
-//! option, the loop's use of the parser, streaming into `AgentEvent`s, intermediate steps) is a
-//! separate step; this module is the sans-IO core it will call.
+//! # In the agent loop
+//!
+//! An agent's protocol is chosen with
+//! [`AgentBuilder::protocol`](crate::agent::AgentBuilder::protocol) or `#[agent(protocol =
+//! react)]`; without either, an agent with tools uses ReAct when its model's profile has no
+//! native tool calling. A ReAct agent's model is wrapped in a [`react::ReactModel`]: the loop
+//! keeps working on native tool calls (so typed dispatch, dynamic tools, limits, state,
+//! middleware, human review, checkpoints and the run's steps are the same for both protocols),
+//! and only the wrapper speaks text to the model. A malformed reply comes back marked (see
+//! [`react::correction`]); [`parse_answer`] turns it into a correction within the run's output
+//! retry budget.
 
 pub mod react;
 
-use crate::model::ModelProfile;
+use std::sync::Arc;
+
+use crate::message::{AssistantMessage, Message};
+use crate::model::{ModelProfile, SharedModel};
+use crate::output::{OutputParse, OutputSpec};
 
 /// Settings of the ReAct protocol.
+///
+/// ```
+/// use agent_sdk::protocol::{ReactConfig, ToolProtocol};
+/// use agent_sdk::protocol::react::ReactPrompt;
+///
+/// let template = "Tools:\n{tools}\n\n{format_instructions}\n\nBegin!{scratchpad}";
+/// let protocol = ToolProtocol::React(ReactConfig {
+///     prompt: ReactPrompt::with_template(template).unwrap(),
+/// });
+/// # let _ = protocol;
+/// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ReactConfig {
     /// The prompt template (the default one unless replaced).
@@ -60,5 +83,37 @@ impl ToolProtocol {
         } else {
             ToolProtocol::React(ReactConfig::default())
         }
+    }
+}
+
+impl ToolProtocol {
+    /// The ReAct protocol with default settings.
+    pub fn react() -> Self {
+        ToolProtocol::React(ReactConfig::default())
+    }
+
+    /// `model` as this protocol needs it: as is for native calling, wrapped in a
+    /// [`react::ReactModel`] for ReAct.
+    pub fn wrap(&self, model: SharedModel) -> SharedModel {
+        match self {
+            ToolProtocol::Native => model,
+            ToolProtocol::React(config) => Arc::new(react::ReactModel::new(model, config.clone())),
+        }
+    }
+}
+
+/// How the loop reads an answer: a malformed ReAct reply is a correction (within the output
+/// retry budget), anything else is for the output spec.
+pub(crate) fn parse_answer<O: OutputSpec>(
+    output: &O,
+    message: &AssistantMessage,
+    closed: bool,
+) -> OutputParse<O::Output> {
+    match react::correction(message) {
+        Some(correction) => OutputParse::Retry {
+            feedback: vec![Message::user(correction)],
+            error: format!("the reply did not follow the ReAct format: {correction}"),
+        },
+        None => output.parse_closed(message, closed),
     }
 }

@@ -117,6 +117,12 @@ impl std::ops::Deref for DefinitionRef {
     }
 }
 
+impl std::borrow::Borrow<ToolDefinition> for DefinitionRef {
+    fn borrow(&self) -> &ToolDefinition {
+        self
+    }
+}
+
 impl From<&'static ToolDefinition> for DefinitionRef {
     fn from(d: &'static ToolDefinition) -> Self {
         DefinitionRef::Static(d)

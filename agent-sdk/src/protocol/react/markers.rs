@@ -28,7 +28,7 @@ pub(crate) enum LineKind {
     Undecided,
 }
 
-const PATTERNS: [(&[&str], Keyword); 5] = [
+static PATTERNS: [(&[&str], Keyword); 5] = [
     (&["final", "answer"], Keyword::FinalAnswer),
     (&["action", "input"], Keyword::ActionInput),
     (&["action"], Keyword::Action),
@@ -57,8 +57,14 @@ pub(crate) fn classify(line: &str, complete: bool) -> LineKind {
             LineKind::Undecided
         };
     }
+    // Only the keywords starting with the line's first letter can match (most text lines
+    // match none).
+    let first = b[i].to_ascii_lowercase();
     let mut partial = false;
-    for (words, keyword) in PATTERNS {
+    for &(words, keyword) in &PATTERNS {
+        if words[0].as_bytes()[0] != first {
+            continue;
+        }
         match match_words(b, i, words) {
             Match::Full(offset) => {
                 // An unfinished line ending right at the colon (or in decoration after it) may
@@ -94,15 +100,19 @@ fn match_words(b: &[u8], start: usize, words: &[&str]) -> Match {
                 return Match::No;
             }
         }
-        for &c in word.as_bytes() {
-            if i == b.len() {
-                return Match::Partial;
-            }
-            if b[i].to_ascii_lowercase() != c {
-                return Match::No;
-            }
-            i += 1;
+        let word = word.as_bytes();
+        let rest = &b[i..];
+        if rest.len() < word.len() {
+            return if rest.eq_ignore_ascii_case(&word[..rest.len()]) {
+                Match::Partial
+            } else {
+                Match::No
+            };
         }
+        if !rest[..word.len()].eq_ignore_ascii_case(word) {
+            return Match::No;
+        }
+        i += word.len();
     }
     while i < b.len() && matches!(b[i], b' ' | b'\t' | b'0'..=b'9' | b'*' | b'_') {
         i += 1;

@@ -60,45 +60,114 @@ pub struct ReactAction {
 /// The raw `Action Input:`.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ActionInput {
-    /// A JSON object.
-    Json(Map<String, Value>),
+    /// A JSON object, as the model wrote it.
+    Json(JsonObject),
     /// Anything else, trimmed (a quoted JSON string is unquoted).
     Text(String),
 }
 
+/// A syntactically valid JSON object, kept as the model wrote it (so a tool call's arguments
+/// need no second serialization); compare it with a [`Map`] or get one with
+/// [`to_map`](Self::to_map).
+///
+/// ```
+/// use agent_sdk::protocol::react::JsonObject;
+/// use serde_json::json;
+///
+/// let object = JsonObject::from(json!({"q": "Rust"}).as_object().unwrap().clone());
+/// assert_eq!(object.as_str(), r#"{"q":"Rust"}"#);
+/// assert_eq!(object, *json!({"q": "Rust"}).as_object().unwrap());
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct JsonObject(String);
+
+impl JsonObject {
+    /// Checks that `text` is one JSON object.
+    pub fn parse(text: &str) -> Result<Self, serde_json::Error> {
+        serde_json::from_str::<Map<String, Value>>(text)?;
+        Ok(JsonObject(text.to_string()))
+    }
+
+    /// The object's text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The object's text, owned.
+    pub fn into_string(self) -> String {
+        self.0
+    }
+
+    /// The object as a map.
+    pub fn to_map(&self) -> Map<String, Value> {
+        // Checked when made, so it parses.
+        serde_json::from_str(&self.0).unwrap_or_default()
+    }
+}
+
+impl From<Map<String, Value>> for JsonObject {
+    fn from(map: Map<String, Value>) -> Self {
+        JsonObject(Value::Object(map).to_string())
+    }
+}
+
+impl PartialEq<Map<String, Value>> for JsonObject {
+    fn eq(&self, other: &Map<String, Value>) -> bool {
+        self.to_map() == *other
+    }
+}
+
 impl ActionInput {
     /// The tool arguments: an object as is; a bare string becomes the one string argument of a
-    /// tool whose `parameters` schema has exactly one property, of type string. Otherwise the
-    /// error is a correction for the model.
+    /// tool whose `parameters` schema has exactly one required property (or, with nothing
+    /// required, exactly one property), of type string. Otherwise the error is a correction for
+    /// the model.
     pub fn into_arguments(
         self,
         tool: &str,
         parameters: &Value,
     ) -> Result<Map<String, Value>, String> {
-        match self {
-            ActionInput::Json(map) => Ok(map),
-            ActionInput::Text(text) => {
-                let properties = parameters.get("properties").and_then(Value::as_object);
-                match properties {
-                    Some(props) if props.len() == 1 => {
-                        let (name, schema) = props.iter().next().expect("one property");
-                        if schema.get("type").and_then(Value::as_str) == Some("string") {
-                            let mut map = Map::new();
-                            map.insert(name.clone(), Value::String(text));
-                            return Ok(map);
-                        }
-                        Err(format!(
-                            "The Action Input for `{tool}` must be a JSON object like {{\"{name}\": ...}}, not plain text."
-                        ))
-                    }
-                    Some(props) if props.is_empty() => Ok(Map::new()),
-                    None => Ok(Map::new()),
-                    Some(_) => Err(format!(
-                        "The Action Input for `{tool}` must be a JSON object with its arguments, not plain text."
-                    )),
-                }
-            }
+        let text = match self {
+            ActionInput::Json(object) => return Ok(object.to_map()),
+            ActionInput::Text(text) => text,
+        };
+        let Some(props) = parameters.get("properties").and_then(Value::as_object) else {
+            return Ok(Map::new());
+        };
+        if props.is_empty() {
+            return Ok(Map::new());
         }
+        let required: Vec<&str> = parameters
+            .get("required")
+            .and_then(Value::as_array)
+            .map(|r| r.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        let candidates: Vec<(&String, &Value)> = if required.is_empty() {
+            props.iter().collect()
+        } else {
+            props
+                .iter()
+                .filter(|(name, _)| required.contains(&name.as_str()))
+                .collect()
+        };
+        let [(name, schema)] = candidates.as_slice() else {
+            return Err(format!(
+                "The Action Input for `{tool}` must be a JSON object with its arguments, not plain text."
+            ));
+        };
+        let is_string = match schema.get("type") {
+            Some(Value::String(t)) => t == "string",
+            Some(Value::Array(types)) => types.iter().any(|t| t == "string"),
+            _ => false,
+        };
+        if is_string {
+            let mut map = Map::new();
+            map.insert((*name).clone(), Value::String(text));
+            return Ok(map);
+        }
+        Err(format!(
+            "The Action Input for `{tool}` must be a JSON object like {{\"{name}\": ...}}, not plain text."
+        ))
     }
 }
 
@@ -202,7 +271,7 @@ pub(crate) fn parse_normalized(t: &str) -> Result<ReactReply, ReactParseError> {
             LineKind::Marker(Keyword::FinalAnswer, off) => {
                 let answer = final_answer(t, start + off)?;
                 return Ok(ReactReply {
-                    thought: thought.trim().to_string(),
+                    thought: trimmed(thought),
                     step: ReactStep::FinalAnswer(answer),
                     discarded_tail: false,
                 });
@@ -210,7 +279,7 @@ pub(crate) fn parse_normalized(t: &str) -> Result<ReactReply, ReactParseError> {
             LineKind::Marker(Keyword::Action, off) => {
                 let (action, tail) = action(t, start + off, end)?;
                 return Ok(ReactReply {
-                    thought: thought.trim().to_string(),
+                    thought: trimmed(thought),
                     step: ReactStep::Action(action),
                     discarded_tail: !t[tail..].trim().is_empty(),
                 });
@@ -218,6 +287,17 @@ pub(crate) fn parse_normalized(t: &str) -> Result<ReactReply, ReactParseError> {
         }
     }
     Err(ReactParseError::NoActionOrFinalAnswer)
+}
+
+/// `s` trimmed in place (no new allocation).
+fn trimmed(mut s: String) -> String {
+    let end = s.trim_end().len();
+    s.truncate(end);
+    let start = s.len() - s.trim_start().len();
+    if start > 0 {
+        s.drain(..start);
+    }
+    s
 }
 
 pub(crate) fn push_line(buf: &mut String, line: &str) {
@@ -250,13 +330,13 @@ fn action(
     content: usize,
     line_end: usize,
 ) -> Result<(ReactAction, usize), ReactParseError> {
-    let mut name = t[content..line_end].trim().to_string();
+    let mut name = t[content..line_end].trim();
     let mut tool_line_end = line_end;
     for (start, end) in lines_from(t, line_end + 1) {
         let line = &t[start..end];
         match classify(line, true) {
             LineKind::Marker(Keyword::ActionInput, off) => {
-                let tool = clean_tool_name(&name);
+                let tool = clean_tool_name(name);
                 if tool.is_empty() {
                     return Err(ReactParseError::MissingToolName);
                 }
@@ -270,13 +350,13 @@ fn action(
             LineKind::Marker(Keyword::Thought, _) => {}
             LineKind::Text | LineKind::Undecided => {
                 if name.is_empty() && start == tool_line_end + 1 && !line.trim().is_empty() {
-                    name = line.trim().to_string();
+                    name = line.trim();
                     tool_line_end = end;
                 }
             }
         }
     }
-    let tool = clean_tool_name(&name);
+    let tool = clean_tool_name(name);
     if tool.is_empty() {
         return Err(ReactParseError::MissingToolName);
     }
@@ -376,7 +456,7 @@ fn input(t: &str, content: usize, tool: &str) -> Result<(ActionInput, usize), Re
         match ObjectScan::default().feed(&t.as_bytes()[start..]) {
             Some(len) => {
                 let end = start + len;
-                let map = json_object(&t[start..end], tool)?;
+                let object = json_object(&t[start..end], tool)?;
                 let mut tail = end;
                 if fenced {
                     let rest = &t[end..];
@@ -384,7 +464,7 @@ fn input(t: &str, content: usize, tool: &str) -> Result<(ActionInput, usize), Re
                         tail = end + (rest.len() - rest.trim_start().len()) + 3;
                     }
                 }
-                Ok((ActionInput::Json(map), tail))
+                Ok((ActionInput::Json(object), tail))
             }
             None => {
                 let end = if fenced {
@@ -421,13 +501,18 @@ fn input(t: &str, content: usize, tool: &str) -> Result<(ActionInput, usize), Re
     }
 }
 
-fn json_object(s: &str, tool: &str) -> Result<Map<String, Value>, ReactParseError> {
-    serde_json::from_str::<Map<String, Value>>(s).map_err(|e| ReactParseError::InvalidJson {
-        tool: tool.to_string(),
-        message: strip_position(&e.to_string()),
-        line: e.line(),
-        column: e.column(),
-    })
+/// Checks `s` (a balanced `{...}`) is valid JSON without building it: the same tokenizer and
+/// errors as parsing it into a map.
+fn json_object(s: &str, tool: &str) -> Result<JsonObject, ReactParseError> {
+    match serde_json::from_str::<serde::de::IgnoredAny>(s) {
+        Ok(_) => Ok(JsonObject(s.to_string())),
+        Err(e) => Err(ReactParseError::InvalidJson {
+            tool: tool.to_string(),
+            message: strip_position(&e.to_string()),
+            line: e.line(),
+            column: e.column(),
+        }),
+    }
 }
 
 fn strip_position(message: &str) -> String {

@@ -1,6 +1,8 @@
 //! The ReAct prompt: the tools as text, the format instructions, the scratchpad of earlier
 //! steps, from a template the user can replace.
 
+use std::borrow::Borrow;
+
 use serde_json::Value;
 
 use crate::tool::ToolDefinition;
@@ -132,10 +134,19 @@ impl ReactPrompt {
     }
 
     /// The prompt for these tools after these steps.
-    pub fn render(&self, tools: &[ToolDefinition], steps: &[ReactStepRecord]) -> String {
+    ///
+    /// `tools` are [`ToolDefinition`]s or the [`DefinitionRef`](crate::tool::DefinitionRef)s a
+    /// request holds. In an agent run the scratchpad is the conversation itself (each step is
+    /// the model's reply followed by its `Observation:`), so the loop renders the prompt with
+    /// no steps.
+    pub fn render<D: Borrow<ToolDefinition>>(
+        &self,
+        tools: &[D],
+        steps: &[ReactStepRecord],
+    ) -> String {
         let names = tools
             .iter()
-            .map(|t| t.name.as_str())
+            .map(|t| t.borrow().name.as_str())
             .collect::<Vec<_>>()
             .join(", ");
         let mut out = String::new();
@@ -175,10 +186,11 @@ Write either Action and Action Input, or Final Answer, never both in one reply."
 }
 
 /// The tools, one per line with a compact argument schema.
-pub fn render_tools(tools: &[ToolDefinition]) -> String {
+pub fn render_tools<D: Borrow<ToolDefinition>>(tools: &[D]) -> String {
     tools
         .iter()
         .map(|t| {
+            let t = t.borrow();
             format!(
                 "{}: {}\n  Action Input: {}",
                 t.name,

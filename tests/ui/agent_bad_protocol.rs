@@ -1,0 +1,7 @@
+use agent_sdk::prelude::*;
+
+/// Answers.
+#[agent(tools(), protocol = json_mode)]
+struct Answerer;
+
+fn main() {}
