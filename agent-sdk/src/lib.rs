@@ -45,6 +45,7 @@ pub mod http;
 pub mod message;
 pub mod middleware;
 pub mod model;
+pub mod multi;
 pub mod output;
 pub mod persist;
 pub mod protocol;

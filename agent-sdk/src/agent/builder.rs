@@ -96,6 +96,8 @@ pub(crate) struct Parts<T, O, C, S> {
     pub(crate) tool_timeout: Option<Duration>,
     pub(crate) store: Option<Store>,
     pub(crate) middleware: Chain<C, S>,
+    /// Options for sub-agents listed among the tools.
+    pub(crate) sub_agents: crate::multi::SubAgents,
 }
 
 /// The default cap on tool calls of one answer running at once.
@@ -120,6 +122,7 @@ where
                 tool_timeout: None,
                 store: None,
                 middleware: Chain::default(),
+                sub_agents: Default::default(),
             },
         }
     }
@@ -149,6 +152,7 @@ where
                 tool_timeout: p.tool_timeout,
                 store: p.store,
                 middleware: p.middleware,
+                sub_agents: p.sub_agents,
             },
         }
     }
