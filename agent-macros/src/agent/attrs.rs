@@ -7,8 +7,10 @@ use syn::punctuated::Punctuated;
 use syn::{Expr, ExprLit, Ident, Lit, LitInt, LitStr, Path, Token, Type};
 
 use super::middleware::{ReviewAttr, parse_middleware, parse_review};
+use super::sub_agent::AsTool;
 
-const KEYS: &str = "tools, output, context, state, max_turns, instructions, middleware, review";
+const KEYS: &str =
+    "tools, output, context, state, max_turns, instructions, middleware, review, as_tool";
 
 /// Where the system prompt comes from.
 pub enum InstructionsAttr {
@@ -32,6 +34,8 @@ pub struct AgentAttrs {
     pub middleware: Vec<Expr>,
     /// `review(...)`: the tools a human reviews, with their allowed decisions.
     pub reviews: Vec<ReviewAttr>,
+    /// `as_tool(...)`: how the agent looks as a tool of another agent.
+    pub as_tool: Option<AsTool>,
 }
 
 /// Parses the attribute; `Err` holds every error found, combined. `tools(...)` is required on
@@ -46,6 +50,7 @@ pub fn parse(attr: TokenStream, tools_required: bool) -> Result<AgentAttrs, syn:
     let mut instructions = None;
     let mut middleware = None;
     let mut reviews = None;
+    let mut as_tool = None;
 
     let parser = |input: ParseStream<'_>| -> syn::Result<()> {
         while !input.is_empty() {
@@ -68,6 +73,8 @@ pub fn parse(attr: TokenStream, tools_required: bool) -> Result<AgentAttrs, syn:
                 "middleware" => parse_middleware(input, &key)
                     .map(|m| set(&mut middleware, m, &key, &mut errors)),
                 "review" => parse_review(input, &key).map(|r| set(&mut reviews, r, &key, &mut errors)),
+                "as_tool" => super::sub_agent::parse(input, &key)
+                    .map(|a| set(&mut as_tool, a, &key, &mut errors)),
                 _ => {
                     let hint = suggestion(&name)
                         .map(|s| format!("; did you mean `{s}`?"))
@@ -117,6 +124,7 @@ pub fn parse(attr: TokenStream, tools_required: bool) -> Result<AgentAttrs, syn:
         instructions,
         middleware: middleware.unwrap_or_default(),
         reviews: reviews.unwrap_or_default(),
+        as_tool,
     })
 }
 
@@ -184,7 +192,7 @@ fn skip_value(input: ParseStream<'_>) {
 
 /// The closest known key, for typos.
 fn suggestion(name: &str) -> Option<&'static str> {
-    const ALL: [&str; 8] = [
+    const ALL: [&str; 9] = [
         "tools",
         "output",
         "context",
@@ -193,6 +201,7 @@ fn suggestion(name: &str) -> Option<&'static str> {
         "instructions",
         "middleware",
         "review",
+        "as_tool",
     ];
     ALL.into_iter()
         .map(|k| (k, distance(name, k)))

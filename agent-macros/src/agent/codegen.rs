@@ -90,10 +90,14 @@ pub fn generate_struct(
             }
         }
     });
+    // As a tool of other agents.
+    let sub_agent = super::sub_agent::generate(item, attrs, docs);
     Ok(quote! {
         #item
 
         #toolset
+
+        #sub_agent
 
         impl #name {
             /// Starts configuring this agent with `model`, taking the agent value (its tools'

@@ -30,8 +30,8 @@ pub trait SubAgent: Send + Sync + 'static {
     type Input: AgentInput;
     /// The sub-agent's context.
     type Context: Send + Sync + 'static;
-    /// The sub-agent's state: each call starts from `Default`.
-    type State: Default + Send + Sync + 'static;
+    /// The sub-agent's state (each call starts from its `Default`).
+    type State: Send + Sync + 'static;
     /// The sub-agent's tools.
     type Toolset: Toolset<Self::Context, Self::State>;
     /// How the sub-agent's answer is asked for and parsed.
@@ -96,14 +96,37 @@ impl AgentInput for Prompt {
 
 /// The output of a sub-agent goes back to the parent model as JSON text (a `String` as
 /// itself), and to the program as the tool result's [`Artifact`].
+///
+/// `P` is the parent's context type; it only delays the check to where the sub-agent is
+/// listed in a parent's `tools(...)`.
 #[diagnostic::on_unimplemented(
     message = "the output `{Self}` of a sub-agent cannot be sent to its parent model",
     label = "the parent model reads the sub-agent's answer as JSON",
     note = "add `Serialize` to the derives of `{Self}` (it must also be `Send + Sync`)"
 )]
-pub trait SubAgentOutput: Serialize + Send + Sync + 'static {}
+pub trait SubAgentOutput<P = ()>: Serialize + Send + Sync + 'static {}
 
-impl<T: Serialize + Send + Sync + 'static> SubAgentOutput for T {}
+impl<P, T: Serialize + Send + Sync + 'static> SubAgentOutput<P> for T {}
+
+/// The state of a sub-agent: each call starts from `Default`.
+///
+/// `P` is the parent's context type; it only delays the check to where the sub-agent is
+/// listed in a parent's `tools(...)`.
+#[diagnostic::on_unimplemented(
+    message = "the state `{Self}` of a sub-agent has no `Default`",
+    label = "each call of a sub-agent starts from its state's `Default`",
+    note = "derive or implement `Default` for `{Self}`"
+)]
+pub trait SubAgentState<P = ()>: Send + Sync + Sized + 'static {
+    /// The state a call starts from.
+    fn initial() -> Self;
+}
+
+impl<P, T: Default + Send + Sync + 'static> SubAgentState<P> for T {
+    fn initial() -> Self {
+        T::default()
+    }
+}
 
 /// A sub-agent's context made from its parent's.
 ///
@@ -153,7 +176,8 @@ pub async fn call_agent<A, PC, PS>(
 ) -> Result<ToolOutput, ToolCallError>
 where
     A: ProjectContext<PC>,
-    <A::Spec as OutputSpec>::Output: SubAgentOutput,
+    A::State: SubAgentState<PC>,
+    <A::Spec as OutputSpec>::Output: SubAgentOutput<PC>,
 {
     let failed = |message: String| ToolCallError::Failed {
         tool: A::NAME.to_string(),
@@ -169,9 +193,13 @@ where
     let child = configure(agent, scope);
     let input = input.into_input();
     let outcome = match &scope.events {
-        None => child.run(input, context).await,
+        None => {
+            child
+                .run_with_state(input, context, A::State::initial())
+                .await
+        }
         Some(sink) => {
-            let mut stream = child.stream(input, context);
+            let mut stream = child.stream_with_state(input, context, A::State::initial());
             let mut end = None;
             while let Some(item) = stream.next().await {
                 match item {

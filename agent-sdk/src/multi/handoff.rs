@@ -15,7 +15,7 @@
 //! use agent_sdk::testing::{ScriptedModel, Turn};
 //!
 //! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
-//! let triage = ScriptedModel::new([Turn::call("transfer_to_billing", serde_json::json!({}))]);
+//! let triage = ScriptedModel::new([Turn::tool_call("transfer_to_billing", serde_json::json!({}))]);
 //! let billing = ScriptedModel::new([Turn::text("Your invoice is fixed.")]);
 //! let team = Team::<String, ()>::builder()
 //!     .agent("triage", "Routes requests.", AgentBuilder::new(triage, NoTools))

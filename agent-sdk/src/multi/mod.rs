@@ -35,7 +35,8 @@ mod scope;
 mod usage;
 
 pub use agent_tool::{
-    AgentInput, FromParentContext, ProjectContext, Prompt, SubAgent, SubAgentOutput, call_agent,
+    AgentInput, FromParentContext, ProjectContext, Prompt, SubAgent, SubAgentOutput, SubAgentState,
+    call_agent,
 };
 pub use event::SubAgentEvent;
 pub use handoff::{
