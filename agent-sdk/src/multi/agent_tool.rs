@@ -52,7 +52,7 @@ pub trait SubAgent: Send + Sync + 'static {
 /// ```
 /// use agent_sdk::agent::Input;
 /// use agent_sdk::multi::AgentInput;
-/// use agent_sdk::{Deserialize, JsonSchema};
+/// use agent_sdk::prelude::{Deserialize, JsonSchema};
 ///
 /// /// A research request.
 /// #[derive(Deserialize, JsonSchema)]

@@ -18,8 +18,8 @@
 //! let triage = ScriptedModel::new([Turn::tool_call("transfer_to_billing", serde_json::json!({}))]);
 //! let billing = ScriptedModel::new([Turn::text("Your invoice is fixed.")]);
 //! let team = Team::<String, ()>::builder()
-//!     .agent("triage", "Routes requests.", AgentBuilder::new(triage, NoTools))
-//!     .agent("billing", "Answers billing questions.", AgentBuilder::new(billing, NoTools))
+//!     .agent("triage", "Routes requests.", AgentBuilder::<_, _, (), ()>::new(triage, NoTools))
+//!     .agent("billing", "Answers billing questions.", AgentBuilder::<_, _, (), ()>::new(billing, NoTools))
 //!     .handoff("triage", "billing")
 //!     .build()
 //!     .unwrap();
