@@ -91,7 +91,7 @@ pub fn generate_struct(
         }
     });
     // As a tool of other agents.
-    let sub_agent = super::sub_agent::generate(item, attrs, docs);
+    let sub_agent = super::sub_agent::generate(item, attrs, docs, &entries);
     Ok(quote! {
         #item
 
@@ -284,6 +284,18 @@ pub fn configure(
     entries: &[ToolEntry],
 ) -> syn::Result<TokenStream> {
     let (_, output_spec) = output(sdk, attrs.output.as_ref());
+    configure_with(sdk, attrs, docs, toolset, entries, output_spec)
+}
+
+/// [`configure`] with another expression for the output spec.
+pub fn configure_with(
+    sdk: &TokenStream,
+    attrs: &AgentAttrs,
+    docs: &str,
+    toolset: TokenStream,
+    entries: &[ToolEntry],
+    output_spec: TokenStream,
+) -> syn::Result<TokenStream> {
     let instructions = match &attrs.instructions {
         Some(InstructionsAttr::Text(text)) => quote!(.instructions(#text)),
         Some(InstructionsAttr::Function(path)) => {

@@ -15,7 +15,7 @@ use syn::spanned::Spanned;
 use syn::{Fields, Ident, ItemStruct, LitStr, Path, Token, Type};
 
 use super::attrs::AgentAttrs;
-use super::codegen::{Target, builder_type, context_state};
+use super::codegen::{ToolEntry, configure_with, context_state};
 use crate::crate_path::sdk_path;
 
 /// `as_tool(name = "...", description = "...", input = Type, context_from(Parent = f, ...))`.
@@ -41,6 +41,15 @@ pub fn parse(input: ParseStream<'_>, key: &Ident) -> syn::Result<AsTool> {
     }
     let content;
     syn::parenthesized!(content in input);
+    let parsed = parse_options(&content, key);
+    if parsed.is_err() {
+        // Leave nothing unparsed, so the one error stands alone.
+        let _ = content.parse::<TokenStream>();
+    }
+    parsed
+}
+
+fn parse_options(content: ParseStream<'_>, key: &Ident) -> syn::Result<AsTool> {
     let mut out = AsTool {
         span: Some(key.span()),
         ..AsTool::default()
@@ -112,7 +121,12 @@ impl syn::parse::Parse for ContextFrom {
 
 /// The impls making the struct a tool of other agents; empty for a struct with fields and
 /// no `as_tool`.
-pub fn generate(item: &ItemStruct, attrs: &AgentAttrs, docs: &str) -> TokenStream {
+pub fn generate(
+    item: &ItemStruct,
+    attrs: &AgentAttrs,
+    docs: &str,
+    entries: &[ToolEntry],
+) -> TokenStream {
     let unit = matches!(item.fields, Fields::Unit);
     let as_tool = attrs.as_tool.as_ref();
     if !unit && as_tool.is_none() {
@@ -143,22 +157,28 @@ pub fn generate(item: &ItemStruct, attrs: &AgentAttrs, docs: &str) -> TokenStrea
         .as_ref()
         .map_or_else(|| quote!(#sdk::multi::Prompt), |t| quote!(#t));
     let (context, state) = context_state(attrs);
-    let target = Target {
-        name,
-        vis: &item.vis,
-        toolset: quote!(#name),
+    // The output spec, reached through a bound mentioning the parent's context (`__P`), so
+    // an invalid output type is reported once, at `output = ...`, not again here.
+    let (spec_ty, spec, spec_bound) = match attrs.output.as_ref() {
+        Some(ty) if !is_string(ty) => (
+            quote_spanned! {ty.span()=> <#ty as #sdk::multi::LazyOutput<__P>>::Spec },
+            quote_spanned! {ty.span()=> <#ty as #sdk::multi::LazyOutput<__P>>::spec() },
+            Some(quote_spanned! {ty.span()=> where #ty: #sdk::multi::LazyOutput<__P> }),
+        ),
+        _ => (
+            quote!(#sdk::output::TextOutput),
+            quote!(#sdk::output::TextOutput),
+            None,
+        ),
     };
-    let builder_ty = builder_type(&sdk, &target, attrs);
-    let spec_ty = match attrs.output.as_ref() {
-        Some(ty) if !is_string(ty) => {
-            quote_spanned! {ty.span()=> <#ty as #sdk::agent::AgentOutput>::Spec }
-        }
-        _ => quote!(#sdk::output::TextOutput),
-    };
-    let make_builder = if unit {
-        quote!(#name.into_builder(model))
+    let toolset = if unit {
+        quote!(#name)
     } else {
-        quote_spanned! {name.span()=> ::core::clone::Clone::clone(self).into_builder(model) }
+        quote_spanned! {name.span()=> ::core::clone::Clone::clone(self) }
+    };
+    // Errors here were reported for the agent itself already.
+    let Ok(make_builder) = configure_with(&sdk, attrs, docs, toolset, entries, spec) else {
+        return TokenStream::new();
     };
     let default_impl = (unit && !derives(item, "Default")).then(|| {
         quote! {
@@ -196,7 +216,8 @@ pub fn generate(item: &ItemStruct, attrs: &AgentAttrs, docs: &str) -> TokenStrea
             quote_spanned! {function.span()=>
                 impl #sdk::multi::ProjectContext<#parent> for #name {
                     fn project(parent: &::std::sync::Arc<#parent>) -> ::std::sync::Arc<#context> {
-                        ::std::sync::Arc::new(#function(&**parent))
+                        let context: #context = #function(&**parent);
+                        ::std::sync::Arc::new(context)
                     }
                 }
             }
@@ -213,13 +234,21 @@ pub fn generate(item: &ItemStruct, attrs: &AgentAttrs, docs: &str) -> TokenStrea
             type Context = #context;
             type State = #state;
             type Toolset = #name;
+        }
+
+        impl<__P> #sdk::multi::SubAgentBuilder<__P> for #name #spec_bound {
             type Spec = #spec_ty;
 
-            fn sub_agent_builder(&self, model: #sdk::model::SharedModel) -> #builder_ty {
+            fn sub_agent_builder(
+                &self,
+                model: #sdk::model::SharedModel,
+            ) -> #sdk::agent::AgentBuilder<#name, #spec_ty, #context, #state> {
                 #make_builder
             }
         }
 
+        // Not offered as a hint when another type is "not a tool".
+        #[diagnostic::do_not_recommend]
         impl #sdk::Tool for #name {
             const NAME: &'static str = #tool_name;
             type Args = #input;
@@ -237,9 +266,7 @@ pub fn generate(item: &ItemStruct, attrs: &AgentAttrs, docs: &str) -> TokenStrea
 
         impl<__PC, __PS> #sdk::CallTool<__PC, __PS> for #name
         where
-            #name: #sdk::multi::ProjectContext<__PC>,
-            #state: #sdk::multi::SubAgentState<__PC>,
-            <#spec_ty as #sdk::output::OutputSpec>::Output: #sdk::multi::SubAgentOutput<__PC>,
+            #name: #sdk::multi::AgentTool<__PC>,
             __PC: ::core::marker::Send + ::core::marker::Sync + 'static,
             __PS: ::core::marker::Send + ::core::marker::Sync + 'static,
         {
@@ -250,7 +277,7 @@ pub fn generate(item: &ItemStruct, attrs: &AgentAttrs, docs: &str) -> TokenStrea
             ) -> impl #sdk::__private::Future<
                 Output = ::core::result::Result<#sdk::ToolOutput, #sdk::ToolCallError>,
             > + ::core::marker::Send {
-                #sdk::multi::call_agent(self, args, runtime)
+                <#name as #sdk::multi::AgentTool<__PC>>::call_agent(self, args, runtime)
             }
         }
     }

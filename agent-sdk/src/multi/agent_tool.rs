@@ -8,6 +8,7 @@
 use std::sync::Arc;
 
 use futures::StreamExt;
+use futures::future::BoxFuture;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -34,6 +35,12 @@ pub trait SubAgent: Send + Sync + 'static {
     type State: Send + Sync + 'static;
     /// The sub-agent's tools.
     type Toolset: Toolset<Self::Context, Self::State>;
+}
+
+/// Configures sub-agent `Self` for a call from a parent with context `P` (`P` only delays
+/// the checks on the sub-agent's output type to where it is listed as a tool). Implemented
+/// by `#[agent]`.
+pub trait SubAgentBuilder<P>: SubAgent {
     /// How the sub-agent's answer is asked for and parsed.
     type Spec: OutputSpec;
 
@@ -42,6 +49,22 @@ pub trait SubAgent: Send + Sync + 'static {
         &self,
         model: SharedModel,
     ) -> AgentBuilder<Self::Toolset, Self::Spec, Self::Context, Self::State>;
+}
+
+/// [`AgentOutput`](crate::agent::AgentOutput), asked for through a bound mentioning the
+/// parent's context `P` so an invalid output type is reported once, where it is declared.
+pub trait LazyOutput<P> {
+    /// The spec producing `Self`.
+    type Spec: OutputSpec<Output = Self>;
+    /// The default spec.
+    fn spec() -> Self::Spec;
+}
+
+impl<P, T: crate::agent::AgentOutput> LazyOutput<P> for T {
+    type Spec = T::Spec;
+    fn spec() -> T::Spec {
+        T::output_spec()
+    }
 }
 
 /// What a parent model sends a sub-agent: a typed struct turned into the sub-agent's input.
@@ -95,7 +118,8 @@ impl AgentInput for Prompt {
 }
 
 /// The output of a sub-agent goes back to the parent model as JSON text (a `String` as
-/// itself), and to the program as the tool result's [`Artifact`].
+/// itself), and to the program as the tool result's [`Artifact`]: any
+/// `Serialize + Send + Sync` type.
 ///
 /// `P` is the parent's context type; it only delays the check to where the sub-agent is
 /// listed in a parent's `tools(...)`.
@@ -104,9 +128,18 @@ impl AgentInput for Prompt {
     label = "the parent model reads the sub-agent's answer as JSON",
     note = "add `Serialize` to the derives of `{Self}` (it must also be `Send + Sync`)"
 )]
-pub trait SubAgentOutput<P = ()>: Serialize + Send + Sync + 'static {}
+pub trait SubAgentOutput<P = ()> {
+    /// The tool result: the JSON text, with the value as its artifact.
+    fn into_tool_output(self) -> Result<ToolOutput, ToolError>;
+}
 
-impl<P, T: Serialize + Send + Sync + 'static> SubAgentOutput<P> for T {}
+impl<P, T: Serialize + Send + Sync + 'static> SubAgentOutput<P> for T {
+    fn into_tool_output(self) -> Result<ToolOutput, ToolError> {
+        let mut content = IntoToolOutput::into_tool_output(&self)?;
+        content.artifact = Some(Artifact::new(self));
+        Ok(content)
+    }
+}
 
 /// The state of a sub-agent: each call starts from `Default`.
 ///
@@ -117,14 +150,43 @@ impl<P, T: Serialize + Send + Sync + 'static> SubAgentOutput<P> for T {}
     label = "each call of a sub-agent starts from its state's `Default`",
     note = "derive or implement `Default` for `{Self}`"
 )]
-pub trait SubAgentState<P = ()>: Send + Sync + Sized + 'static {
+pub trait SubAgentState<P = ()>: Sized {
     /// The state a call starts from.
     fn initial() -> Self;
 }
 
-impl<P, T: Default + Send + Sync + 'static> SubAgentState<P> for T {
+impl<P, T: Default> SubAgentState<P> for T {
     fn initial() -> Self {
         T::default()
+    }
+}
+
+/// A sub-agent that can run under a parent with context `P`: its context can be made from
+/// `P`, its state starts from `Default` and its output serializes. Implemented for every such
+/// [`SubAgent`]; `#[agent]`'s `CallTool` impl asks for it, so whatever is missing is
+/// reported where the sub-agent is listed in a parent's `tools(...)`.
+pub trait AgentTool<P>: SubAgent {
+    /// Runs the sub-agent for one call (see [`call_agent`]).
+    fn call_agent<PS: Send + Sync + 'static>(
+        &self,
+        input: Self::Input,
+        runtime: &ToolRuntime<P, PS>,
+    ) -> BoxFuture<'static, Result<ToolOutput, ToolCallError>>;
+}
+
+impl<A, P> AgentTool<P> for A
+where
+    A: ProjectContext<P> + SubAgentBuilder<P>,
+    A::State: SubAgentState<P>,
+    <<A as SubAgentBuilder<P>>::Spec as OutputSpec>::Output: SubAgentOutput<P>,
+    P: Send + Sync + 'static,
+{
+    fn call_agent<PS: Send + Sync + 'static>(
+        &self,
+        input: Self::Input,
+        runtime: &ToolRuntime<P, PS>,
+    ) -> BoxFuture<'static, Result<ToolOutput, ToolCallError>> {
+        call_agent(self, input, runtime)
     }
 }
 
@@ -169,83 +231,88 @@ pub trait ProjectContext<P>: SubAgent {
 /// parent's run; its events nested in the parent's stream. Cancelling the parent (dropping
 /// its future, a tool timeout, its deadline) drops this future and the sub-agent's run with
 /// it. A failed run comes back as a tool error, within the parent's retry budget.
-pub async fn call_agent<A, PC, PS>(
+pub fn call_agent<A, PC, PS>(
     agent: &A,
     input: A::Input,
     runtime: &ToolRuntime<PC, PS>,
-) -> Result<ToolOutput, ToolCallError>
+) -> BoxFuture<'static, Result<ToolOutput, ToolCallError>>
 where
-    A: ProjectContext<PC>,
+    A: ProjectContext<PC> + SubAgentBuilder<PC>,
     A::State: SubAgentState<PC>,
-    <A::Spec as OutputSpec>::Output: SubAgentOutput<PC>,
+    <<A as SubAgentBuilder<PC>>::Spec as OutputSpec>::Output: SubAgentOutput<PC>,
+    PC: Send + Sync + 'static,
+    PS: Send + Sync + 'static,
 {
-    let failed = |message: String| ToolCallError::Failed {
-        tool: A::NAME.to_string(),
-        source: ToolError::new(message),
-    };
-    let Some(scope) = runtime.scope() else {
-        return Err(failed(format!(
+    let Some(scope) = runtime.scope().cloned() else {
+        let error = failed::<A>(format!(
             "the `{}` agent has no model: run it as a tool of an agent, or give the runtime one with `ToolRuntime::with_model`",
             A::NAME
-        )));
+        ));
+        return Box::pin(futures::future::ready(Err(error)));
     };
+    // Everything the run needs is taken now, so its future borrows nothing of the call.
     let context = A::project(runtime.shared_context());
-    let child = configure(agent, scope);
+    let child = configure::<A, PC>(agent, &scope);
+    let call_id = runtime.call_id().to_string();
     let input = input.into_input();
-    let outcome = match &scope.events {
-        None => {
-            child
-                .run_with_state(input, context, A::State::initial())
-                .await
-        }
-        Some(sink) => {
-            let mut stream = child.stream_with_state(input, context, A::State::initial());
-            let mut end = None;
-            while let Some(item) = stream.next().await {
-                match item {
-                    Ok(AgentEvent::Done(result)) => end = Some(Ok(*result)),
-                    Ok(event) => {
-                        if let Some(event) = erase(event) {
-                            sink(SubAgentEvent {
-                                agent: A::NAME.to_string(),
-                                call_id: runtime.call_id().to_string(),
-                                event,
-                            });
+    let state = <A::State as SubAgentState<PC>>::initial();
+    Box::pin(async move {
+        let outcome = match &scope.events {
+            None => child.run_with_state(input, context, state).await,
+            Some(sink) => {
+                let mut stream = child.stream_with_state(input, context, state);
+                let mut end = None;
+                while let Some(item) = stream.next().await {
+                    match item {
+                        Ok(AgentEvent::Done(result)) => end = Some(Ok(*result)),
+                        Ok(event) => {
+                            if let Some(event) = erase(event) {
+                                sink(SubAgentEvent {
+                                    agent: A::NAME.to_string(),
+                                    call_id: call_id.clone(),
+                                    event,
+                                });
+                            }
                         }
+                        Err(error) => end = Some(Err(error)),
                     }
-                    Err(error) => end = Some(Err(error)),
+                }
+                match end {
+                    Some(outcome) => outcome,
+                    None => {
+                        return Err(failed::<A>(format!(
+                            "the `{}` agent stopped for review, which a sub-agent cannot do",
+                            A::NAME
+                        )));
+                    }
                 }
             }
-            match end {
-                Some(outcome) => outcome,
-                None => {
-                    return Err(failed(format!(
-                        "the `{}` agent stopped for review, which a sub-agent cannot do",
-                        A::NAME
-                    )));
-                }
+        };
+        match outcome {
+            Ok(result) => {
+                scope.record(tagged(A::NAME, result.request_usage));
+                SubAgentOutput::<PC>::into_tool_output(result.output)
+                    .map_err(|e| failed::<A>(e.message))
+            }
+            Err(error) => {
+                scope.record(tagged(A::NAME, error.partial().request_usage.clone()));
+                Err(failed::<A>(describe(A::NAME, &error)))
             }
         }
-    };
-    match outcome {
-        Ok(result) => {
-            scope.record(tagged(A::NAME, result.request_usage));
-            let output = result.output;
-            let mut content =
-                IntoToolOutput::into_tool_output(&output).map_err(|e| failed(e.message))?;
-            content.artifact = Some(Artifact::new(output));
-            Ok(content)
-        }
-        Err(error) => {
-            scope.record(tagged(A::NAME, error.partial().request_usage.clone()));
-            Err(failed(describe(A::NAME, &error)))
-        }
+    })
+}
+
+/// A failure of sub-agent `A`, for the parent model.
+fn failed<A: SubAgent>(message: String) -> ToolCallError {
+    ToolCallError::Failed {
+        tool: A::NAME.to_string(),
+        source: ToolError::new(message),
     }
 }
 
 /// The sub-agent's [`Agent`](crate::agent::Agent), on the right model and within the
 /// parent's budget.
-fn configure<A: SubAgent>(
+fn configure<A: SubAgentBuilder<P>, P>(
     agent: &A,
     scope: &RunScope,
 ) -> crate::agent::Agent<A::Toolset, A::Spec, A::Context, A::State> {

@@ -44,6 +44,20 @@ use crate::message::Message;
 use crate::output::OutputSpec;
 use crate::usage::Usage;
 
+/// An output spec whose output is the team's output `O`: what [`TeamBuilder::agent`] asks of
+/// an agent (another output type is a type mismatch naming both types; add such an agent with
+/// [`TeamBuilder::agent_with`]).
+pub trait AnswersWith<O>: OutputSpec {
+    /// The output, as the team's.
+    fn into_team_output(output: Self::Output) -> O;
+}
+
+impl<Sp: OutputSpec> AnswersWith<Sp::Output> for Sp {
+    fn into_team_output(output: Sp::Output) -> Sp::Output {
+        output
+    }
+}
+
 /// The default cap on handoffs in one team run.
 pub const DEFAULT_MAX_HANDOFFS: u32 = 10;
 
@@ -198,10 +212,10 @@ impl<O: Send + 'static, C: Send + Sync + 'static> TeamBuilder<O, C> {
     ) -> Self
     where
         T: Toolset<C, S>,
-        Sp: OutputSpec<Output = O>,
+        Sp: AnswersWith<O>,
         S: Default + Send + Sync + 'static,
     {
-        self.agent_with(name, description, builder, |output| output)
+        self.agent_with(name, description, builder, Sp::into_team_output)
     }
 
     /// Adds an agent with another output type, mapped into `O` by `into` (e.g. a variant of

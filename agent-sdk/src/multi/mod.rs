@@ -35,13 +35,13 @@ mod scope;
 mod usage;
 
 pub use agent_tool::{
-    AgentInput, FromParentContext, ProjectContext, Prompt, SubAgent, SubAgentOutput, SubAgentState,
-    call_agent,
+    AgentInput, AgentTool, FromParentContext, LazyOutput, ProjectContext, Prompt, SubAgent,
+    SubAgentBuilder, SubAgentOutput, SubAgentState, call_agent,
 };
 pub use event::SubAgentEvent;
 pub use handoff::{
-    DEFAULT_MAX_HANDOFFS, Team, TeamBuildError, TeamBuilder, TeamError, TeamEvent, TeamResult,
-    TeamStream,
+    AnswersWith, DEFAULT_MAX_HANDOFFS, Team, TeamBuildError, TeamBuilder, TeamError, TeamEvent,
+    TeamResult, TeamStream,
 };
 pub use handoff_input::HandoffInput;
 pub use scope::SubAgentOptions;
