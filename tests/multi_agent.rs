@@ -530,3 +530,65 @@ async fn an_agent_tool_called_by_hand_needs_a_model() {
     let out = Echo.call(args, &rt).await.unwrap();
     assert_eq!(out.text_content(), "hello");
 }
+
+// A struct with fields opts in with `as_tool` (and is `Clone + Default`); options reach
+// grandchildren.
+
+/// Signs.
+///
+/// # Arguments
+/// * `text` - What to sign.
+#[tool]
+fn sign(text: String) -> String {
+    format!("{text} -- signed")
+}
+
+/// Signs what it is given.
+#[agent(tools(sign), as_tool(name = "signer"))]
+#[derive(Clone, Default)]
+struct Signer {
+    #[allow(dead_code)]
+    pen: String,
+}
+
+/// Has things signed.
+#[agent(tools(Signer))]
+struct Office;
+
+#[tokio::test]
+async fn a_struct_with_fields_is_a_tool_when_it_opts_in() {
+    let model = Arc::new(ScriptedModel::new([
+        Turn::tool_call("signer", json!({ "prompt": "the lease" })),
+        Turn::tool_call("sign", json!({ "text": "the lease" })),
+        Turn::text("the lease -- signed"),
+        Turn::text("Signed."),
+    ]));
+    let run = Office::builder(model.clone()).build().run("Sign the lease", ()).await.unwrap();
+    model.assert_complete();
+    assert_eq!(run.steps[0].result.as_ref().unwrap().text_content(), "the lease -- signed");
+}
+
+#[tokio::test]
+async fn grandchild_options_come_from_the_top() {
+    // Director → Planner → Researcher; the director gives the researcher its own model.
+    let top = Arc::new(ScriptedModel::new([
+        Turn::tool_call("planner", json!({ "prompt": "Rust?" })),
+        Turn::tool_call("researcher", json!({ "prompt": "Rust 1.0?" })),
+        Turn::text("planned"),
+        Turn::text("directed"),
+    ]));
+    let own = Arc::new(ScriptedModel::new([Turn::tool_call(
+        "Notes",
+        json!({ "facts": ["May 2015"] }),
+    )]));
+    let run = Director::builder(top.clone())
+        .sub_agent::<Researcher>(SubAgentOptions::new().model(own.clone()))
+        .build()
+        .run("Rust?", ())
+        .await
+        .unwrap();
+    top.assert_complete();
+    own.assert_complete();
+    assert_eq!(run.output, "directed");
+    assert_eq!(run.usage_by_agent()[&Some("planner/researcher")].requests, 1);
+}
