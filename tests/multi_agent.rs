@@ -563,9 +563,16 @@ async fn a_struct_with_fields_is_a_tool_when_it_opts_in() {
         Turn::text("the lease -- signed"),
         Turn::text("Signed."),
     ]));
-    let run = Office::builder(model.clone()).build().run("Sign the lease", ()).await.unwrap();
+    let run = Office::builder(model.clone())
+        .build()
+        .run("Sign the lease", ())
+        .await
+        .unwrap();
     model.assert_complete();
-    assert_eq!(run.steps[0].result.as_ref().unwrap().text_content(), "the lease -- signed");
+    assert_eq!(
+        run.steps[0].result.as_ref().unwrap().text_content(),
+        "the lease -- signed"
+    );
 }
 
 #[tokio::test]
@@ -590,5 +597,8 @@ async fn grandchild_options_come_from_the_top() {
     top.assert_complete();
     own.assert_complete();
     assert_eq!(run.output, "directed");
-    assert_eq!(run.usage_by_agent()[&Some("planner/researcher")].requests, 1);
+    assert_eq!(
+        run.usage_by_agent()[&Some("planner/researcher")].requests,
+        1
+    );
 }
