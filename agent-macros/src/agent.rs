@@ -9,6 +9,7 @@ mod attrs;
 mod codegen;
 mod impl_block;
 mod middleware;
+mod sub_agent;
 
 use proc_macro2::TokenStream;
 use quote::ToTokens;
@@ -28,8 +29,15 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         Some(Item::Impl(i)) => {
             let fallback = i.to_token_stream();
             let docs = doc_text(&i.attrs);
-            let result =
-                attrs::parse(attr, false).and_then(|attrs| impl_block::generate(i, &attrs, &docs));
+            let result = attrs::parse(attr, false).and_then(|attrs| {
+                if let Some(span) = attrs.as_tool.as_ref().and_then(|a| a.span) {
+                    return Err(syn::Error::new(
+                        span,
+                        "`as_tool` goes on an `#[agent]` struct (`#[agent(tools(search), as_tool())] struct Researcher;`); an impl-block agent cannot be a tool of another agent",
+                    ));
+                }
+                impl_block::generate(i, &attrs, &docs)
+            });
             (result, fallback)
         }
         _ => {

@@ -47,6 +47,7 @@ pub mod mcp;
 pub mod message;
 pub mod middleware;
 pub mod model;
+pub mod multi;
 pub mod output;
 pub mod persist;
 pub mod protocol;

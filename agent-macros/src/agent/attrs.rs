@@ -7,9 +7,10 @@ use syn::punctuated::Punctuated;
 use syn::{Expr, ExprLit, Ident, Lit, LitInt, LitStr, Path, Token, Type};
 
 use super::middleware::{ReviewAttr, parse_middleware, parse_review};
+use super::sub_agent::AsTool;
 
 const KEYS: &str =
-    "tools, output, context, state, max_turns, instructions, middleware, review, protocol";
+    "tools, output, context, state, max_turns, instructions, middleware, review, protocol, as_tool";
 
 /// Where the system prompt comes from.
 pub enum InstructionsAttr {
@@ -43,6 +44,8 @@ pub struct AgentAttrs {
     pub reviews: Vec<ReviewAttr>,
     /// `protocol = react | native`.
     pub protocol: Option<ProtocolAttr>,
+    /// `as_tool(...)`: how the agent looks as a tool of another agent.
+    pub as_tool: Option<AsTool>,
 }
 
 /// Parses the attribute; `Err` holds every error found, combined. `tools(...)` is required on
@@ -58,6 +61,7 @@ pub fn parse(attr: TokenStream, tools_required: bool) -> Result<AgentAttrs, syn:
     let mut middleware = None;
     let mut reviews = None;
     let mut protocol = None;
+    let mut as_tool = None;
 
     let parser = |input: ParseStream<'_>| -> syn::Result<()> {
         while !input.is_empty() {
@@ -81,6 +85,8 @@ pub fn parse(attr: TokenStream, tools_required: bool) -> Result<AgentAttrs, syn:
                     .map(|m| set(&mut middleware, m, &key, &mut errors)),
                 "review" => parse_review(input, &key).map(|r| set(&mut reviews, r, &key, &mut errors)),
                 "protocol" => parse_protocol(input, &key).map(|p| set(&mut protocol, p, &key, &mut errors)),
+                "as_tool" => super::sub_agent::parse(input, &key)
+                    .map(|a| set(&mut as_tool, a, &key, &mut errors)),
                 _ => {
                     let hint = suggestion(&name)
                         .map(|s| format!("; did you mean `{s}`?"))
@@ -131,6 +137,7 @@ pub fn parse(attr: TokenStream, tools_required: bool) -> Result<AgentAttrs, syn:
         middleware: middleware.unwrap_or_default(),
         reviews: reviews.unwrap_or_default(),
         protocol,
+        as_tool,
     })
 }
 
@@ -220,6 +227,7 @@ fn suggestion(name: &str) -> Option<&'static str> {
         "middleware",
         "review",
         "protocol",
+        "as_tool",
     ];
     ALL.into_iter()
         .map(|k| (k, distance(name, k)))

@@ -90,10 +90,14 @@ pub fn generate_struct(
             }
         }
     });
+    // As a tool of other agents.
+    let sub_agent = super::sub_agent::generate(item, attrs, docs, &entries);
     Ok(quote! {
         #item
 
         #toolset
+
+        #sub_agent
 
         impl #name {
             /// Starts configuring this agent with `model`, taking the agent value (its tools'
@@ -288,6 +292,18 @@ pub fn configure(
     entries: &[ToolEntry],
 ) -> syn::Result<TokenStream> {
     let (_, output_spec) = output(sdk, attrs.output.as_ref());
+    configure_with(sdk, attrs, docs, toolset, entries, output_spec)
+}
+
+/// [`configure`] with another expression for the output spec.
+pub fn configure_with(
+    sdk: &TokenStream,
+    attrs: &AgentAttrs,
+    docs: &str,
+    toolset: TokenStream,
+    entries: &[ToolEntry],
+    output_spec: TokenStream,
+) -> syn::Result<TokenStream> {
     let instructions = match &attrs.instructions {
         Some(InstructionsAttr::Text(text)) => quote!(.instructions(#text)),
         Some(InstructionsAttr::Function(path)) => {

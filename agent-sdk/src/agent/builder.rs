@@ -101,6 +101,8 @@ pub(crate) struct Parts<T, O, C, S> {
     pub(crate) checkpointer: Option<Arc<dyn Checkpointer>>,
     /// The protocol asked for; `None`: chosen from the model's profile at `build`.
     pub(crate) protocol: Option<ToolProtocol>,
+    /// Options for sub-agents listed among the tools.
+    pub(crate) sub_agents: crate::multi::SubAgents,
 }
 
 /// The default cap on tool calls of one answer running at once.
@@ -127,6 +129,7 @@ where
                 middleware: Chain::default(),
                 checkpointer: None,
                 protocol: None,
+                sub_agents: Default::default(),
             },
         }
     }
@@ -158,6 +161,7 @@ where
                 middleware: p.middleware,
                 checkpointer: p.checkpointer,
                 protocol: p.protocol,
+                sub_agents: p.sub_agents,
             },
         }
     }

@@ -294,7 +294,11 @@ where
             ..
         } = response;
         record.usage += usage;
-        record.request_usage.push(RequestUsage { model, usage });
+        record.request_usage.push(RequestUsage {
+            model,
+            usage,
+            agent: None,
+        });
         emit(AgentEvent::Usage { turn, usage });
         if sinks.is_some() {
             emit(AgentEvent::Response {
@@ -347,8 +351,16 @@ where
             let group_calls = &calls[range.clone()];
             let flags: Vec<bool> = group.iter().map(|p| p.return_direct).collect();
 
+            // What sub-agents run by this batch inherit (model, budget, usage and event sinks).
+            let scope = crate::multi::batch_scope(
+                agent,
+                deadline,
+                machine.usage(),
+                sinks.as_ref().map(|s| &s.events),
+            );
             let base = {
-                let rt = ToolRuntime::from_parts(Arc::clone(&context), Arc::clone(&state));
+                let rt = ToolRuntime::from_parts(Arc::clone(&context), Arc::clone(&state))
+                    .with_scope(Arc::clone(&scope));
                 let rt = match &parts.store {
                     Some(store) => rt.with_store(store.clone()),
                     None => rt,
@@ -371,6 +383,7 @@ where
             )
             .await;
             drop(base);
+            scope.absorb(&mut record.usage, &mut record.request_usage, &mut machine);
             let Some(results) = results else {
                 record.skip(&calls[range.start..], "the run's time limit was reached");
                 return Err(record.fail(time_limit(agent)));

@@ -255,6 +255,7 @@ where
         record.request_usage.push(RequestUsage {
             model: response.model.clone(),
             usage: response.usage,
+            agent: None,
         });
         machine.add_usage(response.usage);
     };

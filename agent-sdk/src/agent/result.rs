@@ -94,6 +94,10 @@ pub struct RequestUsage {
     pub model: String,
     /// The request's usage.
     pub usage: Usage,
+    /// The sub-agent that made the request (`researcher`, or `researcher/fact_checker` for a
+    /// sub-agent's own sub-agent); `None` for the run's own agent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
 }
 
 /// One tool call and its result.

@@ -83,6 +83,9 @@ pub enum AgentEvent<T, S> {
     ToolResult(Step),
     /// An event a tool wrote through its [`StreamWriter`](crate::StreamWriter).
     Custom(CustomEvent),
+    /// An event of a sub-agent run by one of this run's tool calls (an `#[agent]` listed in
+    /// `tools(...)`), with the sub-agent's name.
+    SubAgent(Box<crate::multi::SubAgentEvent>),
     /// The run finished; always the last event of a successful run.
     Done(Box<RunResult<T, S>>),
     /// The run stopped for review (see

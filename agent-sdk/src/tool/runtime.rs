@@ -35,6 +35,9 @@ pub struct ToolRuntime<C = (), S = ()> {
     updates: UpdateQueue<S>,
     store: Option<Store>,
     writer: StreamWriter,
+    /// What a sub-agent run from this call inherits from the parent run (its model, budget,
+    /// usage and event sinks); `None` outside an agent run unless set by hand.
+    scope: Option<Arc<crate::multi::RunScope>>,
 }
 
 impl ToolRuntime<(), ()> {
@@ -61,6 +64,7 @@ impl<C, S> ToolRuntime<C, S> {
             updates: Arc::new(Mutex::new(Vec::new())),
             store: None,
             writer: StreamWriter::disconnected(),
+            scope: None,
         }
     }
 
@@ -78,6 +82,7 @@ impl<C, S> ToolRuntime<C, S> {
             updates: self.updates,
             store: self.store,
             writer: self.writer,
+            scope: self.scope,
         }
     }
 
@@ -95,6 +100,7 @@ impl<C, S> ToolRuntime<C, S> {
             updates: Arc::new(Mutex::new(Vec::new())),
             store: self.store,
             writer: self.writer,
+            scope: self.scope,
         }
     }
 
@@ -150,6 +156,7 @@ impl<C, S> ToolRuntime<C, S> {
             state: Arc::clone(&self.state),
             updates: Arc::new(Mutex::new(Vec::new())),
             store: self.store.clone(),
+            scope: self.scope.clone(),
         }
     }
 
@@ -187,6 +194,25 @@ impl<C, S> ToolRuntime<C, S> {
 
     pub(crate) fn writer(&self) -> &StreamWriter {
         &self.writer
+    }
+
+    /// Gives sub-agents run by this call `model` (and nothing else of a parent run: no
+    /// budget, no usage roll-up, no event nesting). The agent runtime sets the whole parent
+    /// scope itself; this is for calling an agent tool by hand, e.g. in a test.
+    pub fn with_model(mut self, model: impl crate::agent::IntoSharedModel) -> Self {
+        self.scope = Some(Arc::new(crate::multi::RunScope::with_model(
+            model.into_shared_model(),
+        )));
+        self
+    }
+
+    pub(crate) fn with_scope(mut self, scope: Arc<crate::multi::RunScope>) -> Self {
+        self.scope = Some(scope);
+        self
+    }
+
+    pub(crate) fn scope(&self) -> Option<&Arc<crate::multi::RunScope>> {
+        self.scope.as_ref()
     }
 }
 

@@ -1,0 +1,341 @@
+//! An `#[agent]` struct as a tool of another agent: `as_tool(...)` parsing, and the
+//! `SubAgent`, `Tool`, `CallTool<PC, PS>` and `ProjectContext<PC>` impls.
+//!
+//! A unit struct (`struct Researcher;`) is always usable as a tool; a struct with fields (its
+//! tools' resources) opts in with `as_tool` and must be `Clone + Default`. Every requirement
+//! that only matters when the agent is used as a tool (a `Default` state, a serializable
+//! output, a context the parent can provide) is a bound mentioning the parent's context type,
+//! so it is checked where the agent is listed in `tools(...)`, not where it is declared.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{quote, quote_spanned};
+use syn::parse::ParseStream;
+use syn::punctuated::Punctuated;
+use syn::spanned::Spanned;
+use syn::{Fields, Ident, ItemStruct, LitStr, Path, Token, Type};
+
+use super::attrs::AgentAttrs;
+use super::codegen::{ToolEntry, configure_with, context_state};
+use crate::crate_path::sdk_path;
+
+/// `as_tool(name = "...", description = "...", input = Type, context_from(Parent = f, ...))`.
+#[derive(Default)]
+pub struct AsTool {
+    pub span: Option<Span>,
+    pub name: Option<LitStr>,
+    pub description: Option<LitStr>,
+    pub input: Option<Type>,
+    /// `(parent context type, projection function)`.
+    pub context_from: Vec<(Type, Path)>,
+}
+
+const KEYS: &str = "name, description, input, context_from";
+
+/// Parses the parenthesized part of `as_tool(...)`.
+pub fn parse(input: ParseStream<'_>, key: &Ident) -> syn::Result<AsTool> {
+    if !input.peek(syn::token::Paren) {
+        return Err(syn::Error::new(
+            key.span(),
+            "write the options in parentheses: `as_tool(description = \"Finds facts.\")`, or `as_tool()`",
+        ));
+    }
+    let content;
+    syn::parenthesized!(content in input);
+    let parsed = parse_options(&content, key);
+    if parsed.is_err() {
+        // Leave nothing unparsed, so the one error stands alone.
+        let _ = content.parse::<TokenStream>();
+    }
+    parsed
+}
+
+fn parse_options(content: ParseStream<'_>, key: &Ident) -> syn::Result<AsTool> {
+    let mut out = AsTool {
+        span: Some(key.span()),
+        ..AsTool::default()
+    };
+    while !content.is_empty() {
+        let key: Ident = content.parse()?;
+        match key.to_string().as_str() {
+            "name" => {
+                content.parse::<Token![=]>()?;
+                let lit: LitStr = content.parse()?;
+                if let Err(message) =
+                    crate::names::check_provider_name(&lit.value(), "tool", "researcher")
+                {
+                    return Err(syn::Error::new(lit.span(), message));
+                }
+                out.name = Some(lit);
+            }
+            "description" => {
+                content.parse::<Token![=]>()?;
+                out.description = Some(content.parse()?);
+            }
+            "input" => {
+                content.parse::<Token![=]>()?;
+                out.input = Some(content.parse()?);
+            }
+            "context_from" => {
+                let inner;
+                syn::parenthesized!(inner in content);
+                let pairs = Punctuated::<ContextFrom, Token![,]>::parse_terminated(&inner)?;
+                out.context_from
+                    .extend(pairs.into_iter().map(|p| (p.parent, p.function)));
+            }
+            other => {
+                return Err(syn::Error::new(
+                    key.span(),
+                    format!("unknown `as_tool` option `{other}`; the options are: {KEYS}"),
+                ));
+            }
+        }
+        if !content.is_empty() {
+            content.parse::<Token![,]>()?;
+        }
+    }
+    Ok(out)
+}
+
+/// `ParentContext = projection_fn`.
+struct ContextFrom {
+    parent: Type,
+    function: Path,
+}
+
+impl syn::parse::Parse for ContextFrom {
+    fn parse(input: ParseStream<'_>) -> syn::Result<Self> {
+        let parent: Type = input.parse()?;
+        if !input.peek(Token![=]) {
+            return Err(syn::Error::new_spanned(
+                &parent,
+                "write the parent's context type and the function making this agent's context from it: `context_from(AppCtx = notes_context)`",
+            ));
+        }
+        input.parse::<Token![=]>()?;
+        Ok(ContextFrom {
+            parent,
+            function: input.parse()?,
+        })
+    }
+}
+
+/// The impls making the struct a tool of other agents; empty for a struct with fields and
+/// no `as_tool`.
+pub fn generate(
+    item: &ItemStruct,
+    attrs: &AgentAttrs,
+    docs: &str,
+    entries: &[ToolEntry],
+) -> TokenStream {
+    let unit = matches!(item.fields, Fields::Unit);
+    let as_tool = attrs.as_tool.as_ref();
+    if !unit && as_tool.is_none() {
+        return TokenStream::new();
+    }
+    let sdk = sdk_path();
+    let name = &item.ident;
+    let default_options = AsTool::default();
+    let options = as_tool.unwrap_or(&default_options);
+    let tool_name = options
+        .name
+        .as_ref()
+        .map_or_else(|| snake_case(&name.to_string()), LitStr::value);
+    let description = options.description.as_ref().map_or_else(
+        || {
+            let first =
+                crate::docs::first_paragraph(&docs.lines().map(str::to_string).collect::<Vec<_>>());
+            if first.is_empty() {
+                format!("Ask the `{tool_name}` agent.")
+            } else {
+                first
+            }
+        },
+        LitStr::value,
+    );
+    let input = options
+        .input
+        .as_ref()
+        .map_or_else(|| quote!(#sdk::multi::Prompt), |t| quote!(#t));
+    let (context, state) = context_state(attrs);
+    // The output spec, reached through a bound mentioning the parent's context (`__P`), so
+    // an invalid output type is reported once, at `output = ...`, not again here.
+    let (spec_ty, spec, spec_bound) = match attrs.output.as_ref() {
+        Some(ty) if !is_string(ty) => (
+            quote_spanned! {ty.span()=> <#ty as #sdk::multi::LazyOutput<__P>>::Spec },
+            quote_spanned! {ty.span()=> <#ty as #sdk::multi::LazyOutput<__P>>::spec() },
+            Some(quote_spanned! {ty.span()=> where #ty: #sdk::multi::LazyOutput<__P> }),
+        ),
+        _ => (
+            quote!(#sdk::output::TextOutput),
+            quote!(#sdk::output::TextOutput),
+            None,
+        ),
+    };
+    let toolset = if unit {
+        quote!(#name)
+    } else {
+        quote_spanned! {name.span()=> ::core::clone::Clone::clone(self) }
+    };
+    // Errors here were reported for the agent itself already.
+    let Ok(make_builder) = configure_with(&sdk, attrs, docs, toolset, entries, spec) else {
+        return TokenStream::new();
+    };
+    let default_impl = (unit && !derives(item, "Default")).then(|| {
+        quote! {
+            impl ::core::default::Default for #name {
+                fn default() -> Self {
+                    #name
+                }
+            }
+        }
+    });
+    let no_context = attrs.context.as_ref().is_none_or(is_unit);
+    let projections = if no_context {
+        quote! {
+            impl<__P: ::core::marker::Send + ::core::marker::Sync + 'static>
+                #sdk::multi::ProjectContext<__P> for #name
+            {
+                fn project(_parent: &::std::sync::Arc<__P>) -> ::std::sync::Arc<()> {
+                    ::std::sync::Arc::new(())
+                }
+            }
+        }
+    } else if options.context_from.is_empty() {
+        quote! {
+            impl<__P> #sdk::multi::ProjectContext<__P> for #name
+            where
+                #context: #sdk::multi::FromParentContext<__P>,
+            {
+                fn project(parent: &::std::sync::Arc<__P>) -> ::std::sync::Arc<#context> {
+                    <#context as #sdk::multi::FromParentContext<__P>>::from_parent(parent)
+                }
+            }
+        }
+    } else {
+        let impls = options.context_from.iter().map(|(parent, function)| {
+            quote_spanned! {function.span()=>
+                impl #sdk::multi::ProjectContext<#parent> for #name {
+                    fn project(parent: &::std::sync::Arc<#parent>) -> ::std::sync::Arc<#context> {
+                        let context: #context = #function(&**parent);
+                        ::std::sync::Arc::new(context)
+                    }
+                }
+            }
+        });
+        quote!(#(#impls)*)
+    };
+
+    quote! {
+        #default_impl
+
+        impl #sdk::multi::SubAgent for #name {
+            const NAME: &'static str = #tool_name;
+            type Input = #input;
+            type Context = #context;
+            type State = #state;
+            type Toolset = #name;
+        }
+
+        impl<__P> #sdk::multi::SubAgentBuilder<__P> for #name #spec_bound {
+            type Spec = #spec_ty;
+
+            fn sub_agent_builder(
+                &self,
+                model: #sdk::model::SharedModel,
+            ) -> #sdk::agent::AgentBuilder<#name, #spec_ty, #context, #state> {
+                #make_builder
+            }
+        }
+
+        // Not offered as a hint when another type is "not a tool".
+        #[diagnostic::do_not_recommend]
+        impl #sdk::Tool for #name {
+            const NAME: &'static str = #tool_name;
+            type Args = #input;
+
+            fn definition() -> &'static #sdk::ToolDefinition {
+                static DEFINITION: #sdk::__private::OnceLock<#sdk::ToolDefinition> =
+                    #sdk::__private::OnceLock::new();
+                DEFINITION.get_or_init(|| {
+                    #sdk::__private::tool_definition::<#input>(#tool_name, #description, false)
+                })
+            }
+        }
+
+        #projections
+
+        impl<__PC, __PS> #sdk::CallTool<__PC, __PS> for #name
+        where
+            #name: #sdk::multi::AgentTool<__PC>,
+            __PC: ::core::marker::Send + ::core::marker::Sync + 'static,
+            __PS: ::core::marker::Send + ::core::marker::Sync + 'static,
+        {
+            fn call(
+                &self,
+                args: #input,
+                runtime: &#sdk::ToolRuntime<__PC, __PS>,
+            ) -> impl #sdk::__private::Future<
+                Output = ::core::result::Result<#sdk::ToolOutput, #sdk::ToolCallError>,
+            > + ::core::marker::Send {
+                <#name as #sdk::multi::AgentTool<__PC>>::call_agent(self, args, runtime)
+            }
+        }
+    }
+}
+
+/// `ResearchAgent` → `research_agent`.
+pub fn snake_case(name: &str) -> String {
+    let name = name.strip_prefix("r#").unwrap_or(name);
+    let mut out = String::with_capacity(name.len() + 4);
+    let chars: Vec<char> = name.chars().collect();
+    for (i, &c) in chars.iter().enumerate() {
+        if c.is_uppercase() {
+            let prev_lower =
+                i > 0 && (chars[i - 1].is_lowercase() || chars[i - 1].is_ascii_digit());
+            let next_lower = chars.get(i + 1).is_some_and(|n| n.is_lowercase());
+            let prev_upper = i > 0 && chars[i - 1].is_uppercase();
+            if i > 0 && (prev_lower || (prev_upper && next_lower)) && !out.ends_with('_') {
+                out.push('_');
+            }
+            out.extend(c.to_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn derives(item: &ItemStruct, trait_name: &str) -> bool {
+    item.attrs.iter().any(|attr| {
+        attr.path().is_ident("derive")
+            && attr
+                .parse_args_with(Punctuated::<Path, Token![,]>::parse_terminated)
+                .is_ok_and(|paths| {
+                    paths
+                        .iter()
+                        .any(|p| p.segments.last().is_some_and(|s| s.ident == trait_name))
+                })
+    })
+}
+
+fn is_unit(ty: &Type) -> bool {
+    matches!(ty, Type::Tuple(t) if t.elems.is_empty())
+}
+
+fn is_string(ty: &Type) -> bool {
+    matches!(ty, Type::Path(p) if p.qself.is_none()
+        && p.path.segments.last().is_some_and(|s| s.ident == "String" && s.arguments.is_empty()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::snake_case;
+
+    #[test]
+    fn snake_case_splits_words_and_acronyms() {
+        assert_eq!(snake_case("Researcher"), "researcher");
+        assert_eq!(snake_case("ResearchAgent"), "research_agent");
+        assert_eq!(snake_case("HTTPFetcher"), "http_fetcher");
+        assert_eq!(snake_case("Agent2Writer"), "agent2_writer");
+    }
+}

@@ -1,0 +1,287 @@
+//! One agent of a [`Team`](super::Team), with its output mapped to the team's and its
+//! handoffs offered as `transfer_to_<agent>` tools.
+
+use std::sync::Arc;
+
+use futures::StreamExt;
+use futures::future::BoxFuture;
+use serde_json::Value;
+
+use super::event::erase;
+use crate::agent::{
+    Agent, AgentBuilder, AgentEvent, Input, Outcome, Pause, RequestUsage, RunError, StopReason,
+    Toolset,
+};
+use crate::message::{AssistantMessage, ContentBlock, Message, ToolCall, ToolResultMessage};
+use crate::middleware::{
+    AfterModel, DecisionKind, Hook, Middleware, MiddlewareError, ReviewRequest, RunCx,
+};
+use crate::model::ChatResponse;
+use crate::output::OutputSpec;
+use crate::tool::{ToolCallError, ToolDefinition, ToolError, ToolOutput, ToolRuntime};
+use crate::usage::Usage;
+
+/// Where a member's events go, with their types erased.
+pub(crate) type EventFn = dyn Fn(AgentEvent<Value, ()>) + Send + Sync;
+
+/// How one agent's turn at the conversation ended.
+pub(crate) enum Leg<O> {
+    /// It answered.
+    Answer {
+        output: O,
+        messages: Vec<Message>,
+        usage: Usage,
+        request_usage: Vec<RequestUsage>,
+        stop_reason: StopReason,
+    },
+    /// It handed the conversation to `to` (a member index).
+    Handoff {
+        to: usize,
+        messages: Vec<Message>,
+        usage: Usage,
+        request_usage: Vec<RequestUsage>,
+    },
+}
+
+/// A member, with its types erased but the team's output type `O` and context `C`.
+pub(crate) trait Runner<O, C>: Send + Sync {
+    fn run<'a>(
+        &'a self,
+        messages: Vec<Message>,
+        context: Arc<C>,
+        events: Option<&'a EventFn>,
+    ) -> BoxFuture<'a, Result<Leg<O>, RunError>>;
+}
+
+/// A `transfer_to_<target>` tool: its name and the member it leads to.
+#[derive(Clone, Debug)]
+pub(crate) struct Transfer {
+    pub(crate) tool: String,
+    pub(crate) target: usize,
+    pub(crate) target_name: String,
+}
+
+/// Builds a member's runner once the team knows its handoffs.
+pub(crate) type MakeRunner<O, C> =
+    Box<dyn FnOnce(Vec<Transfer>, Vec<ToolDefinition>) -> Box<dyn Runner<O, C>> + Send>;
+
+/// The deferred build of a member from its builder.
+pub(crate) fn make_runner<T, Sp, C, S, O, F>(
+    builder: AgentBuilder<T, Sp, C, S>,
+    map: F,
+) -> MakeRunner<O, C>
+where
+    T: Toolset<C, S>,
+    Sp: OutputSpec,
+    C: Send + Sync + 'static,
+    S: Default + Send + Sync + 'static,
+    O: Send + 'static,
+    F: Fn(Sp::Output) -> O + Send + Sync + 'static,
+{
+    Box::new(
+        move |transfers: Vec<Transfer>, definitions: Vec<ToolDefinition>| {
+            let mut builder = builder;
+            for definition in definitions {
+                let name = definition.name.clone();
+                builder = builder.dyn_tool(crate::agent::FnTool::new(
+                    definition,
+                    move |_: Value, _: &ToolRuntime<C, S>| {
+                        // Never reached inside a team: the handoff stops the run before tools run.
+                        let error = ToolCallError::Failed {
+                            tool: name.clone(),
+                            source: ToolError::new("a handoff only works inside its team"),
+                        };
+                        async move { Err::<ToolOutput, _>(error) }
+                    },
+                ));
+            }
+            let tools = transfers.iter().map(|t| t.tool.clone()).collect();
+            let agent = builder.middleware(TakeHandoff { tools }).build();
+            Box::new(Member {
+                agent,
+                map,
+                transfers,
+            }) as Box<dyn Runner<O, C>>
+        },
+    )
+}
+
+/// The definition of the tool that hands the conversation to `target`.
+pub(crate) fn transfer_definition(target: &str, description: &str) -> ToolDefinition {
+    ToolDefinition::new(
+        format!("transfer_to_{target}"),
+        format!(
+            "Hand the conversation to the `{target}` agent, which answers from then on. {description}"
+        ),
+        serde_json::json!({ "type": "object", "properties": {}, "additionalProperties": false }),
+        true,
+    )
+}
+
+/// Stops a member's run, before any tool runs, when its model calls a transfer tool.
+struct TakeHandoff {
+    tools: Vec<String>,
+}
+
+impl<C: Send + Sync + 'static, S: Send + Sync + 'static> Middleware<C, S> for TakeHandoff {
+    fn name(&self) -> &str {
+        "handoff"
+    }
+
+    fn after_model<'a>(
+        &'a self,
+        response: &'a mut ChatResponse,
+        _cx: &'a RunCx<'a, C, S>,
+    ) -> Hook<'a, Result<AfterModel, MiddlewareError>> {
+        let transfer = response
+            .message
+            .tool_calls
+            .iter()
+            .find(|call| self.tools.contains(&call.name));
+        Hook::ready(Ok(match transfer {
+            None => AfterModel::Continue,
+            Some(call) => AfterModel::Interrupt(vec![ReviewRequest {
+                call_id: call.id.clone(),
+                tool: call.name.clone(),
+                description: "handoff".to_string(),
+                allowed: DecisionKind::Approve.into(),
+            }]),
+        }))
+    }
+}
+
+struct Member<T, Sp, C, S, F> {
+    agent: Agent<T, Sp, C, S>,
+    map: F,
+    transfers: Vec<Transfer>,
+}
+
+impl<T, Sp, C, S, O, F> Runner<O, C> for Member<T, Sp, C, S, F>
+where
+    T: Toolset<C, S>,
+    Sp: OutputSpec,
+    C: Send + Sync + 'static,
+    S: Default + Send + Sync + 'static,
+    O: Send + 'static,
+    F: Fn(Sp::Output) -> O + Send + Sync + 'static,
+{
+    fn run<'a>(
+        &'a self,
+        messages: Vec<Message>,
+        context: Arc<C>,
+        events: Option<&'a EventFn>,
+    ) -> BoxFuture<'a, Result<Leg<O>, RunError>> {
+        Box::pin(async move {
+            let input = Input::from_messages(messages);
+            let outcome = match events {
+                None => self.agent.run_or_pause(input, context).await?,
+                Some(sink) => {
+                    let mut stream = self.agent.stream(input, context);
+                    let mut end = None;
+                    while let Some(item) = stream.next().await {
+                        match item? {
+                            AgentEvent::Done(result) => end = Some(Outcome::Finished(*result)),
+                            AgentEvent::Interrupted(pause) => {
+                                end = Some(Outcome::Interrupted(pause))
+                            }
+                            event => {
+                                if let Some(event) = erase(event) {
+                                    sink(event);
+                                }
+                            }
+                        }
+                    }
+                    // A stream always ends with `Done`, `Interrupted` or an error.
+                    match end {
+                        Some(outcome) => outcome,
+                        None => {
+                            return Err(RunError::new(
+                                crate::agent::RunErrorKind::Model(
+                                    crate::model::ModelError::Incomplete(
+                                        "the agent stream ended without a result".to_string(),
+                                    ),
+                                ),
+                                Default::default(),
+                            ));
+                        }
+                    }
+                }
+            };
+            match outcome {
+                Outcome::Finished(result) => Ok(Leg::Answer {
+                    output: (self.map)(result.output),
+                    messages: result.messages,
+                    usage: result.usage,
+                    request_usage: result.request_usage,
+                    stop_reason: result.stop_reason,
+                }),
+                Outcome::Interrupted(pause) => self.handoff(*pause),
+            }
+        })
+    }
+}
+
+impl<T, Sp, C, S, F> Member<T, Sp, C, S, F> {
+    /// The conversation after a transfer call: the answer, the transfer's result, and the
+    /// answer's other calls marked as not run.
+    fn handoff<O>(&self, pause: Pause<S>) -> Result<Leg<O>, RunError> {
+        let partial = pause.partial();
+        let Pause {
+            snapshot, answer, ..
+        } = pause;
+        let response = answer.response;
+        let found = response.message.tool_calls.iter().find_map(|call| {
+            self.transfers
+                .iter()
+                .find(|t| t.tool == call.name)
+                .map(|t| (call.id.clone(), t))
+        });
+        let Some((transfer_id, transfer)) = found else {
+            // A pause of the member's own review middleware: a team cannot wait for it.
+            let tools = response
+                .message
+                .tool_calls
+                .iter()
+                .map(|c| c.name.clone())
+                .collect();
+            return Err(RunError::new(
+                crate::agent::RunErrorKind::Interrupted { tools },
+                partial,
+            ));
+        };
+        let mut messages = snapshot.messages;
+        let calls: Vec<ToolCall> = response.message.tool_calls.clone();
+        messages.push(Message::Assistant(AssistantMessage { ..response.message }));
+        for call in &calls {
+            let (text, is_error) = if call.id == transfer_id {
+                (format!("Transferred to `{}`.", transfer.target_name), false)
+            } else {
+                (
+                    format!(
+                        "Not run: the conversation was transferred to `{}`.",
+                        transfer.target_name
+                    ),
+                    true,
+                )
+            };
+            messages.push(Message::Tool(ToolResultMessage {
+                call_id: call.id.clone(),
+                name: call.name.clone(),
+                content: vec![ContentBlock::text(text)],
+                is_error,
+            }));
+        }
+        let mut request_usage = snapshot.request_usage;
+        request_usage.push(RequestUsage {
+            model: response.model,
+            usage: response.usage,
+            agent: None,
+        });
+        Ok(Leg::Handoff {
+            to: transfer.target,
+            messages,
+            usage: snapshot.usage + response.usage,
+            request_usage,
+        })
+    }
+}
