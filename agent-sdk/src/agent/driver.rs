@@ -10,6 +10,7 @@ use std::time::Duration;
 use futures::StreamExt;
 use tokio::sync::mpsc::UnboundedSender;
 use tokio::time::Instant;
+use tracing::Instrument;
 
 use super::builder::Agent;
 use super::call::{Planned, group_ranges, plan, run_call, tool_message};
@@ -27,6 +28,7 @@ use super::toolset::Toolset;
 use crate::message::{AssistantMessage, ContentBlock, Message, ToolCall, ToolResultMessage};
 use crate::model::{ChatModel, ChatRequest, ChatResponse, ModelError, StreamEvent};
 use crate::output::{OutputParse, OutputSpec};
+use crate::telemetry;
 use crate::tool::{CustomEvent, ToolRuntime};
 use crate::usage::Usage;
 
@@ -72,8 +74,29 @@ impl Record {
     }
 }
 
-/// Runs the loop to its end.
+/// Runs the loop to its end, under the run's `invoke_agent` span.
 pub(crate) async fn drive<T, O, C, S>(
+    agent: &Agent<T, O, C, S>,
+    start: Start<S>,
+    context: Arc<C>,
+    sinks: Option<Sinks<O::Output, S>>,
+) -> Result<Outcome<O::Output, S>, RunError>
+where
+    T: Toolset<C, S>,
+    O: OutputSpec,
+    C: Send + Sync + 'static,
+    S: Send + Sync + 'static,
+{
+    let span = telemetry::spans::run_span(agent);
+    let outcome = drive_loop(agent, start, context, sinks)
+        .instrument(span.clone())
+        .await;
+    telemetry::spans::finish_agent(&span, &outcome);
+    outcome
+}
+
+/// The loop.
+async fn drive_loop<T, O, C, S>(
     agent: &Agent<T, O, C, S>,
     start: Start<S>,
     context: Arc<C>,
@@ -271,6 +294,12 @@ where
             ..
         } = response;
         record.usage += usage;
+        if let Some(prices) = &parts.prices {
+            match crate::cost::charge(prices, &model, parts.model.model_name(), &usage) {
+                Ok(cost) => machine.add_cost(cost),
+                Err(e) => return Err(record.fail(RunErrorKind::Cost(e))),
+            }
+        }
         record.request_usage.push(RequestUsage { model, usage });
         emit(AgentEvent::Usage { turn, usage });
         if sinks.is_some() {

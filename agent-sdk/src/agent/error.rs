@@ -89,6 +89,17 @@ pub struct PartialRun {
     pub steps: Vec<Step>,
 }
 
+impl PartialRun {
+    /// What the run's requests cost at `prices` (see
+    /// [`RunResult::cost`](super::RunResult::cost)).
+    pub fn cost(
+        &self,
+        prices: &crate::cost::PriceTable,
+    ) -> Result<crate::cost::Cost, crate::cost::CostError> {
+        super::result::cost_of(&self.request_usage, prices)
+    }
+}
+
 /// Why a run failed.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -159,4 +170,8 @@ pub enum RunErrorKind {
         /// The reviewed tools.
         tools: Vec<String>,
     },
+    /// The run has a cost limit and a request's cost is unknown (its model has no price in
+    /// the agent's price table).
+    #[error("cannot enforce the cost limit: {0}")]
+    Cost(#[source] crate::cost::CostError),
 }

@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::limits::Limit;
+use crate::cost::{Cost, CostError, PriceTable};
 use crate::message::{Message, ToolCall};
 use crate::tool::{ToolCallError, ToolOutput};
 use crate::usage::Usage;
@@ -25,6 +26,23 @@ pub struct RunResult<T, S = ()> {
     pub steps: Vec<Step>,
     /// Why the run ended.
     pub stop_reason: StopReason,
+}
+
+impl<T, S> RunResult<T, S> {
+    /// What the run's requests cost at `prices`, each priced by the model that answered it;
+    /// [`CostError::Unpriced`](crate::cost::CostError::Unpriced) names a model the table
+    /// does not price.
+    pub fn cost(&self, prices: &PriceTable) -> Result<Cost, CostError> {
+        cost_of(&self.request_usage, prices)
+    }
+}
+
+/// What `requests` cost at `prices`.
+pub(crate) fn cost_of(requests: &[RequestUsage], prices: &PriceTable) -> Result<Cost, CostError> {
+    requests
+        .iter()
+        .map(|r| prices.try_cost(&r.model, &r.usage))
+        .sum()
 }
 
 /// Usage of one model request.
