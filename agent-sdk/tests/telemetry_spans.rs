@@ -113,6 +113,7 @@ async fn span_tree_of_a_streamed_run_with_parallel_calls_and_a_reask() {
     assert_eq!(int_attr(run, "gen_ai.usage.input_tokens"), 420);
     assert_eq!(int_attr(run, "gen_ai.usage.output_tokens"), 32);
     assert!(attr(run, "error.type").is_none());
+    assert!(attr(run, "gen_ai.conversation.id").is_none());
     // The re-ask is an event of the run's span.
     let reasks: Vec<_> = run.events.iter().filter(|e| e.name == "re-ask").collect();
     assert_eq!(reasks.len(), 1, "{:?}", run.events.events);
@@ -311,8 +312,7 @@ async fn failed_runs_and_tool_errors_carry_error_type() {
         .max_turns(2)
         .build();
     let (exporter, provider, subscriber) = exporter();
-    let err = agent
-        .run("1 / 0?", ())
+    let err = telemetry::in_conversation("thread-42", agent.run("1 / 0?", ()))
         .with_subscriber(subscriber)
         .await
         .unwrap_err();
@@ -323,6 +323,10 @@ async fn failed_runs_and_tool_errors_carry_error_type() {
     let spans = finished(&exporter, &provider);
     let run = named(&spans, "invoke_agent Calculator")[0];
     assert_eq!(str_attr(run, "error.type"), "limit_exceeded");
+    assert_eq!(str_attr(run, "gen_ai.conversation.id"), "thread-42");
+    for chat in named(&spans, "chat gpt-4o-mini") {
+        assert_eq!(str_attr(chat, "gen_ai.conversation.id"), "thread-42");
+    }
     assert!(matches!(run.status, Status::Error { .. }));
     let tools = named(&spans, "execute_tool divide");
     assert_eq!(tools.len(), 2);

@@ -15,7 +15,7 @@
 //! `seed`, `gen_ai.response.model` / `id` / `finish_reasons`, `gen_ai.usage.input_tokens` /
 //! `output_tokens` / `cache_read.input_tokens` / `cache_creation.input_tokens` /
 //! `reasoning.output_tokens`, `gen_ai.tool.name` / `call.id` / `type`,
-//! `gen_ai.conversation.id` (see [`record_conversation_id`]), `server.address` /
+//! `gen_ai.conversation.id` (see [`in_conversation`]), `server.address` /
 //! `server.port`, and `error.type` with an error status when the operation failed (the
 //! error's kind in snake case, e.g. `rate_limited`, `timed_out`, `limit_exceeded`, or the
 //! HTTP status of a server error). A retried request records each retry as an event
@@ -58,7 +58,7 @@ pub(crate) mod spans;
 pub mod otel;
 
 pub use content::{capture_content, set_capture_content};
-pub use spans::record_conversation_id;
+pub use spans::in_conversation;
 
 /// The OpenTelemetry semantic conventions this module follows: the GenAI conventions
 /// (status: development) in the `gen_ai_latest_experimental` form that followed v1.36.0

@@ -4,7 +4,9 @@
 //! front) and formats nothing while the span is disabled, so a program without a subscriber
 //! pays one interest check per span.
 
+use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Instant;
 
@@ -20,11 +22,33 @@ use crate::model::{ChatRequest, ChatResponse, EventStream, ModelError, StreamEve
 use crate::tool::{ToolCallError, ToolOutput};
 use crate::usage::Usage;
 
-/// Sets `gen_ai.conversation.id` (the thread a run belongs to) on a run's span; call it on
-/// [`Span::current()`] from inside the run (a tool, a middleware), or on the span a run is
-/// started in — the attribute is declared on `invoke_agent` spans only.
-pub fn record_conversation_id(span: &Span, id: &str) {
-    span.record("gen_ai.conversation.id", id);
+tokio::task_local! {
+    static CONVERSATION: Arc<str>;
+}
+
+/// Runs `fut` as part of conversation `id` (a thread, a session): the `invoke_agent` and
+/// `chat` spans started inside it carry `gen_ai.conversation.id = id`.
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// use agent_sdk::agent::{AgentBuilder, NoTools};
+/// use agent_sdk::telemetry::in_conversation;
+/// use agent_sdk::testing::{ScriptedModel, Turn};
+///
+/// let agent = AgentBuilder::<_, _, (), ()>::new(ScriptedModel::new([Turn::text("hi")]), NoTools).build();
+/// let run = in_conversation("thread-7", agent.run("Hello", ())).await.unwrap();
+/// assert_eq!(run.output, "hi");
+/// # }
+/// ```
+pub async fn in_conversation<F: Future>(id: impl Into<Arc<str>>, fut: F) -> F::Output {
+    CONVERSATION.scope(id.into(), fut).await
+}
+
+/// Records the current conversation's id on `span`, if there is one.
+fn record_conversation(span: &Span) {
+    if let Ok(id) = CONVERSATION.try_with(Arc::clone) {
+        span.record("gen_ai.conversation.id", &*id);
+    }
 }
 
 /// The span of one run of `agent`.
@@ -54,6 +78,7 @@ fn agent_span(agent: Option<&str>, model: &dyn crate::model::ChatModel) -> Span 
     );
     if !span.is_disabled() {
         span.record("gen_ai.provider.name", provider_name(model.provider()));
+        record_conversation(&span);
         match agent {
             Some(name) => span.record("otel.name", format!("invoke_agent {name}")),
             None => span.record("otel.name", "invoke_agent"),
@@ -193,6 +218,7 @@ impl ChatCall {
             gen_ai.operation.name = "chat",
             gen_ai.provider.name = Empty,
             gen_ai.request.model = model,
+            gen_ai.conversation.id = Empty,
             gen_ai.request.temperature = request.temperature,
             gen_ai.request.top_p = request.top_p,
             gen_ai.request.max_tokens = request.max_tokens.map(i64::from),
@@ -214,6 +240,7 @@ impl ChatCall {
         if !span.is_disabled() {
             span.record("gen_ai.provider.name", provider_name(provider));
             span.record("otel.name", format!("chat {model}"));
+            record_conversation(&span);
             if content::capture_content() {
                 span.record(
                     "gen_ai.input.messages",
