@@ -18,6 +18,12 @@
 //! `pause_serialize_resume` pauses the run before the tool call (human in the loop), writes
 //! the pause to JSON, reads it back and resumes with an approval.
 //!
+//! `full_run_async_tool_otel_in_memory` is `full_run_async_tool` with a `tracing` subscriber
+//! exporting the run's GenAI spans (`invoke_agent`, `execute_tool`) through
+//! `tracing-opentelemetry` to the OpenTelemetry SDK's in-memory exporter (emptied after each
+//! run): what tracing costs when it is on. Without a subscriber (every other entry) the spans
+//! are compiled in and disabled.
+//!
 //! Run: `cargo bench --bench agent_run`
 
 use std::hint::black_box;
@@ -158,6 +164,31 @@ fn bench(c: &mut Criterion) {
             })
         })
     });
+    {
+        use opentelemetry::trace::TracerProvider as _;
+        use tracing_subscriber::layer::SubscriberExt;
+        let exporter = opentelemetry_sdk::trace::InMemorySpanExporter::default();
+        let provider = opentelemetry_sdk::trace::SdkTracerProvider::builder()
+            .with_simple_exporter(exporter.clone())
+            .build();
+        let subscriber = tracing_subscriber::registry()
+            .with(tracing_opentelemetry::layer().with_tracer(provider.tracer("bench")));
+        tracing::subscriber::with_default(subscriber, || {
+            rt.block_on(async_agent.run("2 + 3?", ())).unwrap();
+            let spans = exporter.get_finished_spans().unwrap();
+            assert_eq!(spans.len(), 2, "one invoke_agent and one execute_tool span");
+            exporter.reset();
+            group.bench_function("full_run_async_tool_otel_in_memory", |b| {
+                b.iter(|| {
+                    let run = rt.block_on(async {
+                        black_box(async_agent.run(black_box("2 + 3?"), ()).await.unwrap())
+                    });
+                    exporter.reset();
+                    run
+                })
+            });
+        });
+    }
     group.bench_function("full_run_3_noop_middleware", |b| {
         b.iter(|| {
             rt.block_on(async {

@@ -123,6 +123,7 @@ fn time_and_token_limits() {
             max_turns: 100,
             max_execution_time: Some(Duration::from_secs(5)),
             max_total_tokens: Some(50),
+            ..Limits::default()
         },
         ..RunPolicy::default()
     });

@@ -82,6 +82,9 @@ pub fn generate_struct(
     let builder_ty = builder_type(&sdk, &target, attrs);
     let output_bound = output_bound(&sdk, attrs);
     let configure = configure(&sdk, attrs, docs, quote!(self), &entries)?;
+    // The agent is named after its type (`gen_ai.agent.name` on its run spans).
+    let agent_name = name.to_string();
+    let configure = quote!(#configure .name(#agent_name));
     let unit_builder = matches!(item.fields, Fields::Unit).then(|| {
         quote! {
             /// Starts configuring this agent with `model`; finish with `.build()`.

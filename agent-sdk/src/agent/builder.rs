@@ -9,6 +9,7 @@ use super::dyn_tool::{DynTool, SharedDynTool};
 use super::instructions::Instructions;
 use super::limits::{LimitPolicy, RunPolicy, ToolErrorPolicy};
 use super::toolset::Toolset;
+use crate::cost::{Cost, PriceTable};
 use crate::middleware::{Chain, Middleware, SharedMiddleware};
 use crate::model::{ChatModel, SharedModel};
 use crate::output::{OutputSpec, TextOutput};
@@ -103,6 +104,10 @@ pub(crate) struct Parts<T, O, C, S> {
     pub(crate) protocol: Option<ToolProtocol>,
     /// Options for sub-agents listed among the tools.
     pub(crate) sub_agents: crate::multi::SubAgents,
+    /// The agent's name (`gen_ai.agent.name` on its run spans).
+    pub(crate) name: Option<Arc<str>>,
+    /// Prices for `policy.limits.max_cost`.
+    pub(crate) prices: Option<Arc<PriceTable>>,
 }
 
 /// The default cap on tool calls of one answer running at once.
@@ -130,6 +135,8 @@ where
                 checkpointer: None,
                 protocol: None,
                 sub_agents: Default::default(),
+                name: None,
+                prices: None,
             },
         }
     }
@@ -162,6 +169,8 @@ where
                 checkpointer: p.checkpointer,
                 protocol: p.protocol,
                 sub_agents: p.sub_agents,
+                name: p.name,
+                prices: p.prices,
             },
         }
     }
@@ -322,6 +331,33 @@ where
     /// ```
     pub fn protocol(mut self, protocol: ToolProtocol) -> Self {
         self.parts.protocol = Some(protocol);
+    /// Names the agent: `gen_ai.agent.name` of its runs' `invoke_agent` spans (`#[agent]`
+    /// names it after its type).
+    pub fn name(mut self, name: impl Into<Arc<str>>) -> Self {
+        self.parts.name = Some(name.into());
+        self
+    }
+
+    /// Stops a run once its requests have cost `max` or more at `prices` (checked before
+    /// each request, like the token budget: the request that crosses the limit completes).
+    /// Each answer is priced by the model that answered it, else by the agent's model; a
+    /// model the table does not price stops the run with
+    /// [`RunErrorKind::Cost`](super::RunErrorKind::Cost) rather than run unbounded.
+    ///
+    /// ```
+    /// use agent_sdk::agent::{AgentBuilder, NoTools};
+    /// use agent_sdk::cost::{Cost, ModelPrice, PriceTable};
+    /// use agent_sdk::testing::{ScriptedModel, Turn};
+    ///
+    /// let prices = PriceTable::new().with("scripted", ModelPrice::new(0.15, 0.60));
+    /// let agent = AgentBuilder::<_, _, (), ()>::new(ScriptedModel::new([Turn::text("hi")]), NoTools)
+    ///     .max_cost(Cost::from_usd(0.50), prices)
+    ///     .build();
+    /// assert_eq!(agent.policy().limits.max_cost, Some(Cost::from_usd(0.50)));
+    /// ```
+    pub fn max_cost(mut self, max: Cost, prices: PriceTable) -> Self {
+        self.parts.policy.limits.max_cost = Some(max);
+        self.parts.prices = Some(Arc::new(prices));
         self
     }
 
@@ -391,6 +427,11 @@ pub struct Agent<T, O = TextOutput, C = (), S = ()> {
 }
 
 impl<T, O, C, S> Agent<T, O, C, S> {
+    /// The agent's name, if it has one ([`AgentBuilder::name`]).
+    pub fn name(&self) -> Option<&str> {
+        self.parts.name.as_deref()
+    }
+
     /// The decisions' configuration: limits and policies.
     pub fn policy(&self) -> &RunPolicy {
         &self.parts.policy

@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use futures::FutureExt;
 use serde_json::Value;
+use tracing::Instrument;
 
 use super::builder::Agent;
 use super::dyn_tool::{SharedDynTool, json_arguments};
@@ -136,6 +137,7 @@ where
     C: Send + Sync + 'static,
     S: Send + Sync + 'static,
 {
+    let span = crate::telemetry::spans::tool_span(call);
     let runtime = base.for_call(call.id.as_str());
     let work = async {
         if !agent.parts.middleware.wraps_tools() || matches!(dispatch, Dispatch::Decided(_)) {
@@ -147,7 +149,7 @@ where
             .await
         }
     };
-    let caught = AssertUnwindSafe(work).catch_unwind();
+    let caught = AssertUnwindSafe(work.instrument(span.clone())).catch_unwind();
     let outcome = match timeout {
         None => Some(caught.await),
         Some(after) => tokio::time::timeout(after, caught).await.ok(),
@@ -156,7 +158,7 @@ where
         Some(Ok(result)) => result.map_err(|e| e.name_tool(&call.name)),
         Some(Err(payload)) => {
             let message = panic_message(&*payload);
-            tracing::warn!(tool = %call.name, %message, "tool panicked; reported to the model");
+            tracing::warn!(parent: &span, tool = %call.name, %message, "tool panicked; reported to the model");
             Err(ToolCallError::Panicked {
                 tool: call.name.clone(),
                 message,
@@ -164,13 +166,14 @@ where
         }
         None => {
             let after = timeout.unwrap_or_default();
-            tracing::warn!(tool = %call.name, ?after, "tool call timed out; reported to the model");
+            tracing::warn!(parent: &span, tool = %call.name, ?after, "tool call timed out; reported to the model");
             Err(ToolCallError::timed_out(call.name.clone(), after))
         }
     };
     if let Err(error) = &result {
-        tracing::debug!(tool = %call.name, %error, "tool call failed");
+        tracing::debug!(parent: &span, tool = %call.name, %error, "tool call failed");
     }
+    crate::telemetry::spans::finish_tool(&span, &result);
     (result, runtime.take_state_updates())
 }
 

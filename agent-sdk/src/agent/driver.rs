@@ -10,6 +10,7 @@ use std::time::Duration;
 use futures::StreamExt;
 use tokio::sync::mpsc::UnboundedSender;
 use tokio::time::Instant;
+use tracing::Instrument;
 
 use super::builder::Agent;
 use super::call::{Planned, group_ranges, plan, run_call, tool_message};
@@ -28,6 +29,7 @@ use super::toolset::Toolset;
 use crate::message::{AssistantMessage, ContentBlock, Message, ToolCall, ToolResultMessage};
 use crate::model::{ChatModel, ChatRequest, ChatResponse, ModelError, StreamEvent};
 use crate::output::{OutputParse, OutputSpec};
+use crate::telemetry;
 use crate::tool::{CustomEvent, ToolRuntime};
 use crate::usage::Usage;
 
@@ -73,7 +75,7 @@ impl Record {
     }
 }
 
-/// Runs the loop to its end.
+/// Runs the loop to its end, under the run's `invoke_agent` span.
 pub(crate) async fn drive<T, O, C, S>(
     agent: &Agent<T, O, C, S>,
     start: Start<S>,
@@ -89,8 +91,31 @@ where
     drive_saving(agent, start, context, sinks, None).await
 }
 
-/// Runs the loop to its end, saving checkpoints to `journal` (a run in a thread).
+/// Runs the loop to its end under the run's `invoke_agent` span, saving checkpoints to
+/// `journal` (a run in a thread).
 pub(crate) async fn drive_saving<T, O, C, S>(
+    agent: &Agent<T, O, C, S>,
+    start: Start<S>,
+    context: Arc<C>,
+    sinks: Option<Sinks<O::Output, S>>,
+    journal: Option<&mut (dyn Journal<S> + Send)>,
+) -> Result<Outcome<O::Output, S>, RunError>
+where
+    T: Toolset<C, S>,
+    O: OutputSpec,
+    C: Send + Sync + 'static,
+    S: Send + Sync + 'static,
+{
+    let span = telemetry::spans::run_span(agent);
+    let outcome = drive_loop(agent, start, context, sinks, journal)
+        .instrument(span.clone())
+        .await;
+    telemetry::spans::finish_agent(&span, &outcome);
+    outcome
+}
+
+/// The loop.
+async fn drive_loop<T, O, C, S>(
     agent: &Agent<T, O, C, S>,
     start: Start<S>,
     context: Arc<C>,
@@ -294,6 +319,12 @@ where
             ..
         } = response;
         record.usage += usage;
+        if let Some(prices) = &parts.prices {
+            match crate::cost::charge(prices, &model, parts.model.model_name(), &usage) {
+                Ok(cost) => machine.add_cost(cost),
+                Err(e) => return Err(record.fail(RunErrorKind::Cost(e))),
+            }
+        }
         record.request_usage.push(RequestUsage {
             model,
             usage,

@@ -90,6 +90,17 @@ pub struct PartialRun {
     pub steps: Vec<Step>,
 }
 
+impl PartialRun {
+    /// What the run's requests cost at `prices` (see
+    /// [`RunResult::cost`](super::RunResult::cost)).
+    pub fn cost(
+        &self,
+        prices: &crate::cost::PriceTable,
+    ) -> Result<crate::cost::Cost, crate::cost::CostError> {
+        super::result::cost_of(&self.request_usage, prices)
+    }
+}
+
 /// Why a run failed.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -164,4 +175,8 @@ pub enum RunErrorKind {
     /// to do what was asked (see [`ThreadError`]).
     #[error(transparent)]
     Thread(#[from] ThreadError),
+    /// The run has a cost limit and a request's cost is unknown (its model has no price in
+    /// the agent's price table).
+    #[error("cannot enforce the cost limit: {0}")]
+    Cost(#[source] crate::cost::CostError),
 }

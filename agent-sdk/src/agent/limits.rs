@@ -5,6 +5,8 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use crate::cost::Cost;
+
 /// The default [`Limits::max_turns`].
 pub const DEFAULT_MAX_TURNS: u32 = 10;
 
@@ -18,6 +20,10 @@ pub struct Limits {
     pub max_execution_time: Option<Duration>,
     /// Input plus output tokens over all the run's requests.
     pub max_total_tokens: Option<u64>,
+    /// What the run's requests may cost, at the agent's price table
+    /// ([`AgentBuilder::max_cost`](super::AgentBuilder::max_cost)); checked before each
+    /// request.
+    pub max_cost: Option<Cost>,
 }
 
 impl Default for Limits {
@@ -26,6 +32,7 @@ impl Default for Limits {
             max_turns: DEFAULT_MAX_TURNS,
             max_execution_time: None,
             max_total_tokens: None,
+            max_cost: None,
         }
     }
 }
@@ -51,6 +58,13 @@ pub enum Limit {
         /// Tokens used when the limit was noticed.
         used: u64,
     },
+    /// The cost budget is spent.
+    Cost {
+        /// The limit.
+        max: Cost,
+        /// What the run had cost when the limit was noticed.
+        used: Cost,
+    },
 }
 
 impl fmt::Display for Limit {
@@ -59,6 +73,7 @@ impl fmt::Display for Limit {
             Limit::Turns { max } => write!(f, "turn limit ({max} model requests)"),
             Limit::Time { max } => write!(f, "time limit ({max:?})"),
             Limit::Tokens { max, used } => write!(f, "token budget ({used} of {max} tokens used)"),
+            Limit::Cost { max, used } => write!(f, "cost budget ({used} of {max} spent)"),
         }
     }
 }

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use super::error::RunErrorKind;
 use super::limits::{Limit, LimitPolicy, RunPolicy, ToolErrorPolicy};
 use super::result::StopReason;
+use crate::cost::Cost;
 use crate::message::Message;
 use crate::output::OutputParse;
 use crate::tool::{ToolCallError, ToolOutput};
@@ -22,6 +23,7 @@ pub struct Machine {
     policy: RunPolicy,
     turns: u32,
     usage: Usage,
+    cost: Cost,
     /// Consecutive failures per tool name; few tools, so a vector beats a map.
     tool_failures: Vec<(String, u32)>,
     output_failures: u32,
@@ -39,6 +41,9 @@ pub struct Counters {
     pub tool_failures: Vec<(String, u32)>,
     /// Invalid final answers so far.
     pub output_failures: u32,
+    /// What the requests cost, when the agent has a price table.
+    #[serde(default)]
+    pub cost: Cost,
 }
 
 /// What to do before the next model request.
@@ -117,6 +122,7 @@ impl Machine {
             policy,
             turns: 0,
             usage: Usage::default(),
+            cost: Cost::ZERO,
             tool_failures: Vec::new(),
             output_failures: 0,
             finalizing: None,
@@ -140,6 +146,7 @@ impl Machine {
             usage: self.usage,
             tool_failures: self.tool_failures.clone(),
             output_failures: self.output_failures,
+            cost: self.cost,
         }
     }
 
@@ -149,6 +156,7 @@ impl Machine {
             policy,
             turns: counters.turns,
             usage: counters.usage,
+            cost: counters.cost,
             tool_failures: counters.tool_failures,
             output_failures: counters.output_failures,
             finalizing: None,
@@ -163,6 +171,16 @@ impl Machine {
     /// Counts an answer's usage without deciding anything (an answer a middleware set aside).
     pub fn add_usage(&mut self, usage: Usage) {
         self.usage += usage;
+    }
+
+    /// Counts what an answer cost (for [`Limits::max_cost`](super::Limits::max_cost)).
+    pub fn add_cost(&mut self, cost: Cost) {
+        self.cost += cost;
+    }
+
+    /// What the requests cost so far, as counted by [`add_cost`](Self::add_cost).
+    pub fn cost(&self) -> Cost {
+        self.cost
     }
 
     /// Decides whether the next request may be made, `elapsed` after the run started.
@@ -184,6 +202,15 @@ impl Machine {
                 .map(|max| Limit::Tokens {
                     max,
                     used: self.usage.total_tokens(),
+                })
+                .or_else(|| {
+                    limits
+                        .max_cost
+                        .filter(|max| self.cost >= *max)
+                        .map(|max| Limit::Cost {
+                            max,
+                            used: self.cost,
+                        })
                 })
         };
         let Some(limit) = reached else {
@@ -227,6 +254,7 @@ impl Machine {
                     })
                 } else {
                     tracing::debug!(%error, attempt = self.output_failures, "invalid final answer; asking for a correction");
+                    crate::telemetry::spans::reask(self.output_failures);
                     AfterResponse::Correct(feedback)
                 }
             }

@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::limits::Limit;
+use crate::cost::{Cost, CostError, PriceTable};
 use crate::message::{ContentBlock, Message, ToolCall};
 use crate::tool::{ToolCallError, ToolOutput};
 use crate::usage::Usage;
@@ -33,6 +34,21 @@ impl<T, S> RunResult<T, S> {
     pub fn intermediate_steps(&self) -> Vec<IntermediateStep> {
         intermediate_steps(&self.messages, &self.steps)
     }
+
+    /// What the run's requests cost at `prices`, each priced by the model that answered it;
+    /// [`CostError::Unpriced`](crate::cost::CostError::Unpriced) names a model the table
+    /// does not price.
+    pub fn cost(&self, prices: &PriceTable) -> Result<Cost, CostError> {
+        cost_of(&self.request_usage, prices)
+    }
+}
+
+/// What `requests` cost at `prices`.
+pub(crate) fn cost_of(requests: &[RequestUsage], prices: &PriceTable) -> Result<Cost, CostError> {
+    requests
+        .iter()
+        .map(|r| prices.try_cost(&r.model, &r.usage))
+        .sum()
 }
 
 /// One tool call as an (action, observation) pair.

@@ -1,8 +1,12 @@
 //! `init_chat_model("provider:model")`: a model from one string and the environment.
 
+#[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
 use std::sync::Arc;
 
-use super::{ModelError, ModelProfile, SharedModel};
+#[cfg(feature = "openai")]
+use super::ModelProfile;
+use super::{ModelError, SharedModel};
+#[cfg(feature = "openai")]
 use crate::providers::openai::{MaxTokensField, OpenAiModel, OpenAiModelBuilder};
 
 /// A model from a `provider:model` string, configured from the conventional environment
@@ -34,11 +38,31 @@ use crate::providers::openai::{MaxTokensField, OpenAiModel, OpenAiModelBuilder};
 /// assert_eq!((model.provider(), model.model_name()), ("ollama", "llama3.2"));
 /// assert!(matches!(init_chat_model("gpt-4o-mini"), Err(ModelError::Configuration(_))));
 /// ```
+///
+/// A provider whose cargo feature is off (`openai`, `anthropic`, `gemini`) is a
+/// [`ModelError::Configuration`] naming the feature.
 pub fn init_chat_model(spec: &str) -> Result<SharedModel, ModelError> {
     if let Some(model) = other_provider(spec)? {
         return Ok(model);
     }
-    Ok(Arc::new(chat_model_builder(spec)?.build()?))
+    #[cfg(feature = "openai")]
+    {
+        Ok(Arc::new(chat_model_builder(spec)?.build()?))
+    }
+    #[cfg(not(feature = "openai"))]
+    {
+        Err(ModelError::Configuration(format!(
+            "model `{spec}`: the OpenAI-compatible providers need the `openai` cargo feature of agent-sdk"
+        )))
+    }
+}
+
+/// The error for a provider whose cargo feature is off.
+#[allow(dead_code)]
+fn feature_off(provider: &str, feature: &str) -> ModelError {
+    ModelError::Configuration(format!(
+        "provider `{provider}` needs the `{feature}` cargo feature of agent-sdk"
+    ))
 }
 
 /// The providers with their own wire format (Models II): `anthropic:` (key `ANTHROPIC_API_KEY`),
@@ -54,21 +78,30 @@ fn other_provider(spec: &str) -> Result<Option<SharedModel>, ModelError> {
         return Ok(None);
     }
     let built: SharedModel = match provider.as_str() {
+        #[cfg(feature = "anthropic")]
         "anthropic" => {
             Arc::new(crate::providers::anthropic::AnthropicModel::builder(model).build()?)
         }
+        #[cfg(not(feature = "anthropic"))]
+        "anthropic" => return Err(feature_off(&provider, "anthropic")),
+        #[cfg(feature = "gemini")]
         "google" | "gemini" => {
             Arc::new(crate::providers::gemini::GeminiModel::builder(model).build()?)
         }
+        #[cfg(not(feature = "gemini"))]
+        "google" | "gemini" => return Err(feature_off(&provider, "gemini")),
+        #[cfg(feature = "openai")]
         "openai-responses" | "openai_responses" => Arc::new(
             crate::providers::openai_responses::OpenAiResponsesModel::builder(model).build()?,
         ),
         _ => return Ok(None),
     };
+    #[allow(unreachable_code)]
     Ok(Some(built))
 }
 
 /// The builder [`init_chat_model`] would use, to adjust before building.
+#[cfg(feature = "openai")]
 pub fn chat_model_builder(spec: &str) -> Result<OpenAiModelBuilder, ModelError> {
     let Some((provider, model)) = spec.split_once(':') else {
         return Err(ModelError::Configuration(format!(
@@ -117,10 +150,12 @@ pub fn chat_model_builder(spec: &str) -> Result<OpenAiModelBuilder, ModelError> 
     Ok(builder)
 }
 
+#[cfg(feature = "openai")]
 fn reset_base(b: OpenAiModelBuilder) -> OpenAiModelBuilder {
     b.clear_base_url()
 }
 
+#[cfg(feature = "openai")]
 fn hosted(model: &str, provider: &str, url: &str, prefix: &str) -> OpenAiModelBuilder {
     let profile = ModelProfile {
         tool_choice_required: true,
@@ -137,7 +172,7 @@ fn hosted(model: &str, provider: &str, url: &str, prefix: &str) -> OpenAiModelBu
         .max_tokens_field(MaxTokensField::MaxTokens)
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "openai"))]
 mod tests {
     use super::*;
     use crate::model::ChatModel;

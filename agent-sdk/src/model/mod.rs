@@ -18,7 +18,9 @@ mod usage_tracker;
 pub use cache::PromptCache;
 pub use error::ModelError;
 pub use event::StreamEvent;
-pub use init::{chat_model_builder, init_chat_model};
+#[cfg(feature = "openai")]
+pub use init::chat_model_builder;
+pub use init::init_chat_model;
 pub use profile::ModelProfile;
 pub use provider_tool::ProviderTool;
 pub use request::{ChatRequest, ResponseFormat, ToolChoice};

@@ -14,6 +14,7 @@ use super::{
     ChatModel, ChatRequest, ChatResponse, EventStream, ModelError, ModelProfile, SharedModel,
     StreamEvent,
 };
+use crate::cost::{Cost, CostError, PriceTable};
 use crate::usage::Usage;
 
 /// A cloneable handle that adds up [`Usage`] per model name; every clone shares one tally.
@@ -68,6 +69,36 @@ impl UsageTracker {
     /// The usage of all models together.
     pub fn total(&self) -> Usage {
         self.lock().values().copied().sum()
+    }
+
+    /// What every model's usage cost at `prices`;
+    /// [`CostError::Unpriced`](crate::cost::CostError::Unpriced) names a model the table
+    /// does not price.
+    ///
+    /// ```
+    /// use agent_sdk::cost::{Cost, ModelPrice, PriceTable};
+    /// use agent_sdk::model::UsageTracker;
+    /// use agent_sdk::Usage;
+    ///
+    /// let tracker = UsageTracker::new();
+    /// tracker.record("gpt-4o-mini", Usage { input_tokens: 2_000_000, output_tokens: 500_000, requests: 3, ..Usage::default() });
+    /// let prices = PriceTable::new().with("gpt-4o-mini", ModelPrice::new(0.15, 0.60));
+    /// assert_eq!(tracker.cost(&prices), Ok(Cost::from_usd(0.30 + 0.30)));
+    /// assert!(tracker.cost(&PriceTable::new()).is_err());
+    /// ```
+    pub fn cost(&self, prices: &PriceTable) -> Result<Cost, CostError> {
+        self.lock()
+            .iter()
+            .map(|(model, usage)| prices.try_cost(model, usage))
+            .sum()
+    }
+
+    /// Each model's cost at `prices`, `None` where the table has no price.
+    pub fn cost_by_model(&self, prices: &PriceTable) -> BTreeMap<String, Option<Cost>> {
+        self.lock()
+            .iter()
+            .map(|(model, usage)| (model.clone(), prices.cost(model, usage)))
+            .collect()
     }
 
     /// Forgets everything recorded so far.

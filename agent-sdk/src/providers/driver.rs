@@ -22,6 +22,8 @@ use crate::http::secret::redact_error_opt;
 use crate::model::{
     ChatModel, ChatRequest, ChatResponse, EventStream, ModelError, ModelProfile, UsageTracker,
 };
+use crate::telemetry::spans::{ChatCall, Server};
+use tracing::Instrument;
 
 /// What differs between providers: the request body, the answer's shape, the stream decoder,
 /// the error body and the settings shown by `Debug`.
@@ -147,6 +149,15 @@ impl<F: WireFormat> Parts<F> {
             url,
             errors: F::ERRORS,
         }
+    }
+
+    /// The `chat` span (and metrics) of one request.
+    fn chat_call(&self, request: &ChatRequest) -> ChatCall {
+        let server = Server {
+            host: self.endpoint.host_str(),
+            port: self.endpoint.port_or_known_default(),
+        };
+        ChatCall::start(self.format.provider(), &self.model, server, request)
     }
 
     /// Parses a whole body as JSON, the key redacted first so that no provider text carrying
@@ -276,7 +287,10 @@ impl<M: ProviderModel> ChatModel for M {
     fn invoke(&self, request: ChatRequest) -> BoxFuture<'_, Result<ChatResponse, ModelError>> {
         Box::pin(async move {
             let inner = &self.driver().inner;
-            let response = inner.invoke(&request).await?;
+            let call = inner.chat_call(&request);
+            let result = inner.invoke(&request).instrument(call.span().clone()).await;
+            call.finish(result.as_ref());
+            let response = result?;
             if let Some(t) = &inner.tracker {
                 t.record(&inner.model, response.usage);
             }
@@ -286,9 +300,11 @@ impl<M: ProviderModel> ChatModel for M {
 
     fn stream(&self, request: ChatRequest) -> EventStream {
         let inner = self.driver().inner.clone();
+        let call = inner.chat_call(&request);
         let stream = async move { inner.open_stream(&request).await }
             .try_flatten_stream()
             .boxed();
+        let stream = call.wrap_stream(stream);
         let inner = &self.driver().inner;
         match &inner.tracker {
             Some(t) => t.track_stream(&inner.model, stream),

@@ -1,10 +1,18 @@
 //! Provider implementations of [`ChatModel`](crate::model::ChatModel).
 
+//!
+//! Each wire format is behind its cargo feature (all on by default): `openai` (Chat Completions,
+//! every OpenAI-compatible server, and the Responses API), `anthropic`, `gemini`.
+
 mod answer_guard;
+#[cfg(feature = "anthropic")]
 pub mod anthropic;
 mod driver;
+#[cfg(feature = "gemini")]
 pub mod gemini;
+#[cfg(feature = "openai")]
 pub mod openai;
+#[cfg(feature = "openai")]
 pub mod openai_responses;
 mod settings;
 mod stream;

@@ -1,0 +1,148 @@
+//! The conventions' client metrics: `gen_ai.client.token.usage` and
+//! `gen_ai.client.operation.duration`, recorded for every provider request once a meter is
+//! installed ([`otel::install_meter`](super::otel::install_meter)); without the `otel`
+//! feature this compiles to nothing.
+
+#[cfg(not(feature = "otel"))]
+use std::time::Duration;
+
+#[cfg(not(feature = "otel"))]
+use crate::model::{ChatResponse, ModelError};
+
+/// The attributes a request's metrics carry, besides the response model and error type.
+#[cfg_attr(not(feature = "otel"), allow(dead_code))]
+pub(crate) struct ChatAttrs {
+    pub(crate) provider: String,
+    pub(crate) request_model: String,
+    pub(crate) server_address: Option<String>,
+    pub(crate) server_port: Option<u16>,
+}
+
+/// Bucket boundaries the conventions advise for `gen_ai.client.operation.duration`, in seconds.
+#[cfg_attr(not(feature = "otel"), allow(dead_code))]
+pub const DURATION_BUCKETS: [f64; 14] = [
+    0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92,
+];
+
+/// Bucket boundaries the conventions advise for `gen_ai.client.token.usage`.
+#[cfg_attr(not(feature = "otel"), allow(dead_code))]
+pub const TOKEN_BUCKETS: [f64; 14] = [
+    1.0, 4.0, 16.0, 64.0, 256.0, 1024.0, 4096.0, 16384.0, 65536.0, 262144.0, 1048576.0, 4194304.0,
+    16777216.0, 67108864.0,
+];
+
+#[cfg(feature = "otel")]
+pub(crate) use with_otel::{enabled, install, record_chat, uninstall};
+
+#[cfg(feature = "otel")]
+pub(crate) mod with_otel {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::{Arc, RwLock};
+    use std::time::Duration;
+
+    use opentelemetry::KeyValue;
+    use opentelemetry::metrics::{Histogram, Meter};
+
+    use super::{ChatAttrs, DURATION_BUCKETS, TOKEN_BUCKETS};
+    use crate::model::{ChatResponse, ModelError};
+    use crate::telemetry::attrs::model_error_type;
+
+    struct Instruments {
+        duration: Histogram<f64>,
+        tokens: Histogram<u64>,
+    }
+
+    static ON: AtomicBool = AtomicBool::new(false);
+    static INSTRUMENTS: RwLock<Option<Arc<Instruments>>> = RwLock::new(None);
+
+    /// Records the GenAI client metrics with `meter` from now on (replacing any meter
+    /// installed before).
+    pub(crate) fn install(meter: &Meter) {
+        let instruments = Instruments {
+            duration: meter
+                .f64_histogram("gen_ai.client.operation.duration")
+                .with_unit("s")
+                .with_description("GenAI operation duration.")
+                .with_boundaries(DURATION_BUCKETS.to_vec())
+                .build(),
+            tokens: meter
+                .u64_histogram("gen_ai.client.token.usage")
+                .with_unit("{token}")
+                .with_description("Number of input and output tokens used.")
+                .with_boundaries(TOKEN_BUCKETS.to_vec())
+                .build(),
+        };
+        *INSTRUMENTS.write().unwrap_or_else(|p| p.into_inner()) = Some(Arc::new(instruments));
+        ON.store(true, Ordering::Release);
+    }
+
+    /// Stops recording.
+    pub(crate) fn uninstall() {
+        ON.store(false, Ordering::Release);
+        *INSTRUMENTS.write().unwrap_or_else(|p| p.into_inner()) = None;
+    }
+
+    /// Whether a meter is installed.
+    pub(crate) fn enabled() -> bool {
+        ON.load(Ordering::Acquire)
+    }
+
+    pub(crate) fn record_chat(
+        attrs: &ChatAttrs,
+        elapsed: Duration,
+        result: Result<&ChatResponse, &ModelError>,
+    ) {
+        let Some(instruments) = INSTRUMENTS
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+        else {
+            return;
+        };
+        let mut kv = vec![
+            KeyValue::new("gen_ai.operation.name", "chat"),
+            KeyValue::new("gen_ai.provider.name", attrs.provider.clone()),
+            KeyValue::new("gen_ai.request.model", attrs.request_model.clone()),
+        ];
+        if let Some(host) = &attrs.server_address {
+            kv.push(KeyValue::new("server.address", host.clone()));
+        }
+        if let Some(port) = attrs.server_port {
+            kv.push(KeyValue::new("server.port", i64::from(port)));
+        }
+        match result {
+            Ok(response) => {
+                kv.push(KeyValue::new(
+                    "gen_ai.response.model",
+                    response.model.clone(),
+                ));
+                instruments.duration.record(elapsed.as_secs_f64(), &kv);
+                let mut input = kv.clone();
+                input.push(KeyValue::new("gen_ai.token.type", "input"));
+                instruments
+                    .tokens
+                    .record(response.usage.input_tokens, &input);
+                kv.push(KeyValue::new("gen_ai.token.type", "output"));
+                instruments.tokens.record(response.usage.output_tokens, &kv);
+            }
+            Err(error) => {
+                kv.push(KeyValue::new("error.type", model_error_type(error)));
+                instruments.duration.record(elapsed.as_secs_f64(), &kv);
+            }
+        }
+    }
+}
+
+/// Without the `otel` feature no meter can be installed.
+#[cfg(not(feature = "otel"))]
+pub(crate) fn enabled() -> bool {
+    false
+}
+
+#[cfg(not(feature = "otel"))]
+pub(crate) fn record_chat(
+    _attrs: &ChatAttrs,
+    _elapsed: Duration,
+    _result: Result<&ChatResponse, &ModelError>,
+) {
+}
