@@ -9,6 +9,7 @@ mod crate_path;
 mod docs;
 mod names;
 mod output;
+mod text;
 mod tool;
 
 /// Turns a function into a tool a model can call. Documented in `agent_sdk`.

@@ -48,19 +48,6 @@ pub fn finish<R: IntoToolResult>(tool: &str, out: R) -> Result<ToolOutput, ToolC
         })
 }
 
-/// Type-checks, at the span of the user's parameter, that the model can fill it.
-pub fn assert_tool_argument<T: ToolArgument>() {}
-
-/// A type the model can fill: it has a JSON schema and can be deserialized.
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be a tool argument: it needs `serde::Deserialize` and `schemars::JsonSchema`",
-    label = "the model fills this parameter from JSON",
-    note = "add `#[derive(serde::Deserialize, schemars::JsonSchema)]` to `{Self}`; if the runtime should fill this parameter instead, mark it `#[inject]` and implement `agent_sdk::Inject` for it"
-)]
-pub trait ToolArgument {}
-
-impl<T: serde::de::DeserializeOwned + JsonSchema> ToolArgument for T {}
-
 /// Runs a sync tool body on tokio's blocking pool, so it neither blocks the run's task nor
 /// serializes parallel calls; outside a tokio runtime it runs inline. A panic in the body is
 /// resumed here, where the agent runtime catches it like an async tool's.

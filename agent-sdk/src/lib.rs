@@ -113,7 +113,8 @@ pub use model::init_chat_model;
 pub use schema::{Dialect, SchemaError};
 pub use tool::{
     Artifact, CallTool, Context, Inject, InjectError, State, Store, StreamWriter, Tool,
-    ToolCallError, ToolCallId, ToolDefinition, ToolError, ToolOutput, ToolRuntime, WithArtifact,
+    ToolArgument, ToolCallError, ToolCallId, ToolDefinition, ToolError, ToolOutput, ToolRuntime,
+    WithArtifact,
 };
 pub use usage::Usage;
 

@@ -74,6 +74,9 @@ pub use snapshot::RunSnapshot;
 pub use stream::{AgentEvent, AgentStream};
 pub use toolset::{NoCall, NoTools, Toolset};
 
+#[doc(hidden)]
+pub mod checks;
+
 /// Support code for `#[agent]` expansions. Not a public API: it may change in any release.
 #[doc(hidden)]
 pub mod __support {
@@ -112,6 +115,18 @@ pub mod __support {
                     return true;
                 }
                 j += 1;
+            }
+            i += 1;
+        }
+        false
+    }
+
+    /// Whether `name` is one of `names`, at compile time.
+    pub const fn contains_name(names: &[&str], name: &str) -> bool {
+        let mut i = 0;
+        while i < names.len() {
+            if str_eq(names[i], name) {
+                return true;
             }
             i += 1;
         }

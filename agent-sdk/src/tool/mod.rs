@@ -11,12 +11,14 @@
 //! [`invoke`] takes a model's [`ToolCall`](crate::ToolCall) through argument parsing (with the
 //! JSON path of any bad field), injection and the call itself.
 
+mod argument;
 mod definition;
 mod extract;
 mod invoke;
 mod output;
 pub(crate) mod runtime;
 
+pub use argument::{ToolArgument, tool_argument};
 pub use definition::{DefinitionRef, ToolDefinition};
 pub use extract::{Context, CustomEvent, State, StreamWriter, ToolCallId};
 pub use invoke::{ToolCallError, invoke, parse_arguments};
