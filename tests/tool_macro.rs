@@ -451,7 +451,7 @@ const fn double(n: i64, factor: Option<i64>) -> i64 {
 // handling of missing `Option` fields).
 #[tokio::test]
 async fn const_fn_tools_switch_values_and_missing_options() {
-    assert!(<double as Tool>::SEQUENTIAL);
+    const { assert!(<double as Tool>::SEQUENTIAL) };
     assert!(!<double as Tool>::definition().strict);
     let out = invoke(
         &double {},
