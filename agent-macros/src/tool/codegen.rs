@@ -164,10 +164,10 @@ pub fn generate(target: &Target<'_>, attrs: &ToolAttrs, sig: &Signature) -> Toke
         .map(|t| t.span())
         .unwrap_or_else(|| fn_ident.span());
     let finish = if sig.returns_result {
-        quote_spanned! {ret_span=> #sdk::__private::finish(#name, __agent_sdk_out) }
+        quote_spanned! {ret_span=> #sdk::tool::tool_result(#name, __agent_sdk_out) }
     } else {
         quote_spanned! {ret_span=>
-            #sdk::__private::finish(
+            #sdk::tool::tool_result(
                 #name,
                 ::core::result::Result::<_, #sdk::__private::Infallible>::Ok(__agent_sdk_out),
             )

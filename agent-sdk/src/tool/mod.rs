@@ -22,7 +22,9 @@ pub use argument::{ToolArgument, tool_argument};
 pub use definition::{DefinitionRef, ToolDefinition};
 pub use extract::{Context, CustomEvent, State, StreamWriter, ToolCallId};
 pub use invoke::{ToolCallError, invoke, parse_arguments};
-pub use output::{Artifact, IntoToolOutput, IntoToolResult, ToolError, ToolOutput, WithArtifact};
+pub use output::{
+    Artifact, IntoToolOutput, IntoToolResult, ToolError, ToolOutput, WithArtifact, tool_result,
+};
 pub use runtime::{Inject, InjectError, StateUpdates, ToolRuntime};
 
 pub use crate::store::Store;
