@@ -27,7 +27,15 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
             (result, fallback)
         }
         Some(Item::Impl(i)) => {
-            let fallback = i.to_token_stream();
+            // On error the block is emitted without its `#[tool]` attributes: expanded on
+            // their own they would report every method again as a free function.
+            let mut stripped = i.clone();
+            for item in &mut stripped.items {
+                if let syn::ImplItem::Fn(method) = item {
+                    method.attrs.retain(|a| !a.path().is_ident("tool"));
+                }
+            }
+            let fallback = stripped.to_token_stream();
             let docs = doc_text(&i.attrs);
             let result = attrs::parse(attr, false).and_then(|attrs| {
                 if let Some(span) = attrs.as_tool.as_ref().and_then(|a| a.span) {

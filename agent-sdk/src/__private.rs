@@ -10,7 +10,7 @@ pub use crate::tool::{
 };
 
 /// Support for `#[derive(StructuredOutput)]`.
-pub use crate::output::__derive as output;
+pub use crate::output::derive as output;
 
 use schemars::JsonSchema;
 
@@ -39,27 +39,7 @@ pub fn inject_error(tool: &str, source: crate::tool::InjectError) -> ToolCallErr
     }
 }
 
-/// Converts what the user's function returned into the tool result.
-pub fn finish<R: IntoToolResult>(tool: &str, out: R) -> Result<ToolOutput, ToolCallError> {
-    out.into_tool_result()
-        .map_err(|source| ToolCallError::Failed {
-            tool: tool.to_string(),
-            source,
-        })
-}
-
-/// Type-checks, at the span of the user's parameter, that the model can fill it.
-pub fn assert_tool_argument<T: ToolArgument>() {}
-
-/// A type the model can fill: it has a JSON schema and can be deserialized.
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be a tool argument: it needs `serde::Deserialize` and `schemars::JsonSchema`",
-    label = "the model fills this parameter from JSON",
-    note = "add `#[derive(serde::Deserialize, schemars::JsonSchema)]` to `{Self}`; if the runtime should fill this parameter instead, mark it `#[inject]` and implement `agent_sdk::Inject` for it"
-)]
-pub trait ToolArgument {}
-
-impl<T: serde::de::DeserializeOwned + JsonSchema> ToolArgument for T {}
+pub use crate::tool::tool_result as finish;
 
 /// Runs a sync tool body on tokio's blocking pool, so it neither blocks the run's task nor
 /// serializes parallel calls; outside a tokio runtime it runs inline. A panic in the body is

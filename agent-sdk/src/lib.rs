@@ -67,54 +67,13 @@ pub mod testing;
 pub mod tool;
 pub mod usage;
 
-pub use agent_macros::{StructuredOutput, agent};
+#[doc = include_str!("../docs/agent.md")]
+pub use agent_macros::agent;
 
-/// Turns a function into a tool a model can call.
-///
-/// The function stays as it is; beside it, `#[tool]` generates a marker type of the same name
-/// implementing [`Tool`] (name, description from the first doc paragraph, argument schema
-/// from the parameters and their `# Arguments` docs) and [`CallTool`] (how the runtime calls
-/// it). Parameters of injected types ([`Context`], [`State`], [`ToolCallId`],
-/// [`StreamWriter`], [`Store`], or any [`Inject`] type) are filled by the runtime and never
-/// shown to the model.
-///
-/// Options, all optional: `#[tool(name = "get_weather", description = "...", strict = true,
-/// return_direct, sequential, timeout = "5s")]`.
-///
-/// * `return_direct`: the tool's output ends the run as the final answer.
-/// * `sequential`: the tool runs alone, never concurrently with other calls of an answer.
-/// * `timeout`: a call that takes longer (`"500ms"`, `"5s"`, `"2m"`, `"1h"`) is cancelled and
-///   reported to the model as [`ToolCallError::TimedOut`], within the tool's retry budget; it
-///   overrides [`AgentBuilder::tool_timeout`](agent::AgentBuilder::tool_timeout).
-///
-/// # Sync and async tools
-///
-/// An `async fn` tool is polled by the run's own task. A plain `fn` tool runs on tokio's
-/// blocking pool ([`tokio::task::spawn_blocking`]), so it may block (file I/O, a sync
-/// database driver, CPU work) without stalling the run: sync calls of one answer overlap like
-/// async ones, and the run's `max_execution_time` and the tool's `timeout` hold while it
-/// blocks. A blocking thread cannot be interrupted: when the deadline passes the run returns
-/// and the call's late result is dropped when it arrives. (Called outside a tokio runtime, a
-/// sync tool runs inline.) The parameters, injected values and, for `&self` methods of an
-/// `#[agent]` impl block, the shared `Arc` of the value move into the blocking task, so
-/// nothing extra is required of them beyond what every tool already needs (`Send +
-/// 'static`).
-///
-/// ```
-/// use agent_sdk::prelude::*;
-///
-/// /// Read a file from the notes folder.
-/// ///
-/// /// # Arguments
-/// /// * `name` - The file name.
-/// #[tool(timeout = "2s")]
-/// fn read_note(name: String) -> Result<String, std::io::Error> {
-///     // Blocking I/O is fine here: this runs on the blocking pool.
-///     std::fs::read_to_string(std::env::temp_dir().join(name))
-/// }
-///
-/// assert_eq!(<read_note as Tool>::TIMEOUT, Some(std::time::Duration::from_secs(2)));
-/// ```
+#[doc = include_str!("../docs/structured_output.md")]
+pub use agent_macros::StructuredOutput;
+
+#[doc = include_str!("../docs/tool.md")]
 pub use agent_macros::tool;
 pub use error::{Error, Result};
 pub use message::{
@@ -124,7 +83,8 @@ pub use model::init_chat_model;
 pub use schema::{Dialect, SchemaError};
 pub use tool::{
     Artifact, CallTool, Context, Inject, InjectError, State, Store, StreamWriter, Tool,
-    ToolCallError, ToolCallId, ToolDefinition, ToolError, ToolOutput, ToolRuntime, WithArtifact,
+    ToolArgument, ToolCallError, ToolCallId, ToolDefinition, ToolError, ToolOutput, ToolRuntime,
+    WithArtifact,
 };
 pub use usage::Usage;
 

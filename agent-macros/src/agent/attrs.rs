@@ -62,58 +62,68 @@ pub fn parse(attr: TokenStream, tools_required: bool) -> Result<AgentAttrs, syn:
     let mut reviews = None;
     let mut protocol = None;
     let mut as_tool = None;
+    let mut tools_written = false;
 
-    let parser = |input: ParseStream<'_>| -> syn::Result<()> {
-        while !input.is_empty() {
-            let key = input.call(Ident::parse_any)?;
-            let name = key.to_string();
-            let result: syn::Result<()> = match name.as_str() {
-                "tools" => parse_tools(input, &key).map(|list| set(&mut tools, list, &key, &mut errors)),
-                "output" => value::<Type>(input, &key).map(|t| set(&mut output, t, &key, &mut errors)),
-                "context" => value::<Type>(input, &key).map(|t| set(&mut context, t, &key, &mut errors)),
-                "state" => value::<Type>(input, &key).map(|t| set(&mut state, t, &key, &mut errors)),
-                "max_turns" => value::<LitInt>(input, &key).and_then(|lit| {
-                    lit.base10_parse::<u32>().map_err(|_| {
-                        syn::Error::new(lit.span(), "`max_turns` is a whole number of model requests, e.g. `max_turns = 10`")
-                    })?;
-                    set(&mut max_turns, lit, &key, &mut errors);
-                    Ok(())
-                }),
-                "instructions" => parse_instructions(input, &key)
-                    .map(|i| set(&mut instructions, i, &key, &mut errors)),
-                "middleware" => parse_middleware(input, &key)
-                    .map(|m| set(&mut middleware, m, &key, &mut errors)),
-                "review" => parse_review(input, &key).map(|r| set(&mut reviews, r, &key, &mut errors)),
-                "protocol" => parse_protocol(input, &key).map(|p| set(&mut protocol, p, &key, &mut errors)),
-                "as_tool" => super::sub_agent::parse(input, &key)
-                    .map(|a| set(&mut as_tool, a, &key, &mut errors)),
-                _ => {
-                    let hint = suggestion(&name)
-                        .map(|s| format!("; did you mean `{s}`?"))
-                        .unwrap_or_default();
-                    errors.push(syn::Error::new(
-                        key.span(),
-                        format!("unknown `#[agent]` key `{name}`{hint} The keys are: {KEYS}"),
-                    ));
+    let parser =
+        |input: ParseStream<'_>| -> syn::Result<()> {
+            while !input.is_empty() {
+                let key = input.call(Ident::parse_any)?;
+                let name = key.to_string();
+                let result: syn::Result<()> =
+                    match name.as_str() {
+                        "tools" => {
+                            tools_written = true;
+                            parse_tools(input, &key)
+                        }
+                        .map(|list| set(&mut tools, list, &key, &mut errors)),
+                        "output" => value::<Type>(input, &key)
+                            .map(|t| set(&mut output, t, &key, &mut errors)),
+                        "context" => value::<Type>(input, &key)
+                            .map(|t| set(&mut context, t, &key, &mut errors)),
+                        "state" => value::<Type>(input, &key)
+                            .map(|t| set(&mut state, t, &key, &mut errors)),
+                        "max_turns" => value::<Expr>(input, &key)
+                            .and_then(|expr| max_turns_value(&expr))
+                            .map(|lit| set(&mut max_turns, lit, &key, &mut errors)),
+                        "instructions" => parse_instructions(input, &key)
+                            .map(|i| set(&mut instructions, i, &key, &mut errors)),
+                        "middleware" => parse_middleware(input, &key)
+                            .map(|m| set(&mut middleware, m, &key, &mut errors)),
+                        "review" => parse_review(input, &key)
+                            .map(|r| set(&mut reviews, r, &key, &mut errors)),
+                        "protocol" => parse_protocol(input, &key)
+                            .map(|p| set(&mut protocol, p, &key, &mut errors)),
+                        "as_tool" => super::sub_agent::parse(input, &key)
+                            .map(|a| set(&mut as_tool, a, &key, &mut errors)),
+                        _ => {
+                            let hint = suggestion(&name)
+                                .map(|s| format!(" (did you mean `{s}`?)"))
+                                .unwrap_or_default();
+                            errors.push(syn::Error::new(
+                                key.span(),
+                                format!(
+                                    "unknown `#[agent]` key `{name}`{hint}; the keys are: {KEYS}"
+                                ),
+                            ));
+                            skip_value(input);
+                            Ok(())
+                        }
+                    };
+                if let Err(e) = result {
+                    errors.push(e);
                     skip_value(input);
-                    Ok(())
                 }
-            };
-            if let Err(e) = result {
-                errors.push(e);
-                skip_value(input);
+                if !input.is_empty() {
+                    input.parse::<Token![,]>()?;
+                }
             }
-            if !input.is_empty() {
-                input.parse::<Token![,]>()?;
-            }
-        }
-        Ok(())
-    };
+            Ok(())
+        };
     if let Err(e) = parser.parse2(attr) {
         errors.push(e);
     }
 
-    if tools_required && tools.is_none() {
+    if tools_required && tools.is_none() && !tools_written {
         errors.push(syn::Error::new(
             Span::call_site(),
             "`#[agent]` needs its tools: write `#[agent(tools(get_weather, book_hotel))]`, or `tools()` for an agent without tools",
@@ -171,6 +181,47 @@ fn parse_tools(input: ParseStream<'_>, key: &Ident) -> syn::Result<(Vec<Path>, S
     let parens = syn::parenthesized!(content in input);
     let list = Punctuated::<Path, Token![,]>::parse_terminated(&content)?;
     Ok((list.into_iter().collect(), parens.span.join()))
+}
+
+/// `max_turns = N`: a whole number from 1 to `u32::MAX`, each mistake said precisely.
+fn max_turns_value(expr: &Expr) -> syn::Result<LitInt> {
+    const RANGE: &str = "`max_turns` is the most model requests of one run, from 1 to 4294967295";
+    match expr {
+        Expr::Lit(ExprLit {
+            lit: Lit::Int(lit), ..
+        }) => match lit.base10_parse::<u64>() {
+            Ok(0) => Err(syn::Error::new(
+                lit.span(),
+                "`max_turns = 0` would end every run before its first model request; write at least `max_turns = 1`",
+            )),
+            Ok(n) if n > u64::from(u32::MAX) => Err(syn::Error::new(
+                lit.span(),
+                format!("`max_turns = {n}` is too large: {RANGE}"),
+            )),
+            Ok(_) if !matches!(lit.suffix(), "" | "u32") => Err(syn::Error::new(
+                lit.span(),
+                format!(
+                    "`max_turns` is a `u32`: write `max_turns = {}`",
+                    lit.base10_digits()
+                ),
+            )),
+            Ok(_) => Ok(lit.clone()),
+            Err(_) => Err(syn::Error::new(
+                lit.span(),
+                format!(
+                    "`{lit}` is not a `u32`: {RANGE}, written without a suffix, e.g. `max_turns = 10`"
+                ),
+            )),
+        },
+        Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => Err(syn::Error::new_spanned(
+            expr,
+            format!("`max_turns` cannot be negative: {RANGE}"),
+        )),
+        other => Err(syn::Error::new_spanned(
+            other,
+            "`max_turns` takes a whole number of model requests, e.g. `max_turns = 10` (not a string or an expression)",
+        )),
+    }
 }
 
 fn parse_instructions(input: ParseStream<'_>, key: &Ident) -> syn::Result<InstructionsAttr> {

@@ -20,6 +20,8 @@ pub struct ToolEntry {
     pub span: Span,
     /// Items to emit for this tool (an alias, or a method tool's marker and impls).
     pub items: TokenStream,
+    /// Whether `make` builds the marker with `Default` (a tool listed by path).
+    pub needs_default: bool,
 }
 
 /// What the expansion is for.
@@ -51,6 +53,7 @@ pub fn path_entries(name: &Ident, tools: &[Path]) -> Vec<ToolEntry> {
                 ty: quote!(#alias),
                 span: path.span(),
                 items,
+                needs_default: true,
             }
         })
         .collect()
@@ -80,7 +83,7 @@ pub fn generate_struct(
     };
     let toolset = generate_toolset(&target, attrs, &entries);
     let builder_ty = builder_type(&sdk, &target, attrs);
-    let output_bound = output_bound(&sdk, attrs);
+    let output_bound = builder_bounds(&sdk, attrs, &entries);
     let configure = configure(&sdk, attrs, docs, quote!(self), &entries)?;
     // The agent is named after its type (`gen_ai.agent.name` on its run spans).
     let agent_name = name.to_string();
@@ -143,8 +146,14 @@ pub fn generate_toolset(
     });
     let parse_arms = entries.iter().map(|e| {
         let (v, ty, sdk) = (&e.variant, &e.ty, respan(&sdk, e.span));
+        // An `if` chain rather than a `match` on the names: a constant pattern of a type
+        // that is not a tool would be a second error beside "not a tool".
         quote_spanned! {e.span=>
-            <#ty as #sdk::Tool>::NAME => #sdk::agent::__support::parse_call::<#ty>(call).map(#call_enum::#v),
+            if name == <#ty as #sdk::Tool>::NAME {
+                return ::core::option::Option::Some(
+                    #sdk::agent::__support::parse_call::<#ty>(call).map(#call_enum::#v),
+                );
+            }
         }
     });
     let sequential_arms = entries.iter().map(|e| {
@@ -175,9 +184,23 @@ pub fn generate_toolset(
             ).await,
         }
     });
+    // A listed type that is not a tool is reported here, once, at the user's token: every
+    // other use of the tool is under a where clause that assumes it (see `tool_bounds`).
     let names = entries.iter().map(|e| {
-        let ty = &e.ty;
-        quote!(<#ty as #sdk::Tool>::NAME)
+        let (ty, sdk) = (&e.ty, respan(&sdk, e.span));
+        quote_spanned!(e.span=> <#ty as #sdk::Tool>::NAME)
+    });
+    // Whether each tool fits the agent's context and state, checked only for tools.
+    let fit_checks = entries.iter().map(|e| {
+        let (ty, sdk) = (&e.ty, respan(&sdk, e.span));
+        quote_spanned! {e.span=>
+            (&#sdk::agent::checks::ToolProbe::<#ty>::new()).probe().fits_agent::<#context, #state>();
+        }
+    });
+    let bounds = tool_bounds(&sdk, attrs, entries);
+    let enum_bounds = entries.iter().map(|e| {
+        let (ty, sdk) = (&e.ty, respan(&sdk, e.span));
+        quote_spanned!(e.span=> for<'__agent_sdk> #ty: #sdk::Tool)
     });
     let duplicate_names = format!(
         "two tools of agent `{name}` have the same name; give one another name with `#[tool(name = \"...\")]`"
@@ -189,6 +212,27 @@ pub fn generate_toolset(
             }
         };
     };
+    // In final-answer-tool mode the output is offered to the model as one more tool.
+    let output_name_check = attrs.output.as_ref().filter(|ty| !is_string(ty)).map(|ty| {
+        let sdk = respan(&sdk, ty.span());
+        let names = entries.iter().map(|e| {
+            let (t, sdk) = (&e.ty, respan(&sdk, e.span));
+            quote_spanned!(e.span=> <#t as #sdk::Tool>::NAME)
+        });
+        let message = format!(
+            "the output `{}` has the same name as one of the tools of agent `{name}`, and the model would see both as tools; rename the tool with `#[tool(name = \"...\")]` or the output with `#[output(name = \"...\")]`",
+            quote!(#ty).to_string().replace(' ', "")
+        );
+        quote_spanned! {ty.span()=>
+            const _: () = {
+                if let ::core::option::Option::Some(output) = <#ty as #sdk::agent::AgentOutput>::FINAL_ANSWER_NAME {
+                    if #sdk::agent::__support::contains_name(&[#(#names),*], output) {
+                        ::core::panic!(#message);
+                    }
+                }
+            };
+        }
+    });
     let parse_body = if entries.is_empty() {
         quote! {
             let _ = call;
@@ -196,10 +240,9 @@ pub fn generate_toolset(
         }
     } else {
         quote! {
-            ::core::option::Option::Some(match call.name.as_str() {
-                #(#parse_arms)*
-                _ => return ::core::option::Option::None,
-            })
+            let name = call.name.as_str();
+            #(#parse_arms)*
+            ::core::option::Option::None
         }
     };
 
@@ -208,13 +251,22 @@ pub fn generate_toolset(
 
         #[doc = #call_enum_doc]
         #[allow(non_camel_case_types)]
-        #vis enum #call_enum {
+        #vis enum #call_enum where #(#enum_bounds,)* {
             #(#[allow(missing_docs)] #enum_variants,)*
         }
 
         #name_check
+        #output_name_check
 
-        impl #sdk::agent::Toolset<#context, #state> for #toolset {
+        const _: () = {
+            #[allow(dead_code, unused_imports, clippy::all)]
+            fn __agent_sdk_check() {
+                use #sdk::agent::checks::{ProbeOther as _, ProbeTool as _};
+                #(#fit_checks)*
+            }
+        };
+
+        impl #sdk::agent::Toolset<#context, #state> for #toolset where #(#bounds,)* {
             type Call = #call_enum;
 
             fn definitions(&self) -> ::std::vec::Vec<#sdk::tool::DefinitionRef> {
@@ -277,13 +329,38 @@ pub fn builder_type(sdk: &TokenStream, target: &Target<'_>, attrs: &AgentAttrs) 
     quote! { #sdk::agent::AgentBuilder<#toolset, #output_ty, #context, #state> }
 }
 
-/// `where Output: AgentOutput`, at the user's type: a bad output type is reported once, there;
-/// the bodies are then checked as if it were fine, instead of failing again at every use.
-pub fn output_bound(sdk: &TokenStream, attrs: &AgentAttrs) -> Option<TokenStream> {
-    attrs.output.as_ref().filter(|ty| !is_string(ty)).map(|ty| {
+/// `where Output: AgentOutput` and the tools' bounds (see [`tool_bounds`]), higher-ranked: the
+/// bodies are checked as if they held, and a bad output type is reported once, at the user's
+/// type, by the output-name check in [`generate_toolset`] (which names `AgentOutput`).
+pub fn builder_bounds(sdk: &TokenStream, attrs: &AgentAttrs, entries: &[ToolEntry]) -> TokenStream {
+    let output = attrs.output.as_ref().filter(|ty| !is_string(ty)).map(|ty| {
         let sdk = respan(sdk, ty.span());
-        quote_spanned! {ty.span()=> where #ty: #sdk::agent::AgentOutput }
-    })
+        quote_spanned! {ty.span()=> for<'__agent_sdk> #ty: #sdk::agent::AgentOutput }
+    });
+    let bounds = output.into_iter().chain(tool_bounds(sdk, attrs, entries));
+    quote!(where #(#bounds,)*)
+}
+
+/// What the generated items assume of each tool: it runs with the agent's context and state
+/// (and, listed by path, is made with `Default`). Higher-ranked, so rustc does not check them
+/// as trivially false bounds: a tool that is not one, or does not fit, is reported once by the
+/// explicit checks in [`generate_toolset`] instead of at every use.
+pub fn tool_bounds(
+    sdk: &TokenStream,
+    attrs: &AgentAttrs,
+    entries: &[ToolEntry],
+) -> Vec<TokenStream> {
+    let (context, state) = context_state(attrs);
+    entries
+        .iter()
+        .map(|e| {
+            let (ty, sdk) = (&e.ty, respan(sdk, e.span));
+            let default = e.needs_default.then(|| quote!(+ ::core::default::Default));
+            quote_spanned! {e.span=>
+                for<'__agent_sdk> #ty: #sdk::CallTool<#context, #state> #default
+            }
+        })
+        .collect()
 }
 
 /// `AgentBuilder::new(model, toolset)` with the attribute's output, instructions and limits.

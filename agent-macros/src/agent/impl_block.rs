@@ -57,10 +57,51 @@ pub fn generate(mut item: ItemImpl, attrs: &AgentAttrs, docs: &str) -> syn::Resu
                     ty: quote!(#marker),
                     span: method.sig.ident.span(),
                     items: tool.items,
+                    needs_default: false,
                 });
             }
             Err(e) => errors.push(e.write_errors()),
         }
+    }
+    // A `#[tool]` method is already a tool of the agent; listing it again is a mistake
+    // (`tools(...)` names the free tools added to the methods).
+    let method_names: Vec<syn::Ident> = item
+        .items
+        .iter()
+        .filter_map(|i| match i {
+            ImplItem::Fn(m)
+                if entries
+                    .iter()
+                    .any(|e| e.variant == codegen::variant_ident(Some(&m.sig.ident))) =>
+            {
+                Some(m.sig.ident.clone())
+            }
+            _ => None,
+        })
+        .collect();
+    for path in &attrs.tools {
+        let segments: Vec<&syn::PathSegment> = path.segments.iter().collect();
+        let method = match segments.as_slice() {
+            [only] => Some(&only.ident),
+            [first, last] if first.ident == "Self" => Some(&last.ident),
+            _ => None,
+        };
+        if let Some(method) = method.filter(|m| method_names.contains(m)) {
+            errors.push(
+                syn::Error::new_spanned(
+                    path,
+                    format!(
+                        "`{method}` is a `#[tool]` method of this impl block, so it is already one of the agent's tools; remove it from `tools(...)`"
+                    ),
+                )
+                .to_compile_error(),
+            );
+        }
+    }
+    if !errors.is_empty() {
+        let mut out = item.to_token_stream();
+        out.extend(errors);
+        return Ok(out);
     }
     entries.extend(codegen::path_entries(&name, &attrs.tools));
     if let Err(e) = codegen::check_duplicates(&attrs.tools, &entries) {
@@ -82,7 +123,7 @@ pub fn generate(mut item: ItemImpl, attrs: &AgentAttrs, docs: &str) -> syn::Resu
     };
     let toolset = codegen::generate_toolset(&target, attrs, &entries);
     let builder_ty = codegen::builder_type(&sdk, &target, attrs);
-    let output_bound = codegen::output_bound(&sdk, attrs);
+    let output_bound = codegen::builder_bounds(&sdk, attrs, &entries);
     let configure = codegen::configure(&sdk, attrs, docs, quote!(#tools_struct(this)), &entries)?;
     // The agent is named after its type (`gen_ai.agent.name` on its run spans).
     let agent_name = name.to_string();

@@ -2,6 +2,8 @@
 
 use darling::util::SpannedValue;
 use darling::{Error, FromMeta};
+
+use crate::text::Text;
 use proc_macro2::Span;
 use syn::spanned::Spanned;
 use syn::{Attribute, Expr, ExprLit, ExprUnary, Lit, UnOp};
@@ -42,8 +44,8 @@ pub fn first_output_attr(attrs: &[Attribute]) -> Option<&syn::Meta> {
 /// `#[output(name = "...", description = "...", validate = path)]` on the type.
 #[derive(FromMeta, Default)]
 struct RawContainer {
-    name: Option<SpannedValue<String>>,
-    description: Option<String>,
+    name: Option<Text>,
+    description: Option<Text>,
     validate: Option<syn::Path>,
 }
 
@@ -59,13 +61,14 @@ impl ContainerAttrs {
         let metas = output_metas(attrs)?;
         let raw = RawContainer::from_list(&metas)?;
         if let Some(name) = &raw.name
-            && let Err(reason) = crate::names::check_provider_name(name, "output", "trip_plan")
+            && let Err(reason) =
+                crate::names::check_provider_name(&name.value(), "output", "trip_plan")
         {
             return Err(Error::custom(reason).with_span(&name.span()));
         }
         Ok(ContainerAttrs {
-            name: raw.name.map(|n| n.as_ref().clone()),
-            description: raw.description,
+            name: raw.name.map(|n| n.value()),
+            description: raw.description.map(|d| d.value()),
             validate: raw.validate,
         })
     }
@@ -79,8 +82,8 @@ struct RawRange {
 
 #[derive(FromMeta)]
 struct RawLength {
-    min: Option<SpannedValue<usize>>,
-    max: Option<SpannedValue<usize>>,
+    min: Option<Expr>,
+    max: Option<Expr>,
 }
 
 /// `#[output(range(..), length(..), pattern = "..", validate = path)]` on a field.
@@ -88,7 +91,7 @@ struct RawLength {
 struct RawField {
     range: Option<SpannedValue<RawRange>>,
     length: Option<SpannedValue<RawLength>>,
-    pattern: Option<syn::LitStr>,
+    pattern: Option<Text>,
     validate: Option<syn::Path>,
 }
 
@@ -116,9 +119,18 @@ impl FieldAttrs {
         let metas = output_metas(attrs)?;
         let raw = RawField::from_list(&metas)?;
         let mut errors = Error::accumulator();
+        // Where `range(...)` / `length(...)` is written (an empty list has no span of its own).
+        let key_span = |key: &str| {
+            metas.iter().find_map(|m| match m {
+                darling::ast::NestedMeta::Meta(meta) if meta.path().is_ident(key) => {
+                    Some(meta.path().span())
+                }
+                _ => None,
+            })
+        };
 
         let range = raw.range.map(|range| {
-            let span = range.span();
+            let span = key_span("range").unwrap_or_else(|| range.span());
             let min = range.min.as_ref().and_then(|e| errors.handle(number(e)));
             let max = range.max.as_ref().and_then(|e| errors.handle(number(e)));
             if range.min.is_none() && range.max.is_none() {
@@ -143,11 +155,16 @@ impl FieldAttrs {
         });
 
         let length = raw.length.map(|length| {
-            // An empty `length()` has no span of its own: point at the attribute.
-            let span = span.unwrap_or_else(|| length.span());
-            let min = length.min.map(|m| *m);
-            let max = length.max.map(|m| *m);
-            if min.is_none() && max.is_none() {
+            let span = key_span("length").unwrap_or_else(|| length.span());
+            let min = length
+                .min
+                .as_ref()
+                .and_then(|e| errors.handle(whole_number(e)));
+            let max = length
+                .max
+                .as_ref()
+                .and_then(|e| errors.handle(whole_number(e)));
+            if length.min.is_none() && length.max.is_none() {
                 errors.push(
                     Error::custom(
                         "`length` needs a bound: `length(min = 1)`, `length(max = 100)` or both",
@@ -176,7 +193,7 @@ impl FieldAttrs {
                         "invalid regular expression: {}",
                         first_line(&e.to_string())
                     ))
-                    .with_span(&lit),
+                    .with_span(&lit.span()),
                 );
             }
             pattern
@@ -200,6 +217,22 @@ fn first_line(message: &str) -> String {
         .find(|l| l.starts_with("error:"))
         .map(|l| l.trim_start_matches("error:").trim().to_string())
         .unwrap_or_else(|| message.lines().next().unwrap_or_default().to_string())
+}
+
+/// A `length` bound: a non-negative whole number literal.
+fn whole_number(expr: &Expr) -> darling::Result<usize> {
+    let parsed = match expr {
+        Expr::Lit(ExprLit {
+            lit: Lit::Int(i), ..
+        }) if i.suffix().is_empty() => i.base10_parse::<usize>().ok(),
+        _ => None,
+    };
+    parsed.ok_or_else(|| {
+        Error::custom(
+            "a `length` bound is a non-negative whole number, e.g. `length(min = 1, max = 100)`",
+        )
+        .with_span(expr)
+    })
 }
 
 /// A number literal, possibly negative.

@@ -73,11 +73,14 @@ pub fn expand(input: &DeriveInput) -> darling::Result<TokenStream> {
     let mut where_clause = where_clause
         .cloned()
         .unwrap_or_else(|| syn::parse_quote!(where));
+    let generic = !input.generics.params.is_empty();
+    // Higher-ranked for a concrete type, so rustc does not report it as a trivially false
+    // bound: a missing derive is reported once, by the assertion below, not also here.
+    let binder = (!generic).then(|| quote!(for<'__agent_sdk>));
     where_clause.predicates.push(syn::parse_quote!(
-        #ident #ty_generics: #sdk::serde::de::DeserializeOwned + #sdk::schemars::JsonSchema
+        #binder #ident #ty_generics: #sdk::serde::de::DeserializeOwned + #sdk::schemars::JsonSchema
             + ::core::marker::Send + 'static
     ));
-    let generic = !input.generics.params.is_empty();
 
     let name_fn = match (&container.name, generic) {
         (Some(name), _) => Some(name.clone()),
@@ -86,6 +89,9 @@ pub fn expand(input: &DeriveInput) -> darling::Result<TokenStream> {
     }
     .map(|name| {
         quote! {
+            const OUTPUT_NAME: ::core::option::Option<&'static str> =
+                ::core::option::Option::Some(#name);
+
             fn output_name() -> ::std::borrow::Cow<'static, str> {
                 ::std::borrow::Cow::Borrowed(#name)
             }

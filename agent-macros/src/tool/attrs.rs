@@ -1,21 +1,26 @@
 //! The arguments of `#[tool(...)]`.
 
-use darling::util::{Flag, SpannedValue};
 use darling::{Error, FromMeta};
 
+use super::flag::Switch;
+use crate::text::Text;
 use crate::{docs, names};
 
 /// `#[tool(name = "...", description = "...", strict = bool, return_direct, sequential,
 /// idempotent, timeout = "5s")]`.
 #[derive(FromMeta, Default)]
 struct RawToolAttrs {
-    name: Option<SpannedValue<String>>,
-    description: Option<String>,
-    strict: Option<bool>,
-    return_direct: Flag,
-    sequential: Flag,
-    idempotent: Flag,
-    timeout: Option<syn::LitStr>,
+    name: Option<Text>,
+    description: Option<Text>,
+    #[darling(default)]
+    strict: Switch,
+    #[darling(default)]
+    return_direct: Switch,
+    #[darling(default)]
+    sequential: Switch,
+    #[darling(default)]
+    idempotent: Switch,
+    timeout: Option<Text>,
 }
 
 /// The checked tool attributes, with doc-comment defaults applied.
@@ -41,10 +46,12 @@ impl ToolAttrs {
 
         let name = match raw.name {
             Some(name) => {
-                if let Err(reason) = names::check_provider_name(&name, "tool", "get_weather") {
+                if let Err(reason) =
+                    names::check_provider_name(&name.value(), "tool", "get_weather")
+                {
                     errors.push(Error::custom(reason).with_span(&name.span()));
                 }
-                name.as_ref().clone()
+                name.value()
             }
             None => {
                 let ident = fn_ident.to_string();
@@ -54,18 +61,31 @@ impl ToolAttrs {
 
         let doc_lines = docs::doc_lines(fn_attrs);
         let description = match raw.description {
-            Some(d) => d,
-            None => docs::first_paragraph(&doc_lines),
+            Some(d) if d.value().trim().is_empty() => {
+                errors.push(
+                    Error::custom(
+                        "`description` is empty: say what the tool does, the model reads it to \
+                         decide when to call the tool (or remove it to use the doc comment)",
+                    )
+                    .with_span(&d.span()),
+                );
+                d.value()
+            }
+            Some(d) => d.value(),
+            None => {
+                let d = docs::first_paragraph(&doc_lines);
+                if d.trim().is_empty() {
+                    errors.push(
+                        Error::custom(
+                            "a tool needs a description the model can read: add a `///` doc \
+                             comment to the function, or `#[tool(description = \"...\")]`",
+                        )
+                        .with_span(fn_ident),
+                    );
+                }
+                d
+            }
         };
-        if description.trim().is_empty() {
-            errors.push(
-                Error::custom(
-                    "a tool needs a description the model can read: add a `///` doc comment \
-                     to the function, or `#[tool(description = \"...\")]`",
-                )
-                .with_span(fn_ident),
-            );
-        }
 
         let timeout_ms = raw
             .timeout
@@ -80,10 +100,10 @@ impl ToolAttrs {
         errors.finish_with(ToolAttrs {
             name,
             description,
-            strict: raw.strict.unwrap_or(false),
-            return_direct: raw.return_direct.is_present(),
-            sequential: raw.sequential.is_present(),
-            idempotent: raw.idempotent.is_present(),
+            strict: raw.strict.is_on(),
+            return_direct: raw.return_direct.is_on(),
+            sequential: raw.sequential.is_on(),
+            idempotent: raw.idempotent.is_on(),
             timeout_ms,
         })
     }

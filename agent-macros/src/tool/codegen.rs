@@ -91,17 +91,30 @@ pub fn generate(target: &Target<'_>, attrs: &ToolAttrs, sig: &Signature) -> Toke
         .map(|p| &p.ident)
         .collect();
 
-    // Each model-filled type must be a tool argument; checked at the type's span so the error
-    // points at the user's parameter.
-    let arg_checks = sig.params.iter().filter_map(|p| {
-        let ParamKind::Model { .. } = p.kind else {
-            return None;
-        };
-        let ty = &p.ty;
-        Some(quote_spanned! {ty.span()=>
-            #sdk::__private::assert_tool_argument::<#ty>();
-        })
+    // Each model-filled type must be a tool argument. The check is made once, at the user's
+    // type; the generated items assume it through a higher-ranked where clause (which rustc
+    // does not check on its own as a trivially false bound), so a type without the derives is
+    // one error, not one per derive and per use.
+    let model_tys: Vec<&Type> = sig
+        .params
+        .iter()
+        .filter(|p| matches!(p.kind, ParamKind::Model { .. }))
+        .map(|p| &p.ty)
+        .collect();
+    let arg_checks = model_tys.iter().map(|ty| {
+        let sdk = respan(&sdk, ty.span());
+        quote_spanned! {ty.span()=>
+            const _: () = #sdk::tool::tool_argument::<#ty>();
+        }
     });
+    let arg_bounds: Vec<TokenStream> = model_tys
+        .iter()
+        .map(|ty| {
+            let sdk = respan(&sdk, ty.span());
+            quote_spanned! {ty.span()=> for<'__agent_sdk> #ty: #sdk::ToolArgument }
+        })
+        .collect();
+    let args_where = (!arg_bounds.is_empty()).then(|| quote!(where #(#arg_bounds,)*));
 
     // Injected parameters: extracted before the future starts, so the future owns them.
     let injected: Vec<_> = sig
@@ -152,10 +165,10 @@ pub fn generate(target: &Target<'_>, attrs: &ToolAttrs, sig: &Signature) -> Toke
         .map(|t| t.span())
         .unwrap_or_else(|| fn_ident.span());
     let finish = if sig.returns_result {
-        quote_spanned! {ret_span=> #sdk::__private::finish(#name, __agent_sdk_out) }
+        quote_spanned! {ret_span=> #sdk::tool::tool_result(#name, __agent_sdk_out) }
     } else {
         quote_spanned! {ret_span=>
-            #sdk::__private::finish(
+            #sdk::tool::tool_result(
                 #name,
                 ::core::result::Result::<_, #sdk::__private::Infallible>::Ok(__agent_sdk_out),
             )
@@ -221,11 +234,13 @@ pub fn generate(target: &Target<'_>, attrs: &ToolAttrs, sig: &Signature) -> Toke
         #[serde(crate = #serde_crate, deny_unknown_fields)]
         #[schemars(crate = #schemars_crate)]
         #[allow(missing_docs)]
-        #vis struct #args_ident {
+        #vis struct #args_ident #args_where {
             #(#fields)*
         }
 
-        impl #sdk::Tool for #marker {
+        #(#arg_checks)*
+
+        impl #sdk::Tool for #marker #args_where {
             const NAME: &'static str = #name;
             const RETURN_DIRECT: bool = #return_direct;
             const SEQUENTIAL: bool = #sequential;
@@ -234,7 +249,6 @@ pub fn generate(target: &Target<'_>, attrs: &ToolAttrs, sig: &Signature) -> Toke
             type Args = #args_ident;
 
             fn definition() -> &'static #sdk::ToolDefinition {
-                #(#arg_checks)*
                 static DEFINITION: #sdk::__private::OnceLock<#sdk::ToolDefinition> =
                     #sdk::__private::OnceLock::new();
                 DEFINITION.get_or_init(|| {
@@ -246,6 +260,7 @@ pub fn generate(target: &Target<'_>, attrs: &ToolAttrs, sig: &Signature) -> Toke
         impl<__C, __S> #sdk::CallTool<__C, __S> for #marker
         where
             #(#inject_bounds,)*
+            #(#arg_bounds,)*
         {
             #[allow(clippy::manual_async_fn)]
             fn call(
@@ -265,4 +280,16 @@ pub fn generate(target: &Target<'_>, attrs: &ToolAttrs, sig: &Signature) -> Toke
             }
         }
     }
+}
+
+/// `tokens` with every span set to `span`, so errors about them point at the user's tokens.
+fn respan(tokens: &TokenStream, span: proc_macro2::Span) -> TokenStream {
+    tokens
+        .clone()
+        .into_iter()
+        .map(|mut tt| {
+            tt.set_span(span);
+            tt
+        })
+        .collect()
 }

@@ -6,6 +6,7 @@
 
 mod attrs;
 mod codegen;
+mod flag;
 mod params;
 
 use darling::Error;

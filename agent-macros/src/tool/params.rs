@@ -6,6 +6,7 @@ use quote::ToTokens;
 use syn::{Attribute, FnArg, Ident, Pat, ReturnType, Type};
 
 use crate::docs;
+use crate::text::Text;
 
 /// The SDK's extractor types: parameters of these types are injected without `#[inject]`.
 const EXTRACTORS: &[&str] = &["Context", "State", "Store", "ToolCallId", "StreamWriter"];
@@ -13,8 +14,8 @@ const EXTRACTORS: &[&str] = &["Context", "State", "Store", "ToolCallId", "Stream
 /// `#[arg(description = "...", rename = "...")]` on a parameter.
 #[derive(FromMeta, Default)]
 struct ArgAttrs {
-    description: Option<String>,
-    rename: Option<String>,
+    description: Option<Text>,
+    rename: Option<Text>,
 }
 
 /// How a parameter gets its value.
@@ -154,7 +155,7 @@ impl Signature {
 }
 
 /// An error covering all of `node`'s tokens (darling's own spans cover only the first token).
-fn spanned<T: quote::ToTokens>(node: &T, message: &str) -> Error {
+fn spanned<T: quote::ToTokens + ?Sized>(node: &T, message: &str) -> Error {
     syn::Error::new_spanned(node, message).into()
 }
 
@@ -246,6 +247,14 @@ fn classify(
         errors.push(spanned(&ty, message));
         return None;
     }
+    if let Some(reference) = find_borrow(&ty) {
+        errors.push(spanned(
+            reference,
+            "a tool parameter must be an owned type (`Vec<String>`, not `Vec<&str>`): the \
+             model's arguments are parsed into owned values",
+        ));
+        return None;
+    }
     if contains_impl_trait(&ty) {
         errors.push(spanned(
             &ty,
@@ -295,16 +304,36 @@ fn classify(
                 .unwrap_or(&rust_name)
                 .to_string();
             let arg = arg.map(|(arg, _)| arg).unwrap_or_default();
+            if let Some(rename) = &arg.rename
+                && let Err(reason) = check_property_name(&rename.value())
+            {
+                errors.push(Error::custom(reason).with_span(&rename.span()));
+            }
+            if let Some(description) = &arg.description
+                && description.value().trim().is_empty()
+            {
+                errors.push(
+                    Error::custom(
+                        "`description` is empty: say what the model should put in this \
+                         argument, or remove it",
+                    )
+                    .with_span(&description.span()),
+                );
+            }
             let from_section = section
                 .iter()
                 .find(|(name, _)| *name == rust_name)
                 .map(|(_, d)| d.clone());
             let description = arg
                 .description
+                .map(|d| d.value())
                 .or_else(|| (!taken.doc.is_empty()).then_some(taken.doc))
                 .or(from_section)
                 .filter(|d| !d.is_empty());
-            let json_name = arg.rename.unwrap_or_else(|| rust_name.clone());
+            let json_name = arg
+                .rename
+                .map(|r| r.value())
+                .unwrap_or_else(|| rust_name.clone());
             Some(Param {
                 ident,
                 ty,
@@ -362,7 +391,24 @@ fn check_arguments_section(
     attrs: &[Attribute],
     errors: &mut darling::error::Accumulator,
 ) {
-    for (name, _) in section {
+    for (index, (name, _)) in section.iter().enumerate() {
+        if section[..index].iter().any(|(earlier, _)| earlier == name) {
+            let needle = format!("`{name}`");
+            let docs: Vec<&Attribute> = attrs
+                .iter()
+                .filter(|a| {
+                    a.path().is_ident("doc") && a.to_token_stream().to_string().contains(&needle)
+                })
+                .collect();
+            let message = format!(
+                "`{name}` is described twice in the `# Arguments` section; keep one line for it"
+            );
+            match docs.get(1).or(docs.first()) {
+                Some(attr) => errors.push(spanned(*attr, &message)),
+                None => errors.push(Error::custom(message)),
+            }
+            continue;
+        }
         let known = params.iter().any(|p| {
             let ident = p.ident.to_string();
             ident.strip_prefix("r#").unwrap_or(&ident) == name
@@ -398,5 +444,48 @@ fn check_duplicate_names(params: &[Param], errors: &mut darling::error::Accumula
             }
             seen.push(json_name);
         }
+    }
+}
+
+/// The first borrowed part of a parameter type (`&str` in `Vec<&str>`, `'a` in `Cow<'a, str>`).
+fn find_borrow(ty: &Type) -> Option<&dyn ToTokens> {
+    match ty {
+        Type::Reference(r) => Some(r as &dyn ToTokens),
+        Type::Array(a) => find_borrow(&a.elem),
+        Type::Slice(s) => find_borrow(&s.elem),
+        Type::Paren(p) => find_borrow(&p.elem),
+        Type::Group(g) => find_borrow(&g.elem),
+        Type::Tuple(t) => t.elems.iter().find_map(find_borrow),
+        Type::Path(p) => p.path.segments.iter().find_map(|seg| match &seg.arguments {
+            syn::PathArguments::AngleBracketed(args) => {
+                args.args.iter().find_map(|arg| match arg {
+                    syn::GenericArgument::Type(t) => find_borrow(t),
+                    syn::GenericArgument::Lifetime(l) if l.ident != "static" => {
+                        Some(l as &dyn ToTokens)
+                    }
+                    _ => None,
+                })
+            }
+            _ => None,
+        }),
+        _ => None,
+    }
+}
+
+/// A JSON property name every provider accepts: 1 to 64 ASCII letters, digits, `_`, `.`
+/// and `-` (Anthropic's rule for `input_schema` properties, the strictest).
+fn check_property_name(name: &str) -> Result<(), String> {
+    let ok = !name.is_empty()
+        && name.len() <= 64
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'));
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "invalid argument name {name:?}: providers accept 1 to 64 ASCII letters, digits, \
+             `_`, `.` and `-` as property names (e.g. \"start_date\")"
+        ))
     }
 }

@@ -5,7 +5,7 @@
 //! instructions, limits and policies. [`Agent::run`] drives the loop:
 //!
 //! * every decision — go on, stop at a limit, ask for a correction, give up on a tool — is made
-//!   by a small synchronous state machine ([`machine`]), tested without I/O;
+//!   by a small synchronous state machine (the hidden `machine` module), tested without I/O;
 //! * tool calls of one answer run concurrently up to a cap, a `sequential` tool alone; their
 //!   results are appended in the order the model emitted the calls, and their state updates
 //!   are applied in that order after each batch;
@@ -47,6 +47,9 @@ mod hooks;
 mod input;
 mod instructions;
 mod limits;
+// The loop's decisions, without I/O: public so its own test suite (tests/agent_machine.rs)
+// drives it, hidden from the documented API (users see its effects through `Agent`).
+#[doc(hidden)]
 pub mod machine;
 mod output;
 mod output_tap;
@@ -77,6 +80,9 @@ pub use snapshot::RunSnapshot;
 pub use stream::{AgentEvent, AgentStream};
 pub use thread::{NOT_COMPLETED, Thread, ThreadError, ThreadState, ThreadStatus};
 pub use toolset::{NoCall, NoTools, Toolset};
+
+#[doc(hidden)]
+pub mod checks;
 
 /// Support code for `#[agent]` expansions. Not a public API: it may change in any release.
 #[doc(hidden)]
@@ -116,6 +122,18 @@ pub mod __support {
                     return true;
                 }
                 j += 1;
+            }
+            i += 1;
+        }
+        false
+    }
+
+    /// Whether `name` is one of `names`, at compile time.
+    pub const fn contains_name(names: &[&str], name: &str) -> bool {
+        let mut i = 0;
+        while i < names.len() {
+            if str_eq(names[i], name) {
+                return true;
             }
             i += 1;
         }

@@ -21,10 +21,15 @@ pub trait AgentOutput: Send + 'static {
 
     /// The default spec.
     fn output_spec() -> Self::Spec;
+
+    /// The name of the final-answer tool, when known at compile time.
+    #[doc(hidden)]
+    const FINAL_ANSWER_NAME: Option<&'static str> = None;
 }
 
 impl<T: StructuredOutput> AgentOutput for T {
     type Spec = StructuredSpec<T>;
+    const FINAL_ANSWER_NAME: Option<&'static str> = T::OUTPUT_NAME;
 
     fn output_spec() -> StructuredSpec<T> {
         StructuredSpec::default()

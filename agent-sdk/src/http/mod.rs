@@ -10,22 +10,30 @@
 //!   to a host other than the loopback interface.
 //! * [`ResponseLimits`]: caps on body, event, stream and tool-call sizes against hostile
 //!   or broken servers.
-//! * [`sse`]: Server-Sent Events decoding of a response body.
-//! * [`status`]: mapping an HTTP status, headers and a provider's error body to a
-//!   [`ModelError`](crate::model::ModelError).
+//! * Server-Sent Events decoding and the mapping of HTTP errors to
+//!   [`ModelError`](crate::model::ModelError) are shared by the providers and hidden from
+//!   this documentation.
 
 mod guard;
 pub(crate) mod limits;
 mod rate_limit;
 mod retry;
 pub(crate) mod secret;
+// Wire-level helpers the providers share; public for provider authors and their tests, hidden
+// from the documented API.
+#[doc(hidden)]
 pub mod sse;
+#[doc(hidden)]
 pub mod status;
 mod transport;
 
-pub use guard::{allow_real_network, check_url, deny_real_network, is_real_network_denied};
+#[doc(hidden)]
+pub use guard::check_url;
+pub use guard::{allow_real_network, deny_real_network, is_real_network_denied};
 pub use limits::{ResponseLimit, ResponseLimits};
 pub use rate_limit::{RateLimit, RateLimitPermit, RateLimiter};
 pub use retry::{RetryPolicy, retry};
 pub use secret::ApiKey;
-pub use transport::{Timeouts, map_body_error, map_reqwest_error};
+pub use transport::Timeouts;
+#[doc(hidden)]
+pub use transport::{map_body_error, map_reqwest_error};

@@ -33,7 +33,7 @@ pub trait OutputJsonSchema {}
 impl<T: JsonSchema> OutputJsonSchema for T {}
 
 /// Checks the supertraits of `StructuredOutput` with messages that name the missing derive.
-pub const fn assert_output_bounds<T: OutputDeserialize + OutputJsonSchema>() {}
+pub const fn assert_output_bounds<T: OutputDeserialize + OutputJsonSchema + Send + 'static>() {}
 
 /// Wraps a field value to pick, by auto-ref, nested validation when the field's type is a
 /// structured output and nothing otherwise.

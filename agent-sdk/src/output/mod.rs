@@ -35,8 +35,10 @@ pub use validate::{
     LengthKind, LengthValue, PatternValue, RangeValue, Validation, ValidationError, Violation,
 };
 
+/// Support for `#[derive(StructuredOutput)]` expansions (the compile-time checks a user's
+/// type is reported against, and the validation helpers). Not a public API.
 #[doc(hidden)]
-pub mod __derive {
+pub mod derive {
     pub use super::derive_support::*;
 }
 

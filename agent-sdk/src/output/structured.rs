@@ -45,6 +45,11 @@ use crate::schema::canonical_schema_for;
     note = "add `#[derive(Deserialize, JsonSchema, StructuredOutput)]` to the definition of `{Self}`"
 )]
 pub trait StructuredOutput: DeserializeOwned + JsonSchema + Send + 'static {
+    /// [`output_name`](Self::output_name) when it is known at compile time (set by the
+    /// derive), so `#[agent]` can refuse an output named like one of its tools.
+    #[doc(hidden)]
+    const OUTPUT_NAME: Option<&'static str> = None;
+
     /// The name given to the provider (response-format name, final-answer tool name):
     /// letters, digits, `_` and `-` only.
     fn output_name() -> Cow<'static, str> {

@@ -189,3 +189,17 @@ impl From<&str> for ToolError {
         ToolError::new(message)
     }
 }
+
+/// Converts what a `#[tool]` function returned into the tool's result. Used by `#[tool]`
+/// (errors about a return type that cannot be a tool result name it); not a public API.
+#[doc(hidden)]
+pub fn tool_result<R: IntoToolResult>(
+    tool: &str,
+    out: R,
+) -> Result<ToolOutput, super::ToolCallError> {
+    out.into_tool_result()
+        .map_err(|source| super::ToolCallError::Failed {
+            tool: tool.to_string(),
+            source,
+        })
+}

@@ -1,0 +1,9 @@
+use agent_sdk::prelude::*;
+
+/// A planner.
+#[agent(tools())]
+struct Planner<T> {
+    inner: T,
+}
+
+fn main() {}

@@ -1,0 +1,17 @@
+use agent_sdk::prelude::*;
+
+struct Db {
+    rows: Vec<String>,
+}
+
+/// Answers from the database.
+#[agent]
+impl Db {
+    /// Count the rows.
+    #[tool]
+    fn count(self) -> usize {
+        self.rows.len()
+    }
+}
+
+fn main() {}

@@ -1,0 +1,7 @@
+use agent_sdk::prelude::*;
+
+/// A planner.
+#[agent(tools(), max_turns = 10u64)]
+struct Planner;
+
+fn main() {}

@@ -1,0 +1,7 @@
+use agent_sdk::prelude::*;
+
+/// A planner.
+#[agent(tools(), max_turns = 5000000000)]
+struct Planner;
+
+fn main() {}

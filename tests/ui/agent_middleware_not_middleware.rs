@@ -1,0 +1,7 @@
+use agent_sdk::prelude::*;
+
+/// A planner.
+#[agent(tools(), middleware(42))]
+struct Planner;
+
+fn main() {}

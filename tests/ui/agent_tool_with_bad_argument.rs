@@ -1,0 +1,17 @@
+use agent_sdk::prelude::*;
+
+struct Address {
+    street: String,
+}
+
+/// Ship a parcel.
+#[tool]
+fn ship(to: Address) -> String {
+    to.street
+}
+
+/// A planner.
+#[agent(tools(ship))]
+struct Planner;
+
+fn main() {}

@@ -1,0 +1,16 @@
+use agent_sdk::prelude::*;
+
+/// Search the web.
+///
+/// # Arguments
+/// * `query` - What to look for.
+#[tool]
+fn search(query: String) -> String {
+    query
+}
+
+/// A planner.
+#[agent(tools = [search])]
+struct Planner;
+
+fn main() {}

@@ -1,0 +1,10 @@
+use agent_sdk::prelude::*;
+
+/// A review.
+#[derive(Deserialize, JsonSchema, StructuredOutput)]
+#[output(description = 5)]
+struct Review {
+    title: String,
+}
+
+fn main() {}

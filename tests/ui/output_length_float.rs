@@ -1,0 +1,10 @@
+use agent_sdk::prelude::*;
+
+/// A review.
+#[derive(Deserialize, JsonSchema, StructuredOutput)]
+struct Review {
+    #[output(length(max = 2.5))]
+    title: String,
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use agent_sdk::prelude::*;
+
+/// A review.
+#[derive(StructuredOutput)]
+struct Review {
+    title: String,
+}
+
+fn main() {}

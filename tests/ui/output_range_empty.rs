@@ -1,0 +1,10 @@
+use agent_sdk::prelude::*;
+
+/// A review.
+#[derive(Deserialize, JsonSchema, StructuredOutput)]
+struct Review {
+    #[output(range())]
+    score: u8,
+}
+
+fn main() {}

@@ -1,0 +1,14 @@
+use agent_sdk::prelude::*;
+
+#[derive(Deserialize)]
+struct Address {
+    street: String,
+}
+
+/// Do something.
+#[tool]
+fn ship(to: Address) -> String {
+    to.street
+}
+
+fn main() {}

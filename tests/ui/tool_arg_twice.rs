@@ -1,0 +1,9 @@
+use agent_sdk::prelude::*;
+
+/// Do something.
+#[tool]
+fn greet(#[arg(description = "Who.")] #[arg(rename = "who")] name: String) -> String {
+    name
+}
+
+fn main() {}

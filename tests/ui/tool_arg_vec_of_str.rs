@@ -1,0 +1,9 @@
+use agent_sdk::prelude::*;
+
+/// Do something.
+#[tool]
+fn join(words: Vec<&str>) -> String {
+    words.concat()
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use agent_sdk::prelude::*;
+
+/// Do something.
+#[tool(description = "")]
+fn ping() -> String {
+    String::new()
+}
+
+fn main() {}

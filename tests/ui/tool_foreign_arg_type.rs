@@ -1,0 +1,9 @@
+use agent_sdk::prelude::*;
+
+/// Do something.
+#[tool]
+fn connect(addr: std::net::TcpStream) -> String {
+    format!("{addr:?}")
+}
+
+fn main() {}

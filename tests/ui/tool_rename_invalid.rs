@@ -1,0 +1,9 @@
+use agent_sdk::prelude::*;
+
+/// Do something.
+#[tool]
+fn book(#[arg(rename = "start date")] start: String) -> String {
+    start
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use agent_sdk::prelude::*;
+
+/// Do something.
+#[tool(sequential(true))]
+fn ping() -> String {
+    String::new()
+}
+
+fn main() {}

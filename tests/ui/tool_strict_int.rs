@@ -1,0 +1,9 @@
+use agent_sdk::prelude::*;
+
+/// Do something.
+#[tool(strict = 1)]
+fn ping() -> String {
+    String::new()
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use agent_sdk::prelude::*;
+
+/// Do something.
+#[tool(timeout = 5)]
+async fn ping() -> String {
+    String::new()
+}
+
+fn main() {}

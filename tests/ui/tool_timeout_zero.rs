@@ -1,0 +1,9 @@
+use agent_sdk::prelude::*;
+
+/// Do something.
+#[tool(timeout = "0s")]
+async fn ping() -> String {
+    String::new()
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use agent_sdk::prelude::*;
+
+/// Do something.
+#[tool]
+unsafe fn peek(addr: u64) -> u64 {
+    addr
+}
+
+fn main() {}
