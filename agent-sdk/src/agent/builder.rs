@@ -331,6 +331,9 @@ where
     /// ```
     pub fn protocol(mut self, protocol: ToolProtocol) -> Self {
         self.parts.protocol = Some(protocol);
+        self
+    }
+
     /// Names the agent: `gen_ai.agent.name` of its runs' `invoke_agent` spans (`#[agent]`
     /// names it after its type).
     pub fn name(mut self, name: impl Into<Arc<str>>) -> Self {
