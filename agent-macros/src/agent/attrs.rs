@@ -268,7 +268,7 @@ fn skip_value(input: ParseStream<'_>) {
 
 /// The closest known key, for typos.
 fn suggestion(name: &str) -> Option<&'static str> {
-    const ALL: [&str; 9] = [
+    const ALL: [&str; 10] = [
         "tools",
         "output",
         "context",
