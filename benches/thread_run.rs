@@ -17,6 +17,9 @@
 //! Backends: `memory` (`InMemoryCheckpointer`) and `sqlite` (`SqliteCheckpointer`, a file in
 //! a temporary directory, WAL, `synchronous = NORMAL`).
 //!
+//! After each criterion group, a table gives CPU time per run (getrusage: every thread of the
+//! process, including sqlx's SQLite worker) beside wall time, in interleaved rounds.
+//!
 //! Run: `cargo bench --bench thread_run`
 
 use std::hint::black_box;
@@ -86,6 +89,7 @@ struct Setup {
     plain: AdderAgent,
     memory: AdderAgent,
     sqlite: AdderAgent,
+    sqlite_checkpointer: Arc<dyn Checkpointer>,
 }
 
 fn agents(
@@ -116,7 +120,8 @@ fn agents(
     Setup {
         plain: build(None),
         memory: build(Some(memory)),
-        sqlite: build(Some(sqlite)),
+        sqlite: build(Some(Arc::clone(&sqlite))),
+        sqlite_checkpointer: sqlite,
     }
 }
 
@@ -178,6 +183,111 @@ fn group(c: &mut Criterion, rt: &tokio::runtime::Runtime, name: &str, setup: &Se
         });
     }
     g.finish();
+    cpu_table(rt, name, setup);
+}
+
+/// Process CPU time (user + system, every thread: the runtime's and sqlx's SQLite worker).
+fn cpu_now() -> std::time::Duration {
+    // SAFETY: getrusage writes into the zeroed struct we own.
+    let usage = unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_SELF, &mut usage);
+        usage
+    };
+    let tv = |t: libc::timeval| {
+        std::time::Duration::from_secs(t.tv_sec as u64)
+            + std::time::Duration::from_micros(t.tv_usec as u64)
+    };
+    tv(usage.ru_utime) + tv(usage.ru_stime)
+}
+
+/// CPU time per run, in interleaved rounds: on a shared, loaded machine wall time mostly
+/// measures waiting for a core (each SQLite statement hops to sqlx's worker thread), CPU time
+/// what the work costs.
+fn cpu_table(rt: &tokio::runtime::Runtime, name: &str, setup: &Setup) {
+    const RUNS: usize = 200;
+    const ROUNDS: usize = 5;
+    let mut cpu = [std::time::Duration::ZERO; 3];
+    let mut wall = [std::time::Duration::ZERO; 3];
+    for _ in 0..ROUNDS {
+        for (i, agent) in [&setup.plain, &setup.memory, &setup.sqlite]
+            .into_iter()
+            .enumerate()
+        {
+            let ids: Vec<String> = (0..RUNS)
+                .map(|_| {
+                    if i == 0 {
+                        String::new()
+                    } else {
+                        fork(rt, agent)
+                    }
+                })
+                .collect();
+            let (c0, w0) = (cpu_now(), std::time::Instant::now());
+            for id in ids {
+                rt.block_on(async {
+                    if i == 0 {
+                        let input = Input::with_history(history(), "2 + 3?");
+                        black_box(agent.run(input, ()).await.unwrap());
+                    } else {
+                        black_box(agent.thread(id).run("2 + 3?", ()).await.unwrap());
+                    }
+                });
+            }
+            cpu[i] += cpu_now() - c0;
+            wall[i] += w0.elapsed();
+        }
+    }
+    let per = |d: std::time::Duration| d.as_secs_f64() * 1e6 / (RUNS * ROUNDS) as f64;
+    println!("\n{name}: per run, {ROUNDS} interleaved rounds of {RUNS} runs");
+    for (i, label) in ["no checkpointer", "thread, memory", "thread, sqlite"]
+        .into_iter()
+        .enumerate()
+    {
+        println!(
+            "  {label:<16} CPU {:>8.1} µs ({:.2}x)   wall {:>8.1} µs ({:.2}x)",
+            per(cpu[i]),
+            per(cpu[i]) / per(cpu[0]),
+            per(wall[i]),
+            per(wall[i]) / per(wall[0]),
+        );
+    }
+    println!(
+        "  threads resumed per second (SQLite, wall): {:.0}",
+        1e6 / per(wall[2])
+    );
+
+    // The SQLite checkpointer alone: one `put` appending one message, and one `latest` of a
+    // 10-message thread — a run in a thread does four puts and one latest.
+    let cp = &setup.sqlite_checkpointer;
+    let id = format!("puts-{name}");
+    let state = serde_json::json!({});
+    let message = [Message::assistant("the sum is 5")];
+    let first = rt
+        .block_on(cp.put(CheckpointWrite::first(&id, &message, &state)))
+        .unwrap();
+    let mut step = first.step;
+    let (c0, w0) = (cpu_now(), std::time::Instant::now());
+    for _ in 0..RUNS {
+        step = rt
+            .block_on(cp.put(CheckpointWrite::next(&id, step, &message, &state)))
+            .unwrap()
+            .step;
+    }
+    let (put_cpu, put_wall) = (cpu_now() - c0, w0.elapsed());
+    let (c0, w0) = (cpu_now(), std::time::Instant::now());
+    for _ in 0..RUNS {
+        black_box(rt.block_on(cp.latest("template")).unwrap());
+    }
+    let (get_cpu, get_wall) = (cpu_now() - c0, w0.elapsed());
+    let one = |d: std::time::Duration| d.as_secs_f64() * 1e6 / RUNS as f64;
+    println!(
+        "  sqlite put: CPU {:.1} µs, wall {:.1} µs; latest (10 messages): CPU {:.1} µs, wall {:.1} µs",
+        one(put_cpu),
+        one(put_wall),
+        one(get_cpu),
+        one(get_wall)
+    );
 }
 
 fn bench(c: &mut Criterion) {
