@@ -69,12 +69,13 @@ enum Piece {
 ///
 /// ```
 /// use agent_sdk::protocol::react::{ReactPrompt, TemplateError};
+/// use agent_sdk::tool::ToolDefinition;
 ///
 /// assert!(matches!(
 ///     ReactPrompt::with_template("Tools: {tools}\n{scratchpad}"),
 ///     Err(TemplateError::MissingPlaceholder("format_instructions"))
 /// ));
-/// let prompt = ReactPrompt::default().render(&[], &[]);
+/// let prompt = ReactPrompt::default().render::<ToolDefinition>(&[], &[]);
 /// assert!(prompt.contains("Final Answer:"));
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
