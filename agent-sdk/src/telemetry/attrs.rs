@@ -77,6 +77,7 @@ pub(crate) fn run_error_type(error: &RunErrorKind) -> &'static str {
         RunErrorKind::Resume(_) => "resume",
         RunErrorKind::Interrupted { .. } => "interrupted",
         RunErrorKind::Cost(_) => "unpriced_model",
+        RunErrorKind::Thread(_) => "thread",
     }
 }
 
