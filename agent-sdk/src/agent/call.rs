@@ -8,7 +8,6 @@ use std::time::Duration;
 
 use futures::FutureExt;
 use serde_json::Value;
-use tracing::Instrument;
 
 use super::builder::Agent;
 use super::dyn_tool::{SharedDynTool, json_arguments};
@@ -149,7 +148,8 @@ where
             .await
         }
     };
-    let caught = AssertUnwindSafe(work.instrument(span.clone())).catch_unwind();
+    let caught =
+        AssertUnwindSafe(crate::telemetry::spans::InSpan::new(work, span.clone())).catch_unwind();
     let outcome = match timeout {
         None => Some(caught.await),
         Some(after) => tokio::time::timeout(after, caught).await.ok(),

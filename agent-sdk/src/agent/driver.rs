@@ -10,7 +10,6 @@ use std::time::Duration;
 use futures::StreamExt;
 use tokio::sync::mpsc::UnboundedSender;
 use tokio::time::Instant;
-use tracing::Instrument;
 
 use super::builder::Agent;
 use super::call::{Planned, group_ranges, plan, run_call, tool_message};
@@ -76,12 +75,12 @@ impl Record {
 }
 
 /// Runs the loop to its end, under the run's `invoke_agent` span.
-pub(crate) async fn drive<T, O, C, S>(
+pub(crate) fn drive<T, O, C, S>(
     agent: &Agent<T, O, C, S>,
     start: Start<S>,
     context: Arc<C>,
     sinks: Option<Sinks<O::Output, S>>,
-) -> Result<Outcome<O::Output, S>, RunError>
+) -> impl Future<Output = Result<Outcome<O::Output, S>, RunError>>
 where
     T: Toolset<C, S>,
     O: OutputSpec,
@@ -106,12 +105,7 @@ where
     C: Send + Sync + 'static,
     S: Send + Sync + 'static,
 {
-    let span = telemetry::spans::run_span(agent);
-    let outcome = drive_loop(agent, start, context, sinks, journal)
-        .instrument(span.clone())
-        .await;
-    telemetry::spans::finish_agent(&span, &outcome);
-    outcome
+    telemetry::spans::trace_run(agent, drive_loop(agent, start, context, sinks, journal)).await
 }
 
 /// The loop.

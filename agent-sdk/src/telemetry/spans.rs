@@ -51,8 +51,81 @@ fn record_conversation(span: &Span) {
     }
 }
 
+pin_project_lite::pin_project! {
+    /// `inner` polled inside `span`; a disabled span is not entered at all (entering even a
+    /// disabled span costs a few hundred instructions per run with `tracing`'s `log` feature).
+    /// Built in place by the function that returns it, so the (large) run future is not moved
+    /// once more.
+    pub(crate) struct InSpan<F> {
+        #[pin]
+        inner: F,
+        span: Span,
+    }
+}
+
+impl<F> InSpan<F> {
+    pub(crate) fn new(inner: F, span: Span) -> Self {
+        InSpan { inner, span }
+    }
+}
+
+impl<F: Future> Future for InSpan<F> {
+    type Output = F::Output;
+
+    #[inline]
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        let this = self.project();
+        if this.span.is_disabled() {
+            return this.inner.poll(cx);
+        }
+        let _entered = this.span.enter();
+        this.inner.poll(cx)
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// A run's future under its `invoke_agent` span, recording the outcome on it.
+    pub(crate) struct TracedRun<F> {
+        #[pin]
+        inner: F,
+        span: Span,
+    }
+}
+
+/// `run` (a run's future) under the `invoke_agent` span of `agent`.
+pub(crate) fn trace_run<T, O, C, S, F>(
+    agent: &crate::agent::Agent<T, O, C, S>,
+    run: F,
+) -> TracedRun<F> {
+    TracedRun {
+        span: run_span(agent),
+        inner: run,
+    }
+}
+
+impl<F, T, S> Future for TracedRun<F>
+where
+    F: Future<Output = Result<Outcome<T, S>, RunError>>,
+{
+    type Output = F::Output;
+
+    #[inline]
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        let this = self.project();
+        if this.span.is_disabled() {
+            return this.inner.poll(cx);
+        }
+        let outcome = {
+            let _entered = this.span.enter();
+            std::task::ready!(this.inner.poll(cx))
+        };
+        finish_agent(this.span, &outcome);
+        Poll::Ready(outcome)
+    }
+}
+
 /// The span of one run of `agent`.
-pub(crate) fn run_span<T, O, C, S>(agent: &crate::agent::Agent<T, O, C, S>) -> Span {
+fn run_span<T, O, C, S>(agent: &crate::agent::Agent<T, O, C, S>) -> Span {
     agent_span(agent.parts.name.as_deref(), &*agent.parts.model)
 }
 
@@ -88,7 +161,7 @@ fn agent_span(agent: Option<&str>, model: &dyn crate::model::ChatModel) -> Span 
 }
 
 /// Records a run's outcome on its span: the usage, or the error's type.
-pub(crate) fn finish_agent<T, S>(span: &Span, outcome: &Result<Outcome<T, S>, RunError>) {
+fn finish_agent<T, S>(span: &Span, outcome: &Result<Outcome<T, S>, RunError>) {
     if span.is_disabled() {
         return;
     }

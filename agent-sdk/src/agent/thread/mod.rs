@@ -448,7 +448,9 @@ where
                 (start, journal)
             }
         };
-        let outcome = drive_saving(self.agent, start, context, sinks, Some(&mut journal)).await;
+        // The thread is the conversation: `gen_ai.conversation.id` on the run's spans.
+        let run = drive_saving(self.agent, start, context, sinks, Some(&mut journal));
+        let outcome = crate::telemetry::in_conversation(self.id.as_str(), run).await;
         journal.finish(outcome).await
     }
 }
