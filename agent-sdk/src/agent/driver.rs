@@ -87,25 +87,25 @@ where
     C: Send + Sync + 'static,
     S: Send + Sync + 'static,
 {
-    drive_saving(agent, start, context, sinks, None).await
+    drive_saving(agent, start, context, sinks, None)
 }
 
 /// Runs the loop to its end under the run's `invoke_agent` span, saving checkpoints to
 /// `journal` (a run in a thread).
-pub(crate) async fn drive_saving<T, O, C, S>(
+pub(crate) fn drive_saving<T, O, C, S>(
     agent: &Agent<T, O, C, S>,
     start: Start<S>,
     context: Arc<C>,
     sinks: Option<Sinks<O::Output, S>>,
     journal: Option<&mut (dyn Journal<S> + Send)>,
-) -> Result<Outcome<O::Output, S>, RunError>
+) -> impl Future<Output = Result<Outcome<O::Output, S>, RunError>>
 where
     T: Toolset<C, S>,
     O: OutputSpec,
     C: Send + Sync + 'static,
     S: Send + Sync + 'static,
 {
-    telemetry::spans::trace_run(agent, drive_loop(agent, start, context, sinks, journal)).await
+    telemetry::spans::trace_run(agent, drive_loop(agent, start, context, sinks, journal))
 }
 
 /// The loop.
