@@ -16,4 +16,10 @@ fn make_u8(_: &()) -> u8 {
     0
 }
 
+/// An impl-block agent cannot be a tool.
+struct Desk;
+
+#[agent(as_tool())]
+impl Desk {}
+
 fn main() {}

@@ -32,13 +32,13 @@
 
 use std::sync::Arc;
 
-use futures::future::BoxFuture;
-use futures::{FutureExt, Stream};
+use futures::FutureExt;
 use serde_json::Value;
-use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
+use tokio::sync::mpsc::UnboundedSender;
 
 use super::handoff_input::HandoffInput;
 use super::member::{Leg, MakeRunner, Runner, Transfer, make_runner, transfer_definition};
+pub use super::team_stream::TeamStream;
 use crate::agent::{AgentBuilder, AgentEvent, Input, RequestUsage, RunError, StopReason, Toolset};
 use crate::message::Message;
 use crate::output::OutputSpec;
@@ -459,64 +459,5 @@ impl<O: Send + 'static, C: Send + Sync + 'static> Team<O, C> {
     /// The agents' names, the starting agent first.
     pub fn agents(&self) -> impl Iterator<Item = &str> {
         self.members.iter().map(|m| m.name.as_str())
-    }
-}
-
-/// The events of a streamed team run, ending in [`TeamEvent::Done`] or an `Err`. Dropping it
-/// cancels the run.
-pub struct TeamStream<'a, O> {
-    run: Option<BoxFuture<'a, Result<TeamResult<O>, TeamError>>>,
-    events: UnboundedReceiver<TeamEvent<O>>,
-    outcome: Option<Result<TeamResult<O>, TeamError>>,
-}
-
-impl<O> TeamStream<'_, O> {
-    /// Drives the stream to its end, dropping the events, and returns the result.
-    pub async fn result(mut self) -> Result<TeamResult<O>, TeamError> {
-        use futures::StreamExt;
-        let mut last = None;
-        while let Some(item) = self.next().await {
-            last = Some(item);
-        }
-        match last {
-            Some(Ok(TeamEvent::Done(result))) => Ok(*result),
-            Some(Err(error)) => Err(error),
-            // The stream ends with `Done` or an error: the run's own result.
-            _ => unreachable!("a team stream ends with `Done` or an error"),
-        }
-    }
-}
-
-impl<O> Unpin for TeamStream<'_, O> {}
-
-impl<O> Stream for TeamStream<'_, O> {
-    type Item = Result<TeamEvent<O>, TeamError>;
-
-    fn poll_next(
-        mut self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<Option<Self::Item>> {
-        use std::task::Poll;
-        let this = &mut *self;
-        loop {
-            if let Poll::Ready(Some(event)) = this.events.poll_recv(cx) {
-                return Poll::Ready(Some(Ok(event)));
-            }
-            if let Some(run) = this.run.as_mut() {
-                match run.as_mut().poll(cx) {
-                    Poll::Ready(outcome) => {
-                        this.run = None;
-                        this.outcome = Some(outcome);
-                        continue;
-                    }
-                    Poll::Pending => return Poll::Pending,
-                }
-            }
-            return Poll::Ready(
-                this.outcome
-                    .take()
-                    .map(|outcome| outcome.map(|result| TeamEvent::Done(Box::new(result)))),
-            );
-        }
     }
 }

@@ -32,6 +32,7 @@ pub mod handoff;
 mod handoff_input;
 mod member;
 mod scope;
+mod team_stream;
 mod usage;
 
 pub use agent_tool::{
