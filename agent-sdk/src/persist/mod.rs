@@ -17,6 +17,10 @@
 //! The serialized format carries a version ([`FORMAT_VERSION`]); older checkpoints are
 //! upgraded when read (see [`format`]).
 //!
+//! Agents write these checkpoints themselves when run in a thread: see
+//! [`Agent::thread`](crate::agent::Agent::thread) (history and typed state loaded, a checkpoint
+//! after each step, pauses stored, crash recovery).
+//!
 //! ```
 //! # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
 //! use agent_sdk::Message;

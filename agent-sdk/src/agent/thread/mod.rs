@@ -1,45 +1,4 @@
-//! Running an agent in a thread: a conversation saved by a
-//! [`Checkpointer`](crate::persist::Checkpointer), continued across requests and processes,
-//! and recovered after a crash.
-//!
-//! Build the agent with [`AgentBuilder::checkpointer`](super::AgentBuilder::checkpointer),
-//! then [`Agent::thread`] names a conversation. Each run loads the thread's messages and typed
-//! state, appends the new input and saves a checkpoint — atomically, messages append-only —
-//! when the input is in, after each model answer that calls tools, after that answer's
-//! tool batch, and when the run ends (finished, failed, or paused for review, the
-//! [`Pause`](super::Pause) stored in the checkpoint so the approval can come from another
-//! process).
-//!
-//! ```
-//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
-//! use agent_sdk::agent::{AgentBuilder, NoTools};
-//! use agent_sdk::persist::InMemoryCheckpointer;
-//! use agent_sdk::testing::{ScriptedModel, Turn};
-//!
-//! let model = ScriptedModel::new([Turn::text("Hello, Ada."), Turn::text("Your name is Ada.")]);
-//! let agent = AgentBuilder::<_, _, (), ()>::new(model, NoTools)
-//!     .checkpointer(InMemoryCheckpointer::default())
-//!     .build();
-//! agent.thread("user-7").run("I am Ada.", ()).await.unwrap();
-//! let run = agent.thread("user-7").run("What is my name?", ()).await.unwrap();
-//! assert_eq!(run.messages.len(), 4); // the first exchange, then the second
-//! assert_eq!(agent.thread("user-7").messages().await.unwrap().len(), 4);
-//! # });
-//! ```
-//!
-//! # Crashes: at-most-once and at-least-once
-//!
-//! A run whose process died leaves its thread [`Running`](ThreadStatus::Running);
-//! [`Thread::recover`] goes on from the newest checkpoint:
-//! - a tool result that was saved is never produced again: the call does not run again;
-//! - a call that was in flight (its answer saved, its batch's results not) runs again only
-//!   when its tool is idempotent — `#[tool(idempotent)]`, [`Tool::IDEMPOTENT`](crate::Tool),
-//!   [`DynTool::is_idempotent`](super::DynTool::is_idempotent),
-//!   [`FnTool::idempotent`](super::FnTool::idempotent). Such tools are run **at least once**;
-//! - any other in-flight call is **at most once**: it is not run again, and the model reads
-//!   that it did not complete ([`NOT_COMPLETED`]) and may have taken effect.
-//!
-//! The results of an answer's calls are saved together, once the whole batch is done.
+//! Running an agent in a thread: [`Thread`], its journal of checkpoints and crash recovery.
 
 mod error;
 mod inspect;
@@ -83,7 +42,50 @@ pub trait ThreadState: Serialize + DeserializeOwned + Send + Sync + 'static {}
 
 impl<S: Serialize + DeserializeOwned + Send + Sync + 'static> ThreadState for S {}
 
-/// One conversation of an agent, saved in its checkpointer. Made by [`Agent::thread`].
+/// Running an agent in a thread: a conversation saved by a
+/// [`Checkpointer`](crate::persist::Checkpointer), continued across requests and processes,
+/// and recovered after a crash.
+///
+/// Build the agent with [`AgentBuilder::checkpointer`](super::AgentBuilder::checkpointer),
+/// then [`Agent::thread`] names a conversation. Each run loads the thread's messages and typed
+/// state, appends the new input and saves a checkpoint — atomically, messages append-only —
+/// when the input is in, after each model answer that calls tools, after that answer's
+/// tool batch, and when the run ends (finished, failed, or paused for review, the
+/// [`Pause`](super::Pause) stored in the checkpoint so the approval can come from another
+/// process).
+///
+/// ```
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+/// use agent_sdk::agent::{AgentBuilder, NoTools};
+/// use agent_sdk::persist::InMemoryCheckpointer;
+/// use agent_sdk::testing::{ScriptedModel, Turn};
+///
+/// let model = ScriptedModel::new([Turn::text("Hello, Ada."), Turn::text("Your name is Ada.")]);
+/// let agent = AgentBuilder::<_, _, (), ()>::new(model, NoTools)
+///     .checkpointer(InMemoryCheckpointer::default())
+///     .build();
+/// agent.thread("user-7").run("I am Ada.", ()).await.unwrap();
+/// let run = agent.thread("user-7").run("What is my name?", ()).await.unwrap();
+/// assert_eq!(run.messages.len(), 4); // the first exchange, then the second
+/// assert_eq!(agent.thread("user-7").messages().await.unwrap().len(), 4);
+/// # });
+/// ```
+///
+/// # Crashes: at-most-once and at-least-once
+///
+/// A run whose process died leaves its thread [`Running`](ThreadStatus::Running);
+/// [`Thread::recover`] goes on from the newest checkpoint:
+/// - a tool result that was saved is never produced again: the call does not run again;
+/// - a call that was in flight (its answer saved, its batch's results not) runs again only
+///   when its tool is idempotent — `#[tool(idempotent)]`, [`Tool::IDEMPOTENT`](crate::Tool),
+///   [`DynTool::is_idempotent`](super::DynTool::is_idempotent),
+///   [`FnTool::idempotent`](super::FnTool::idempotent). Such tools are run **at least once**;
+/// - any other in-flight call is **at most once**: it is not run again, and the model reads
+///   that it did not complete ([`NOT_COMPLETED`]) and may have taken effect.
+///
+/// The results of an answer's calls are saved together, once the whole batch is done.
+///
+/// Made by [`Agent::thread`].
 pub struct Thread<'a, T, O, C, S> {
     agent: &'a Agent<T, O, C, S>,
     checkpointer: Option<Arc<dyn Checkpointer>>,
@@ -101,7 +103,7 @@ impl<T, O, C, S> std::fmt::Debug for Thread<'_, T, O, C, S> {
 }
 
 impl<T, O, C, S> Agent<T, O, C, S> {
-    /// The conversation `id` in this agent's checkpointer (see the [module docs](self)).
+    /// The conversation `id` in this agent's checkpointer (see [`Thread`]).
     /// Without a checkpointer, every call on it fails with [`ThreadError::NoCheckpointer`].
     pub fn thread(&self, id: impl Into<String>) -> Thread<'_, T, O, C, S>
     where
@@ -253,7 +255,7 @@ where
 
     /// Goes on with a run that never ended (its process was killed, or its future dropped),
     /// from the thread's newest checkpoint, under the contract in the
-    /// [module docs](self#crashes-at-most-once-and-at-least-once). Fails with
+    /// [`Thread`](Thread#crashes-at-most-once-and-at-least-once). Fails with
     /// [`ThreadError::Status`] when no run is going on.
     pub async fn recover(
         &self,
