@@ -157,13 +157,16 @@ pub fn generate(
         .as_ref()
         .map_or_else(|| quote!(#sdk::multi::Prompt), |t| quote!(#t));
     let (context, state) = context_state(attrs);
+    // The tools' bounds, as on the agent's own `Toolset` impl: a tool that is not one, or does
+    // not fit, is reported once by the agent's own checks, not again through this impl.
+    let tool_bounds = super::codegen::tool_bounds(&sdk, attrs, entries);
     // The output spec, reached through a bound mentioning the parent's context (`__P`), so
     // an invalid output type is reported once, at `output = ...`, not again here.
     let (spec_ty, spec, spec_bound) = match attrs.output.as_ref() {
         Some(ty) if !is_string(ty) => (
             quote_spanned! {ty.span()=> <#ty as #sdk::multi::LazyOutput<__P>>::Spec },
             quote_spanned! {ty.span()=> <#ty as #sdk::multi::LazyOutput<__P>>::spec() },
-            Some(quote_spanned! {ty.span()=> where #ty: #sdk::multi::LazyOutput<__P> }),
+            Some(quote_spanned! {ty.span()=> #ty: #sdk::multi::LazyOutput<__P>, }),
         ),
         _ => (
             quote!(#sdk::output::TextOutput),
@@ -236,7 +239,11 @@ pub fn generate(
             type Toolset = #name;
         }
 
-        impl<__P> #sdk::multi::SubAgentBuilder<__P> for #name #spec_bound {
+        impl<__P> #sdk::multi::SubAgentBuilder<__P> for #name
+        where
+            #spec_bound
+            #(#tool_bounds,)*
+        {
             type Spec = #spec_ty;
 
             fn sub_agent_builder(

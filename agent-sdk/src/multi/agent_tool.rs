@@ -33,8 +33,9 @@ pub trait SubAgent: Send + Sync + 'static {
     type Context: Send + Sync + 'static;
     /// The sub-agent's state (each call starts from its `Default`).
     type State: Send + Sync + 'static;
-    /// The sub-agent's tools.
-    type Toolset: Toolset<Self::Context, Self::State>;
+    /// The sub-agent's tools. (Their `Toolset` impl is asked for where the sub-agent runs,
+    /// so a sub-agent with a broken tool list is reported once, by its own `#[agent]`.)
+    type Toolset;
 }
 
 /// Configures sub-agent `Self` for a call from a parent with context `P` (`P` only delays
@@ -177,6 +178,7 @@ pub trait AgentTool<P>: SubAgent {
 impl<A, P> AgentTool<P> for A
 where
     A: ProjectContext<P> + SubAgentBuilder<P>,
+    A::Toolset: Toolset<A::Context, A::State>,
     A::State: SubAgentState<P>,
     <<A as SubAgentBuilder<P>>::Spec as OutputSpec>::Output: SubAgentOutput<P>,
     P: Send + Sync + 'static,
@@ -238,6 +240,7 @@ pub fn call_agent<A, PC, PS>(
 ) -> BoxFuture<'static, Result<ToolOutput, ToolCallError>>
 where
     A: ProjectContext<PC> + SubAgentBuilder<PC>,
+    A::Toolset: Toolset<A::Context, A::State>,
     A::State: SubAgentState<PC>,
     <<A as SubAgentBuilder<PC>>::Spec as OutputSpec>::Output: SubAgentOutput<PC>,
     PC: Send + Sync + 'static,
@@ -315,7 +318,10 @@ fn failed<A: SubAgent>(message: String) -> ToolCallError {
 fn configure<A: SubAgentBuilder<P>, P>(
     agent: &A,
     scope: &RunScope,
-) -> crate::agent::Agent<A::Toolset, A::Spec, A::Context, A::State> {
+) -> crate::agent::Agent<A::Toolset, A::Spec, A::Context, A::State>
+where
+    A::Toolset: Toolset<A::Context, A::State>,
+{
     let options = scope.sub_agents.get(A::NAME);
     let model = options
         .and_then(|o| o.model.clone())
