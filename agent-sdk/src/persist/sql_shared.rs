@@ -126,6 +126,36 @@ macro_rules! shared_sql_checkpointer {
             })
         }
 
+        /// The checkpoint of `load`'s one query: its columns, its body (column 7), the count of
+        /// stored messages (8) and the messages as one JSON array (9).
+        fn checkpoint_from_row(row: &$row, thread_id: &str) -> Result<Checkpoint, PersistError> {
+            let err = |e| PersistError::backend("get", e);
+            let meta = meta_from_row(row)?;
+            let body_text: &str = row.try_get(7).map_err(err)?;
+            let body = decode_body_str(meta.format_version, body_text)?;
+            let stored: i64 = row.try_get(8).map_err(err)?;
+            let messages: &str = row.try_get(9).map_err(err)?;
+            let messages = decode_messages(messages)?;
+            if stored as u64 != meta.message_count || messages.len() as u64 != meta.message_count {
+                return Err(PersistError::corrupt(
+                    "messages",
+                    format!(
+                        "checkpoint {} of `{thread_id}` covers {} messages, {stored} are stored",
+                        meta.step, meta.message_count
+                    ),
+                ));
+            }
+            Ok(checkpoint_from_body(
+                meta.thread_id,
+                meta.step,
+                meta.parent,
+                meta.format_version,
+                messages,
+                body,
+                meta.created_at,
+            ))
+        }
+
         fn thread_from_row(row: &$row) -> Result<ThreadInfo, PersistError> {
             let err = |e| PersistError::backend("threads", e);
             let parent_thread: Option<String> = row.try_get("parent_thread").map_err(err)?;

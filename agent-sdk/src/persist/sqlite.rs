@@ -174,31 +174,8 @@ impl SqliteCheckpointer {
         .fetch_optional(&self.pool)
         .await
         .map_err(err)?;
-        let Some(row) = row else { return Ok(None) };
-        let meta = meta_from_row(&row)?;
-        let body_text: &str = row.try_get(7).map_err(err)?;
-        let body = decode_body_str(meta.format_version, body_text)?;
-        let stored: i64 = row.try_get(8).map_err(err)?;
-        let messages: &str = row.try_get(9).map_err(err)?;
-        let messages = decode_messages(messages)?;
-        if stored as u64 != meta.message_count || messages.len() as u64 != meta.message_count {
-            return Err(PersistError::corrupt(
-                "messages",
-                format!(
-                    "checkpoint {} of `{thread_id}` covers {} messages, {stored} are stored",
-                    meta.step, meta.message_count
-                ),
-            ));
-        }
-        Ok(Some(checkpoint_from_body(
-            meta.thread_id,
-            meta.step,
-            meta.parent,
-            meta.format_version,
-            messages,
-            body,
-            meta.created_at,
-        )))
+        row.map(|row| checkpoint_from_row(&row, thread_id))
+            .transpose()
     }
 }
 
