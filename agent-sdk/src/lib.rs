@@ -52,6 +52,7 @@ pub mod http;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 pub mod message;
+mod messages;
 pub mod middleware;
 pub mod model;
 pub mod multi;
@@ -79,6 +80,7 @@ pub use error::{Error, Result};
 pub use message::{
     AssistantMessage, ContentBlock, ImageSource, Message, ToolCall, ToolResultMessage, UserMessage,
 };
+pub use messages::Messages;
 pub use model::init_chat_model;
 pub use schema::{Dialect, SchemaError};
 pub use tool::{

@@ -211,7 +211,7 @@ async fn anthropic_cache_control_on_system_tools_and_messages() {
     assert!(!body.to_string().contains("cache_control"));
 
     // Anthropic allows four breakpoints.
-    req.messages = vec![Message::system("s")];
+    req.messages = vec![Message::system("s")].into();
     req.messages
         .extend((0..3).map(|i| Message::user(format!("m{i}"))));
     req.cache = PromptCache::system_and_tools()

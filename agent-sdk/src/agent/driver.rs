@@ -26,6 +26,7 @@ use super::stream::AgentEvent;
 use super::thread::{Journal, SavePoint};
 use super::toolset::Toolset;
 use crate::message::{AssistantMessage, ContentBlock, Message, ToolCall, ToolResultMessage};
+use crate::messages::Messages;
 use crate::model::{ChatModel, ChatRequest, ChatResponse, ModelError, StreamEvent};
 use crate::output::{OutputParse, OutputSpec};
 use crate::telemetry;
@@ -40,7 +41,7 @@ pub(crate) struct Sinks<T, S> {
 
 /// The transcript being built.
 pub(super) struct Record {
-    pub(super) messages: Vec<Message>,
+    pub(super) messages: Messages,
     pub(super) usage: Usage,
     pub(super) request_usage: Vec<RequestUsage>,
     pub(super) steps: Vec<Step>,
@@ -53,7 +54,7 @@ impl Record {
         RunError::new(
             kind,
             PartialRun {
-                messages: self.messages,
+                messages: self.messages.into_vec(),
                 usage: self.usage,
                 request_usage: self.request_usage,
                 steps: self.steps,
@@ -136,7 +137,7 @@ where
         // A resumed run: its transcript already has the instructions.
         None => !matches!(parts.instructions, Instructions::None),
         Some(input) => {
-            record.messages = input.into_messages();
+            record.messages = input.into_messages().into();
             // A history whose last answer has calls without results (written by hand, or
             // saved before they ran) would be rejected by the provider: answer them first.
             let repaired = history::answer_pending(
@@ -500,7 +501,7 @@ where
 
 fn build_request<T, O, C, S>(
     agent: &Agent<T, O, C, S>,
-    messages: &[Message],
+    messages: &Messages,
     with_tools: bool,
 ) -> ChatRequest
 where
@@ -509,7 +510,7 @@ where
     let parts = &agent.parts;
     let offer_tools = with_tools && !agent.definitions.is_empty();
     let mut request = ChatRequest {
-        messages: messages.to_vec(),
+        messages: messages.clone(),
         tools: if offer_tools {
             agent.definitions.clone()
         } else {
@@ -651,7 +652,7 @@ where
             Ok(Outcome::Finished(RunResult {
                 output,
                 state,
-                messages: record.messages,
+                messages: record.messages.into_vec(),
                 usage: record.usage,
                 request_usage: record.request_usage,
                 steps: record.steps,

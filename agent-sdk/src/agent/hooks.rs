@@ -19,6 +19,7 @@ use super::result::{RequestUsage, StopReason};
 use super::snapshot::RunSnapshot;
 use super::toolset::Toolset;
 use crate::message::{Message, ToolCall};
+use crate::messages::Messages;
 use crate::middleware::chain::{Counters, HookError};
 use crate::middleware::{AfterModel, BeforeModel, MiddlewareError, ModelRequest, ReviewRequest};
 use crate::model::{ChatRequest, ChatResponse, StreamEvent};
@@ -46,7 +47,7 @@ pub(super) fn start<T, O, C, S>(agent: &Agent<T, O, C, S>, start: Start<S>) -> B
             machine: Machine::new(policy),
             state: Arc::new(state),
             record: Record {
-                messages: Vec::new(),
+                messages: Messages::new(),
                 usage: Usage::default(),
                 request_usage: Vec::new(),
                 steps: Vec::new(),
@@ -60,7 +61,7 @@ pub(super) fn start<T, O, C, S>(agent: &Agent<T, O, C, S>, start: Start<S>) -> B
                 machine: Machine::from_counters(policy, snapshot.counters),
                 state: Arc::new(snapshot.state),
                 record: Record {
-                    messages: snapshot.messages,
+                    messages: snapshot.messages.into(),
                     usage: snapshot.usage,
                     request_usage: snapshot.request_usage,
                     steps: snapshot.steps,
@@ -349,7 +350,7 @@ pub(super) fn pause<T, S>(
     Ok(Outcome::Interrupted(Box::new(Pause {
         format_version: PAUSE_FORMAT_VERSION,
         snapshot: RunSnapshot {
-            messages: record.messages,
+            messages: record.messages.into_vec(),
             state,
             usage: record.usage,
             request_usage: record.request_usage,

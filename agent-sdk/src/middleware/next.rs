@@ -7,7 +7,8 @@ use super::Hook;
 use super::chain::{Entry, HookKind};
 use super::context::RunCx;
 use crate::agent::ModelSettings;
-use crate::message::{Message, ToolCall};
+use crate::message::ToolCall;
+use crate::messages::Messages;
 use crate::model::{ChatRequest, ChatResponse, ModelError, SharedModel, StreamEvent};
 use crate::tool::{DefinitionRef, ToolCallError, ToolOutput, ToolRuntime};
 
@@ -18,8 +19,8 @@ use crate::tool::{DefinitionRef, ToolCallError, ToolOutput, ToolRuntime};
 #[derive(Clone)]
 #[non_exhaustive]
 pub struct BeforeModel {
-    /// The transcript, system message first.
-    pub messages: Vec<Message>,
+    /// The transcript, system message first (shared with the run: a change copies it once).
+    pub messages: Messages,
     /// The tools offered in this request.
     pub tools: Vec<DefinitionRef>,
     /// Sampling and length settings for this request.

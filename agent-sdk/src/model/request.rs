@@ -4,14 +4,15 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::{PromptCache, ProviderTool};
-use crate::message::Message;
+use crate::messages::Messages;
 use crate::tool::DefinitionRef;
 
 /// One request to a chat model.
 #[derive(Clone, Debug, Default)]
 pub struct ChatRequest {
-    /// The conversation so far, system messages included.
-    pub messages: Vec<Message>,
+    /// The conversation so far, system messages included. Shared, not copied: a run hands
+    /// each request a clone of its transcript (see [`Messages`]).
+    pub messages: Messages,
     /// The tools the model may call.
     pub tools: Vec<DefinitionRef>,
     /// Whether and which tool the model must call.
@@ -40,9 +41,9 @@ pub struct ChatRequest {
 
 impl ChatRequest {
     /// A request with these messages and default settings.
-    pub fn new(messages: Vec<Message>) -> Self {
+    pub fn new(messages: impl Into<Messages>) -> Self {
         ChatRequest {
-            messages,
+            messages: messages.into(),
             ..ChatRequest::default()
         }
     }

@@ -247,7 +247,7 @@ pub async fn tool_call_ids_made_unique(w: &dyn Wire) {
         }
         let server = Server::start(vec![w.reply(&turn(vec![]), false)]).await;
         let mut follow = request();
-        follow.messages = history;
+        follow.messages = history.into();
         w.model(&server.url()).invoke(follow).await.unwrap();
         let (sent, results) = w.sent_calls_and_results(&server.request().body);
         let sent_ids: std::collections::HashSet<String> =

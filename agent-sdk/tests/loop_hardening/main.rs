@@ -4,6 +4,7 @@
 mod blocking;
 mod dyn_args;
 mod history;
+mod no_copy;
 mod papercuts;
 mod partial_output;
 mod timeout;

@@ -126,7 +126,7 @@ pub fn render_request(
     if !system.is_empty() {
         out.insert(0, Message::system(system));
     }
-    request.messages = out;
+    request.messages = out.into();
     (
         request,
         ReplyContext {
