@@ -1,6 +1,9 @@
 //! API keys that never show up in `Debug`, logs or error messages.
 
 use std::fmt;
+use std::sync::Arc;
+
+use memchr::memmem::Finder;
 
 use crate::model::ModelError;
 
@@ -16,18 +19,35 @@ const REDACTED: &str = "[redacted]";
 /// assert_eq!(key.expose(), "sk-very-secret");
 /// assert_eq!(key.redact("bad key sk-very-secret"), "bad key [redacted]");
 /// ```
-#[derive(Clone, PartialEq, Eq)]
-pub struct ApiKey(String);
+#[derive(Clone)]
+pub struct ApiKey(Arc<Key>);
+
+/// The key and its searcher, built once: every answer and stream event is searched for the
+/// key, so building a searcher per search would cost more than the search.
+struct Key {
+    text: String,
+    finder: Finder<'static>,
+}
+
+impl PartialEq for ApiKey {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.text == other.0.text
+    }
+}
+
+impl Eq for ApiKey {}
 
 impl ApiKey {
     /// Wraps a key.
     pub fn new(key: impl Into<String>) -> Self {
-        ApiKey(key.into())
+        let text = key.into();
+        let finder = Finder::new(text.as_bytes()).into_owned();
+        ApiKey(Arc::new(Key { text, finder }))
     }
 
     /// The key itself, for building the authorization header.
     pub fn expose(&self) -> &str {
-        &self.0
+        &self.0.text
     }
 
     /// `text` with every occurrence of the key replaced by `[redacted]` (providers sometimes
@@ -36,13 +56,13 @@ impl ApiKey {
         if !self.occurs_in(text.as_bytes()) {
             return text.to_owned();
         }
-        text.replace(&self.0, REDACTED)
+        text.replace(self.expose(), REDACTED)
     }
 
     /// Whether the key occurs in `bytes` (never for keys shorter than 8 bytes: they would
     /// redact ordinary words, and real keys are long).
     pub(crate) fn occurs_in(&self, bytes: &[u8]) -> bool {
-        self.0.len() >= 8 && memchr::memmem::find(bytes, self.0.as_bytes()).is_some()
+        self.0.text.len() >= 8 && self.0.finder.find(bytes).is_some()
     }
 
     /// `bytes` with every occurrence of the key replaced, borrowed when there is none.
@@ -50,10 +70,10 @@ impl ApiKey {
         if !self.occurs_in(bytes) {
             return std::borrow::Cow::Borrowed(bytes);
         }
-        let key = self.0.as_bytes();
+        let key = self.0.text.as_bytes();
         let mut out = Vec::with_capacity(bytes.len());
         let mut rest = bytes;
-        while let Some(at) = memchr::memmem::find(rest, key) {
+        while let Some(at) = self.0.finder.find(rest) {
             out.extend_from_slice(&rest[..at]);
             out.extend_from_slice(REDACTED.as_bytes());
             rest = &rest[at + key.len()..];
