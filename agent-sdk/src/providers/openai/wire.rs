@@ -185,11 +185,21 @@ pub(crate) struct WireResponseFunction {
 }
 
 /// Arguments as OpenAI sends them (a JSON string) or as some servers do (a JSON value).
-#[derive(Debug, Deserialize)]
-#[serde(untagged)]
+#[derive(Debug)]
 pub(crate) enum Arguments {
     Text(String),
     Json(Value),
+}
+
+impl<'de> Deserialize<'de> for Arguments {
+    /// Read once as a value, then sorted: an untagged enum would buffer the input and read
+    /// it again for each variant it tries.
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(match Value::deserialize(d)? {
+            Value::String(text) => Arguments::Text(text),
+            other => Arguments::Json(other),
+        })
+    }
 }
 
 impl Arguments {
