@@ -105,6 +105,8 @@ impl Transport {
         if response.content_length().is_some_and(|n| n > max as u64) {
             return Err(ResponseLimit::BodyBytes.exceeded(max));
         }
+        // A body that arrives in one chunk (most do) is returned as it is, without a copy.
+        let mut first: Option<Bytes> = None;
         let mut body = Vec::new();
         loop {
             let chunk = response.chunk().await.map_err(|e| {
@@ -116,10 +118,23 @@ impl Transport {
                 )
             })?;
             let Some(chunk) = chunk else {
-                return Ok(Bytes::from(body));
+                return Ok(match first {
+                    Some(only) => only,
+                    None => Bytes::from(body),
+                });
             };
-            if body.len() + chunk.len() > max {
+            let held = first.as_ref().map_or(0, Bytes::len);
+            if held + body.len() + chunk.len() > max {
                 return Err(ResponseLimit::BodyBytes.exceeded(max));
+            }
+            if body.is_empty() && first.is_none() {
+                first = Some(chunk);
+                continue;
+            }
+            if let Some(head) = first.take() {
+                let hint = response.content_length().unwrap_or(0) as usize;
+                body.reserve(hint.max(head.len() + chunk.len()).min(max));
+                body.extend_from_slice(&head);
             }
             body.extend_from_slice(&chunk);
         }
