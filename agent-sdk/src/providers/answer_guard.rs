@@ -7,7 +7,7 @@
 //! enters the history; a streamed answer's `ToolCallStart` events and its final response carry
 //! the same replacement.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 use crate::http::{ResponseLimit, ResponseLimits};
 use crate::message::ToolCall;
@@ -20,14 +20,23 @@ pub(crate) fn fresh_call_id() -> String {
 
 /// Replaces empty ids and repeated ids (after their first use) by fresh ones.
 pub(crate) fn make_ids_unique(calls: &mut [ToolCall]) {
-    let mut seen = HashSet::with_capacity(calls.len());
-    for call in calls {
-        if call.id.is_empty() || !seen.insert(call.id.clone()) {
-            let fresh = fresh_call_id();
-            tracing::debug!(tool = %call.name, given = %call.id, id = %fresh, "replacing an empty or repeated tool call id");
-            call.id = fresh.clone();
-            seen.insert(fresh);
-        }
+    // Answers hold a few calls: a scan of the earlier ones costs less than hashing. Past a
+    // few dozen (at most `max_tool_calls`), a set keeps it linear.
+    let repeated: Vec<usize> = if calls.len() <= 32 {
+        (0..calls.len())
+            .filter(|&i| calls[i].id.is_empty() || calls[..i].iter().any(|c| c.id == calls[i].id))
+            .collect()
+    } else {
+        let mut seen = HashSet::with_capacity(calls.len());
+        (0..calls.len())
+            .filter(|&i| calls[i].id.is_empty() || !seen.insert(calls[i].id.as_str()))
+            .collect()
+    };
+    for i in repeated {
+        let call = &mut calls[i];
+        let fresh = fresh_call_id();
+        tracing::debug!(tool = %call.name, given = %call.id, id = %fresh, "replacing an empty or repeated tool call id");
+        call.id = fresh;
     }
 }
 
@@ -54,17 +63,28 @@ fn check_calls(limits: &ResponseLimits, calls: &[ToolCall]) -> Result<(), ModelE
     Ok(())
 }
 
-/// The state of one streamed answer (one choice): calls begun, argument bytes per call, and
-/// the ids handed out.
+/// The state of one streamed answer (one choice): the calls begun, each with its stream
+/// index, the id it was given and its argument bytes so far.
 #[derive(Default)]
 pub(crate) struct CallGuard {
-    started: usize,
-    bytes: HashMap<usize, usize>,
-    ids: HashMap<usize, String>,
-    seen: HashSet<String>,
+    calls: Vec<Begun>,
+    /// Argument bytes of deltas for calls that never started (a server's mistake).
+    orphan_bytes: usize,
+}
+
+/// One call begun in a stream.
+struct Begun {
+    index: usize,
+    id: String,
+    bytes: usize,
 }
 
 impl CallGuard {
+    /// The call begun with stream index `index` (deltas mostly go to the latest one).
+    fn call(&mut self, index: usize) -> Option<&mut Begun> {
+        self.calls.iter_mut().rev().find(|c| c.index == index)
+    }
+
     /// Checks `event` against the caps; gives a `ToolCallStart` a unique id, and a
     /// `Completed` answer the ids its calls were started with.
     pub(crate) fn on_event(
@@ -74,22 +94,33 @@ impl CallGuard {
     ) -> Result<(), ModelError> {
         match event {
             StreamEvent::ToolCallStart { index, id, name } => {
-                self.started += 1;
-                if self.started > limits.max_tool_calls {
+                if self.calls.len() >= limits.max_tool_calls {
                     return Err(ResponseLimit::ToolCalls.exceeded(limits.max_tool_calls));
                 }
-                if id.is_empty() || self.seen.contains(id.as_str()) {
+                if id.is_empty() || self.calls.iter().any(|c| c.id == *id) {
                     let fresh = fresh_call_id();
                     tracing::debug!(tool = %name, given = %id, id = %fresh, "replacing an empty or repeated tool call id");
                     *id = fresh;
                 }
-                self.seen.insert(id.clone());
-                self.ids.insert(*index, id.clone());
+                self.calls.push(Begun {
+                    index: *index,
+                    id: id.clone(),
+                    bytes: 0,
+                });
             }
             StreamEvent::ToolCallDelta { index, arguments } => {
-                let total = self.bytes.entry(*index).or_default();
-                *total += arguments.len();
-                if *total > limits.max_tool_call_bytes {
+                let total = match self.call(*index) {
+                    Some(call) => {
+                        call.bytes += arguments.len();
+                        call.bytes
+                    }
+                    // Arguments for calls that never started: counted together.
+                    None => {
+                        self.orphan_bytes += arguments.len();
+                        self.orphan_bytes
+                    }
+                };
+                if total > limits.max_tool_call_bytes {
                     return Err(ResponseLimit::ToolCallBytes.exceeded(limits.max_tool_call_bytes));
                 }
             }
@@ -108,8 +139,8 @@ impl CallGuard {
         let calls = &mut response.message.tool_calls;
         check_calls(limits, calls)?;
         for (i, call) in calls.iter_mut().enumerate() {
-            if let Some(id) = self.ids.get(&i) {
-                call.id.clone_from(id);
+            if let Some(begun) = self.call(i) {
+                call.id.clone_from(&begun.id);
             }
         }
         make_ids_unique(calls);
