@@ -26,17 +26,24 @@ pub(crate) fn convert_all(
         ..Usage::default()
     });
     let model = wire.model.unwrap_or_else(|| model.to_owned());
-    Ok(wire
-        .choices
-        .into_iter()
-        .map(|choice| convert_choice(choice, usage, &model, wire.id.clone()))
-        .collect())
+    // The last choice (usually the only one) takes the id and model; the others copy them.
+    let last = wire.choices.len() - 1;
+    let mut shared = Some((wire.id, model));
+    let mut responses = Vec::with_capacity(wire.choices.len());
+    for (i, choice) in wire.choices.into_iter().enumerate() {
+        let (id, model) = match &shared {
+            Some((id, model)) if i < last => (id.clone(), model.clone()),
+            _ => shared.take().unwrap_or_default(),
+        };
+        responses.push(convert_choice(choice, usage, model, id));
+    }
+    Ok(responses)
 }
 
 fn convert_choice(
     choice: WireChoice,
     usage: Usage,
-    model: &str,
+    model: String,
     id: Option<String>,
 ) -> ChatResponse {
     let m = choice.message;
@@ -60,7 +67,7 @@ fn convert_choice(
         message,
         usage,
         finish_reason,
-        model: model.to_owned(),
+        model,
         id,
     }
 }
