@@ -105,6 +105,18 @@ impl Transport {
         if response.content_length().is_some_and(|n| n > max as u64) {
             return Err(ResponseLimit::BodyBytes.exceeded(max));
         }
+        if response.content_length().is_some() {
+            // The length is known and within the cap, and the connection cannot deliver more
+            // than it: read it whole.
+            return response.bytes().await.map_err(|e| {
+                map_body_error(
+                    e,
+                    self.timeouts.request,
+                    self.api_key.as_ref(),
+                    "the connection failed while reading the answer",
+                )
+            });
+        }
         // A body that arrives in one chunk (most do) is returned as it is, without a copy.
         let mut first: Option<Bytes> = None;
         let mut body = Vec::new();
