@@ -333,7 +333,7 @@ where
             });
         }
         let parse = crate::protocol::parse_answer(&parts.output, &message, closed);
-        let calls = message.tool_calls.clone();
+        let mut calls = message.tool_calls.clone();
         record.messages.push(Message::Assistant(message));
 
         match machine.after_response(usage, parse) {
@@ -401,13 +401,21 @@ where
             for (p, call) in group.into_iter().zip(group_calls) {
                 runs.push(run_call(agent, &base, call, p.dispatch, p.timeout));
             }
-            let results = within(
-                deadline,
-                futures::stream::iter(runs)
-                    .buffered(parts.max_parallel_tools)
-                    .collect::<Vec<_>>(),
-            )
-            .await;
+            // One call (the common case) is awaited as it is, without a buffered stream.
+            let results = if runs.len() == 1
+                && let Some(run) = runs.pop()
+            {
+                drop(runs);
+                within(deadline, run).await.map(|result| vec![result])
+            } else {
+                within(
+                    deadline,
+                    futures::stream::iter(runs)
+                        .buffered(parts.max_parallel_tools)
+                        .collect::<Vec<_>>(),
+                )
+                .await
+            };
             drop(base);
             scope.absorb(&mut record.usage, &mut record.request_usage, &mut machine);
             let Some(results) = results else {
@@ -445,10 +453,12 @@ where
             let verdict = machine.after_tools(&outcomes);
             drop(outcomes);
             let first_step = record.steps.len();
-            for (call, result) in group_calls.iter().zip(group_results) {
+            // The group's calls are done with (later error paths only skip the calls after
+            // the group): each moves into its step.
+            for (call, result) in calls[range.clone()].iter_mut().zip(group_results) {
                 let step = Step {
                     turn,
-                    call: call.clone(),
+                    call: std::mem::replace(call, ToolCall::new("", "", "")),
                     result,
                 };
                 if sinks.is_some() {

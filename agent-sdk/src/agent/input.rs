@@ -23,9 +23,11 @@ pub struct Input {
 impl Input {
     /// One user message.
     pub fn new(text: impl Into<String>) -> Self {
-        Input {
-            messages: vec![Message::user(text)],
-        }
+        // Room for what a short run adds without growing: the instructions before the
+        // question, then an answer calling a tool, its result and the final answer.
+        let mut messages = Vec::with_capacity(5);
+        messages.push(Message::user(text));
+        Input { messages }
     }
 
     /// Prior messages, then a new user message. A leading system message in `history` is
