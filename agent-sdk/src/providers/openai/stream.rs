@@ -7,6 +7,7 @@
 //! answer: an `error` object in the stream is [`ModelError::Stream`], a body that ends before a
 //! `finish_reason` is [`ModelError::Incomplete`].
 
+use std::borrow::Cow;
 use std::collections::VecDeque;
 
 use futures::Stream;
@@ -179,13 +180,18 @@ impl Accumulator {
         }
         self.chunks += 1;
         if self.id.is_none() {
-            self.id = chunk.id.filter(|s| !s.is_empty()).map(|s| s.into_owned());
+            self.id = chunk
+                .id
+                .map(|s| s.0)
+                .filter(|s| !s.is_empty())
+                .map(Cow::into_owned);
         }
         if self.server_model.is_none() {
             self.server_model = chunk
                 .model
+                .map(|s| s.0)
                 .filter(|s| !s.is_empty())
-                .map(|s| s.into_owned());
+                .map(Cow::into_owned);
         }
         Ok(chunk.usage.map(|u| u.to_usage()))
     }

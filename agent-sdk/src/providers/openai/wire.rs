@@ -256,14 +256,20 @@ impl WireUsage {
 
 // ---------------------------------------------------------------- stream
 
+/// A string borrowed from the input unless it has escapes. (Serde borrows a `Cow<str>` field
+/// marked `borrow`, but not one inside an `Option`: that one is always copied.)
+#[derive(Debug, Deserialize)]
+#[serde(transparent)]
+pub(crate) struct BorrowedStr<'a>(#[serde(borrow)] pub Cow<'a, str>);
+
 /// One `data:` payload of a streamed answer. `id` and `model` repeat in every chunk and are
 /// borrowed, not copied.
 #[derive(Debug, Deserialize)]
 pub(crate) struct WireChunk<'a> {
     #[serde(default, borrow)]
-    pub id: Option<Cow<'a, str>>,
+    pub id: Option<BorrowedStr<'a>>,
     #[serde(default, borrow)]
-    pub model: Option<Cow<'a, str>>,
+    pub model: Option<BorrowedStr<'a>>,
     #[serde(default, deserialize_with = "null_default")]
     pub choices: Vec<WireChunkChoice>,
     #[serde(default)]
@@ -322,4 +328,21 @@ where
     T: Default + Deserialize<'de>,
 {
     Ok(Option::<T>::deserialize(d)?.unwrap_or_default())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_chunks_id_and_model_are_borrowed_unless_escaped() {
+        let chunk: WireChunk<'_> =
+            serde_json::from_str(r#"{"id":"chatcmpl-1","model":"gpt\u002d4o","choices":[]}"#)
+                .unwrap();
+        assert!(matches!(
+            chunk.id,
+            Some(BorrowedStr(Cow::Borrowed("chatcmpl-1")))
+        ));
+        assert!(matches!(chunk.model, Some(BorrowedStr(Cow::Owned(ref m))) if m == "gpt-4o"));
+    }
 }
