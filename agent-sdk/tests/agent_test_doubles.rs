@@ -132,7 +132,7 @@ async fn a_streamed_turn_reassembles_into_the_invoked_answer() {
     let Some(Ok(StreamEvent::Completed { response })) = events.last() else {
         panic!("the stream must end in Completed: {events:?}");
     };
-    assert_eq!(response, &invoked);
+    assert_eq!(**response, invoked);
     let (text, reasoning, calls) = reassemble(&events);
     assert_eq!(text, "Let me check both cities.");
     assert_eq!(reasoning, "Two lookups are needed.");
@@ -180,7 +180,7 @@ async fn chunk_turns_stream_as_given_and_invoke_assembles_them() {
 
     let events = collect(&model).await;
     assert_eq!(&events[..3], &chunks[..]);
-    assert!(matches!(&events[3], Ok(StreamEvent::Completed { response }) if response == &invoked));
+    assert!(matches!(&events[3], Ok(StreamEvent::Completed { response }) if **response == invoked));
 }
 
 #[tokio::test]

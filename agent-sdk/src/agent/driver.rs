@@ -565,7 +565,7 @@ async fn call_model<T, S>(
     let mut stream = model.stream(request);
     while let Some(event) = stream.next().await {
         match event? {
-            StreamEvent::Completed { response } => return Ok(response),
+            StreamEvent::Completed { response } => return Ok(*response),
             other => send(&mut fw, other),
         }
     }

@@ -144,7 +144,7 @@ pub(crate) async fn model_call(
     let mut stream = model.stream(request);
     while let Some(event) = stream.next().await {
         match event? {
-            StreamEvent::Completed { response } => return Ok(response),
+            StreamEvent::Completed { response } => return Ok(*response),
             other => sink(other),
         }
     }

@@ -45,9 +45,11 @@ pub enum StreamEvent {
         /// The usage.
         usage: Usage,
     },
-    /// The answer is complete; carries the whole answer, assembled.
+    /// The answer is complete; carries the whole answer, assembled. (Boxed: every event of
+    /// a stream is moved through several layers, and the answer would make each of them
+    /// three times as large.)
     Completed {
         /// The answer.
-        response: ChatResponse,
+        response: Box<ChatResponse>,
     },
 }

@@ -310,6 +310,8 @@ pub(crate) fn events_of(answer: ChatResponse) -> Vec<StreamEvent> {
     events.push(StreamEvent::Usage {
         usage: answer.usage,
     });
-    events.push(StreamEvent::Completed { response: answer });
+    events.push(StreamEvent::Completed {
+        response: Box::new(answer),
+    });
     events
 }

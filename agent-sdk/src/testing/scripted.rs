@@ -338,7 +338,7 @@ impl Turn {
                 let mut assembler = Assembler::new(model);
                 for event in events {
                     match event? {
-                        StreamEvent::Completed { response } => return Ok(response),
+                        StreamEvent::Completed { response } => return Ok(*response),
                         other => assembler.push(&other),
                     }
                 }
@@ -366,7 +366,7 @@ impl Turn {
                         assembler.push(event);
                     }
                     events.push(Ok(StreamEvent::Completed {
-                        response: assembler.finish(),
+                        response: Box::new(assembler.finish()),
                     }));
                 }
                 events
@@ -451,7 +451,9 @@ fn split_into_events(response: ChatResponse) -> Vec<Result<StreamEvent, ModelErr
     events.push(StreamEvent::Usage {
         usage: response.usage,
     });
-    events.push(StreamEvent::Completed { response });
+    events.push(StreamEvent::Completed {
+        response: Box::new(response),
+    });
     events.into_iter().map(Ok).collect()
 }
 

@@ -60,7 +60,7 @@ pub async fn stream_result(
     let mut stream = stream;
     while let Some(item) = stream.next().await {
         match item {
-            Ok(StreamEvent::Completed { response }) => return (events, Ok(response)),
+            Ok(StreamEvent::Completed { response }) => return (events, Ok(*response)),
             Ok(ev) => events.push(ev),
             Err(e) => return (events, Err(e)),
         }

@@ -197,7 +197,7 @@ impl ChatModel for ReactModel {
                             events(parser.finish().0, &context, &mut out);
                         }
                         out.push(Ok(StreamEvent::Completed {
-                            response: read_response(response, &context),
+                            response: Box::new(read_response(*response, &context)),
                         }));
                     }
                     other => out.push(other),

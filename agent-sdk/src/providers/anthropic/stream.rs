@@ -266,7 +266,9 @@ impl SseDecoder for Decoder {
         };
         if self.on_data(&data, out)? {
             let response = self.complete()?;
-            out.push_back(StreamEvent::Completed { response });
+            out.push_back(StreamEvent::Completed {
+                response: Box::new(response),
+            });
         }
         Ok(())
     }

@@ -179,7 +179,9 @@ impl SseDecoder for Decoder {
             )));
         }
         let response = self.complete();
-        out.push_back(StreamEvent::Completed { response });
+        out.push_back(StreamEvent::Completed {
+            response: Box::new(response),
+        });
         Ok(())
     }
 }

@@ -69,7 +69,9 @@ impl Decoder {
     fn complete(&mut self, out: &mut VecDeque<StreamEvent>) -> Result<(), ModelError> {
         let acc = std::mem::replace(&mut self.acc, Accumulator::new(String::new()));
         let response = acc.into_response()?;
-        out.push_back(StreamEvent::Completed { response });
+        out.push_back(StreamEvent::Completed {
+            response: Box::new(response),
+        });
         Ok(())
     }
 }

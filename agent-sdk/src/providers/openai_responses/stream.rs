@@ -118,7 +118,9 @@ impl SseDecoder for Decoder {
                     out.push_back(StreamEvent::Usage { usage: usage(u) });
                 }
                 let response = convert(&response, &self.model)?;
-                out.push_back(StreamEvent::Completed { response });
+                out.push_back(StreamEvent::Completed {
+                    response: Box::new(response),
+                });
             }
             "response.failed" => {
                 return Err(stream_error(
