@@ -289,8 +289,12 @@ fn user_part<'a>(block: &'a ContentBlock, model: &str) -> Option<UserPart<'a>> {
     }
 }
 
-/// The text blocks of an assistant or tool message, joined.
-fn text_of(blocks: &[ContentBlock], model: &str, role: &str) -> String {
+/// The text blocks of an assistant or tool message, joined: borrowed when there is one (the
+/// usual case), so lowering a long history copies none of its text.
+fn text_of<'a>(blocks: &'a [ContentBlock], model: &str, role: &str) -> Cow<'a, str> {
+    if let [ContentBlock::Text { text }] = blocks {
+        return Cow::Borrowed(text);
+    }
     let mut text = String::new();
     for block in blocks {
         match block {
@@ -305,5 +309,5 @@ fn text_of(blocks: &[ContentBlock], model: &str, role: &str) -> String {
             }
         }
     }
-    text
+    Cow::Owned(text)
 }

@@ -64,7 +64,7 @@ pub(crate) enum WireMessage<'a> {
     },
     Assistant {
         #[serde(skip_serializing_if = "Option::is_none")]
-        content: Option<String>,
+        content: Option<Cow<'a, str>>,
         #[serde(skip_serializing_if = "Vec::is_empty")]
         tool_calls: Vec<WireToolCall<'a>>,
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -72,7 +72,7 @@ pub(crate) enum WireMessage<'a> {
     },
     Tool {
         tool_call_id: &'a str,
-        content: String,
+        content: Cow<'a, str>,
     },
 }
 
