@@ -15,9 +15,9 @@ usage: overhead [--instructions | --history | --cold] [N] [C] [--rounds R] [--wa
                   streaming, each client in its own process, paired rounds
                   (defaults N=500 C=200 R=11 W=20)
   --instructions  instructions per run under callgrind (valgrind), all four modes, each phase
-                  measured as (I(2N) - I(N)) / N to cancel start-up (defaults N=100 C=100 R=1 W=10)
+                  measured as (I(2N) - I(N)) / N to cancel start-up (defaults N=100 C=100 R=3 W=10)
   --history       instructions per run of a continued conversation of 10, 100 and 1000 prior
-                  messages, sequential plain, callgrind (defaults N=50 R=1 W=5)
+                  messages, sequential plain, callgrind (defaults N=50 R=3 W=5)
   --cold          process launch -> first answer, wall clock, R paired rounds (default R=21)
   --self-test     check the argument and callgrind-output parsers, then exit
 
@@ -81,8 +81,8 @@ impl Kind {
     fn defaults(self) -> [u64; 4] {
         match self {
             Kind::Wall => [500, 200, 11, 20],
-            Kind::Instructions => [100, 100, 1, 10],
-            Kind::History => [50, 1, 1, 5],
+            Kind::Instructions => [100, 100, 3, 10],
+            Kind::History => [50, 1, 3, 5],
             Kind::Cold => [1, 1, 21, 0],
         }
     }

@@ -13,7 +13,7 @@ use std::process::{Command, Stdio};
 use crate::args::{Mode, Settings};
 use crate::child::{self, BenchError, Flags, Server, io};
 use crate::measure::{Phases, Plan};
-use crate::report::median;
+use crate::report::{median, range};
 
 /// The SDK may execute at most this many times the baseline's instructions per run.
 pub const TARGET: f64 = 1.05;
@@ -140,15 +140,23 @@ pub fn instructions(settings: Settings) -> Result<(), BenchError> {
     }
     drop(server);
     println!(
-        "{:<18} {:>16} {:>16} {:>8}",
-        "mode", "baseline instr", "sdk instr", "ratio"
+        "{:<18} {:>16} {:>16} {:>8}   {}",
+        "mode", "baseline instr", "sdk instr", "ratio", "per-round ratios"
     );
     let mut worst = f64::NEG_INFINITY;
     for ((name, ..), (b, s)) in modes.iter().zip(results) {
+        let paired: Vec<f64> = s.iter().zip(&b).map(|(s, b)| s / b).collect();
+        let (lo, hi) = range(&paired);
         let (b, s) = (median(b), median(s));
         worst = worst.max(s / b);
-        println!("{name:<18} {b:>16.0} {s:>16.0} {:>7.3}x", s / b);
+        println!(
+            "{name:<18} {b:>16.0} {s:>16.0} {:>7.3}x   {lo:.3}x..{hi:.3}x",
+            s / b
+        );
     }
+    println!(
+        "(medians over the rounds of instructions per run; ratio = sdk median / baseline median)"
+    );
     let verdict = if worst <= TARGET { "met" } else { "NOT met" };
     println!(
         "\ntarget: SDK instructions per run within {TARGET:.2}x of the hand-written client's in all four modes: {verdict} (worst {worst:.3}x)"

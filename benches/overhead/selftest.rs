@@ -51,11 +51,11 @@ pub fn run() -> Result<(), String> {
     );
     check(
         "--instructions defaults",
-        parse(&["--instructions"], &[]) == Ok(parent(Kind::Instructions, [100, 100, 1, 10])),
+        parse(&["--instructions"], &[]) == Ok(parent(Kind::Instructions, [100, 100, 3, 10])),
     );
     check(
         "--history with N",
-        parse(&["--history", "20"], &[]) == Ok(parent(Kind::History, [20, 1, 1, 5])),
+        parse(&["--history", "20"], &[]) == Ok(parent(Kind::History, [20, 1, 3, 5])),
     );
     check(
         "--cold --rounds",
@@ -64,7 +64,7 @@ pub fn run() -> Result<(), String> {
     check(
         "--warmup",
         parse(&["--warmup", "3", "--instructions"], &[])
-            == Ok(parent(Kind::Instructions, [100, 100, 1, 3])),
+            == Ok(parent(Kind::Instructions, [100, 100, 3, 3])),
     );
     check(
         "the environment",
