@@ -140,8 +140,8 @@ pub fn instructions(settings: Settings) -> Result<(), BenchError> {
     }
     drop(server);
     println!(
-        "{:<18} {:>16} {:>16} {:>8}   {}",
-        "mode", "baseline instr", "sdk instr", "ratio", "per-round ratios"
+        "{:<18} {:>16} {:>16} {:>8}   per-round ratios",
+        "mode", "baseline instr", "sdk instr", "ratio"
     );
     let mut worst = f64::NEG_INFINITY;
     for ((name, ..), (b, s)) in modes.iter().zip(results) {
