@@ -178,14 +178,14 @@ pub fn history(settings: Settings) -> Result<(), BenchError> {
     settings.concurrent = 0;
     let mut rows = Vec::new();
     for k in HISTORY {
-        // A server per length: it records every request, and these are long.
-        let (server, url) = Server::start(&exe)?;
         let flags = Flags {
             history: Some(k),
             ..Flags::default()
         };
         let (mut b, mut s) = (Vec::new(), Vec::new());
         for round in 0..settings.rounds {
+            // A server per length and round: it records every request, and these are long.
+            let (server, url) = Server::start(&exe)?;
             let mut sides = [Mode::Baseline, Mode::Sdk];
             if round % 2 == 1 {
                 sides.reverse();
@@ -201,8 +201,8 @@ pub fn history(settings: Settings) -> Result<(), BenchError> {
                     Mode::Sdk => s.push(n),
                 }
             }
+            drop(server);
         }
-        drop(server);
         rows.push((k, median(b), median(s)));
     }
     println!(
@@ -212,18 +212,23 @@ pub fn history(settings: Settings) -> Result<(), BenchError> {
     for &(k, b, s) in &rows {
         println!("{k:>6} {b:>16.0} {s:>16.0} {:>14.0} {:>7.3}x", s - b, s / b);
     }
-    if let (Some(&(_, b0, s0)), Some(&(_, b1, s1))) = (rows.first(), rows.last()) {
-        let flat = (s1 - b1) / (s0 - b0);
-        let verdict = if flat <= FLAT_TARGET {
-            "met"
+    if let (Some(&(k0, b0, s0)), Some(&(k1, b1, s1))) = (rows.first(), rows.last()) {
+        if s0 - b0 > 0.0 {
+            let flat = (s1 - b1) / (s0 - b0);
+            let verdict = if flat <= FLAT_TARGET {
+                "met"
+            } else {
+                "NOT met"
+            };
+            println!(
+                "\nexcess (sdk - baseline) at K = {k1} / at K = {k0}: {flat:.3}x; target <= {FLAT_TARGET:.2}x: {verdict}"
+            );
         } else {
-            "NOT met"
-        };
-        println!(
-            "\nexcess (sdk - baseline) at K = {} / at K = {}: {flat:.3}x; target <= {FLAT_TARGET:.2}x: {verdict}",
-            HISTORY[HISTORY.len() - 1],
-            HISTORY[0]
-        );
+            println!(
+                "\nno excess at K = {k0} (sdk - baseline = {:.0}): the ratio is not defined",
+                s0 - b0
+            );
+        }
     }
     Ok(())
 }

@@ -22,10 +22,9 @@ const PROCESSES: [(Mode, bool); 4] = [
 /// Runs the whole benchmark and prints the table.
 pub fn run(settings: Settings) -> Result<(), BenchError> {
     let exe = std::env::current_exe().map_err(io("could not find this executable"))?;
-    let (server, url) = Server::start(&exe)?;
     println!(
         "end-to-end overhead: {} sequential + {} concurrent runs per client process, {} round(s), \
-         mock server in its own process at {url}",
+         the mock server in its own process (a new one each round)",
         settings.sequential, settings.concurrent, settings.rounds
     );
     println!(
@@ -36,6 +35,8 @@ pub fn run(settings: Settings) -> Result<(), BenchError> {
     let plan = settings.plan();
     let mut rounds: Vec<[Measurement; 4]> = Vec::new();
     for round in 0..settings.rounds {
+        // A new server each round: it records every request it answers.
+        let (server, url) = Server::start(&exe)?;
         let mut order = [0, 1, 2, 3];
         if round % 2 == 1 {
             order.reverse();
@@ -58,11 +59,11 @@ pub fn run(settings: Settings) -> Result<(), BenchError> {
             );
             got[i] = Some(m);
         }
+        drop(server);
         if let [Some(a), Some(b), Some(c), Some(d)] = got {
             rounds.push([a, b, c, d]);
         }
     }
-    drop(server);
     print_table(&rounds);
     Ok(())
 }
