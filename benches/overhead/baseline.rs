@@ -10,46 +10,7 @@ use serde_json::{Value, json};
 
 use crate::job;
 
-/// Why a hand-written run failed.
-#[derive(Debug, thiserror::Error)]
-pub enum BaselineError {
-    /// The request could not be sent or the answer not read.
-    #[error("HTTP: {0}")]
-    Http(#[from] reqwest::Error),
-    /// The server answered with an error status.
-    #[error("status {status}: {body}")]
-    Status {
-        /// The HTTP status.
-        status: u16,
-        /// The body.
-        body: String,
-    },
-    /// The answer has no choices.
-    #[error("the answer has no choices")]
-    NoChoices,
-    /// The model called a tool we do not have.
-    #[error("unknown tool `{0}`")]
-    UnknownTool(String),
-    /// The model's tool arguments do not parse.
-    #[error("bad arguments for `{tool}`: {source}")]
-    Arguments {
-        /// The tool.
-        tool: String,
-        /// The parse error.
-        source: serde_json::Error,
-    },
-    /// The base URL does not parse.
-    #[error("invalid base URL `{url}`: {reason}")]
-    Url {
-        /// The URL.
-        url: String,
-        /// Why it does not parse.
-        reason: String,
-    },
-    /// The model kept calling tools.
-    #[error("no final answer after {0} requests")]
-    TooManyTurns(u32),
-}
+pub use crate::baseline_error::BaselineError;
 
 /// One client for all runs: a reqwest client (connection pool) and the tool list.
 pub struct Baseline {
@@ -64,11 +25,21 @@ struct Request<'a> {
     model: &'a str,
     messages: &'a [OutMessage],
     tools: &'a Value,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    stream: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stream_options: Option<StreamOptions>,
 }
 
 #[derive(Serialize)]
+struct StreamOptions {
+    include_usage: bool,
+}
+
+/// A message sent to the model.
+#[derive(Serialize)]
 #[serde(tag = "role", rename_all = "lowercase")]
-enum OutMessage {
+pub enum OutMessage {
     System {
         content: String,
     },
@@ -78,6 +49,7 @@ enum OutMessage {
     Assistant {
         #[serde(skip_serializing_if = "Option::is_none")]
         content: Option<String>,
+        #[serde(skip_serializing_if = "Vec::is_empty")]
         tool_calls: Vec<OutToolCall>,
     },
     Tool {
@@ -86,15 +58,16 @@ enum OutMessage {
     },
 }
 
+/// A tool call in a message sent back to the model.
 #[derive(Serialize)]
-struct OutToolCall {
+pub struct OutToolCall {
     id: String,
     r#type: &'static str,
     function: OutFunction,
 }
 
 #[derive(Serialize)]
-struct OutFunction {
+pub struct OutFunction {
     name: String,
     arguments: String,
 }
@@ -111,28 +84,38 @@ struct Choice {
     message: InMessage,
 }
 
-#[derive(Deserialize)]
-struct InMessage {
+/// The model's answer (also what the streamed chunks add up to).
+#[derive(Deserialize, Default)]
+pub struct InMessage {
+    /// The text.
     #[serde(default)]
-    content: Option<String>,
+    pub content: Option<String>,
+    /// The tool calls.
     #[serde(default)]
-    tool_calls: Vec<InToolCall>,
+    pub tool_calls: Vec<InToolCall>,
 }
 
-#[derive(Deserialize)]
-struct InToolCall {
-    id: String,
-    function: InFunction,
+/// A tool call the model made.
+#[derive(Deserialize, Default)]
+pub struct InToolCall {
+    /// Its id.
+    pub id: String,
+    /// The function and its arguments.
+    pub function: InFunction,
 }
 
-#[derive(Deserialize)]
-struct InFunction {
-    name: String,
-    arguments: String,
+/// The function of a tool call.
+#[derive(Deserialize, Default)]
+pub struct InFunction {
+    /// The tool name.
+    pub name: String,
+    /// The arguments, JSON text.
+    pub arguments: String,
 }
 
+/// The token counts of one answer.
 #[derive(Deserialize, Default, Clone, Copy)]
-struct WireUsage {
+pub struct WireUsage {
     prompt_tokens: u64,
     completion_tokens: u64,
 }
@@ -181,25 +164,50 @@ impl Baseline {
 
     /// One run: ask, run the tools the model calls, send the results, until a text answer.
     pub async fn run(self: Arc<Self>, question: &str) -> Result<String, BaselineError> {
-        let mut messages = vec![
+        let mut messages = self.start(question);
+        self.converse(&mut messages, false).await
+    }
+
+    /// One streamed run (SSE answers, see `baseline_stream.rs`).
+    pub async fn run_stream(self: Arc<Self>, question: &str) -> Result<String, BaselineError> {
+        let mut messages = self.start(question);
+        self.converse(&mut messages, true).await
+    }
+
+    fn start(&self, question: &str) -> Vec<OutMessage> {
+        vec![
             OutMessage::System {
                 content: job::INSTRUCTIONS.to_owned(),
             },
             OutMessage::User {
                 content: question.to_owned(),
             },
-        ];
+        ]
+    }
+
+    /// The loop over `messages` (which end with the question): ask, run the tools the model
+    /// calls, append the call and the results, until a text answer.
+    pub async fn converse(
+        &self,
+        messages: &mut Vec<OutMessage>,
+        stream: bool,
+    ) -> Result<String, BaselineError> {
         let mut usage = WireUsage::default();
         for _ in 0..MAX_REQUESTS {
+            let request = Request {
+                model: job::MODEL,
+                messages: messages.as_slice(),
+                tools: &self.tools,
+                stream,
+                stream_options: stream.then_some(StreamOptions {
+                    include_usage: true,
+                }),
+            };
             let response = self
                 .http
                 .post(self.url.clone())
                 .header(reqwest::header::AUTHORIZATION, &self.auth)
-                .json(&Request {
-                    model: job::MODEL,
-                    messages: &messages,
-                    tools: &self.tools,
-                })
+                .json(&request)
                 .send()
                 .await?;
             let status = response.status();
@@ -209,17 +217,22 @@ impl Baseline {
                     body: response.text().await.unwrap_or_default(),
                 });
             }
-            let completion: Completion = response.json().await?;
-            if let Some(u) = completion.usage {
+            let (message, used) = if stream {
+                crate::baseline_stream::read(response).await?
+            } else {
+                let completion: Completion = response.json().await?;
+                let message = completion
+                    .choices
+                    .into_iter()
+                    .next()
+                    .ok_or(BaselineError::NoChoices)?
+                    .message;
+                (message, completion.usage)
+            };
+            if let Some(u) = used {
                 usage.prompt_tokens += u.prompt_tokens;
                 usage.completion_tokens += u.completion_tokens;
             }
-            let message = completion
-                .choices
-                .into_iter()
-                .next()
-                .ok_or(BaselineError::NoChoices)?
-                .message;
             if message.tool_calls.is_empty() {
                 tracing::trace!(usage.prompt_tokens, usage.completion_tokens, "run done");
                 return Ok(message.content.unwrap_or_default());

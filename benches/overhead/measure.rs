@@ -1,6 +1,9 @@
 //! `--client <mode>`: warm up, then N sequential runs and C concurrent runs, measuring wall
 //! time and this process's CPU time (getrusage, user + system) around each phase, and the
 //! peak RSS (VmHWM) at the end. The result is printed as one JSON line.
+//!
+//! For the instruction counts, `--phase seq|conc` measures one phase only (after the same
+//! warm-up) and `--bursts B` runs the concurrent phase as B bursts of C, one after the other.
 
 use std::future::Future;
 use std::sync::Arc;
@@ -49,12 +52,15 @@ pub struct Measurement {
     pub peak_rss_kib: Option<u64>,
 }
 
-impl Measurement {
-    /// CPU microseconds per run over both phases.
-    pub fn cpu_us_per_run(&self) -> f64 {
-        (self.sequential.cpu_s + self.concurrent.cpu_s) * 1e6
-            / (self.sequential.runs + self.concurrent.runs) as f64
-    }
+/// Which phases a client process measures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phases {
+    /// The sequential runs, then the concurrent ones.
+    Both,
+    /// Only the sequential runs (`--phase seq`).
+    Sequential,
+    /// Only the concurrent bursts (`--phase conc`).
+    Concurrent,
 }
 
 /// How much one client process runs.
@@ -62,10 +68,14 @@ impl Measurement {
 pub struct Plan {
     /// Sequential runs.
     pub sequential: u64,
-    /// Concurrent runs.
+    /// Runs per concurrent burst (also the size of the warm-up burst).
     pub concurrent: u64,
     /// Sequential warm-up runs (followed by one concurrent warm-up burst).
     pub warmup: u64,
+    /// Which phases are measured.
+    pub phases: Phases,
+    /// Concurrent bursts of `concurrent` runs, one after the other.
+    pub bursts: u64,
 }
 
 /// A run failed or gave the wrong answer, or the CPU time could not be read.
@@ -100,7 +110,8 @@ pub enum RunFailed {
     },
 }
 
-fn check<E: std::fmt::Display>(
+/// An answer other than [`job::ANSWER`], or an error, fails the run.
+pub fn check<E: std::fmt::Display>(
     phase: &'static str,
     outcome: Result<String, E>,
 ) -> Result<(), RunFailed> {
@@ -132,20 +143,30 @@ where
     }
     concurrent(&client, run, plan.concurrent, "warm-up").await?;
 
+    let sequential_runs = match plan.phases {
+        Phases::Concurrent => 0,
+        _ => plan.sequential,
+    };
     let (wall, cpu) = (Instant::now(), cpu_time()?);
-    for _ in 0..plan.sequential {
+    for _ in 0..sequential_runs {
         check("sequential", run(client.clone()).await)?;
     }
     let sequential = Phase {
-        runs: plan.sequential,
+        runs: sequential_runs,
         wall_s: wall.elapsed().as_secs_f64(),
         cpu_s: (cpu_time()? - cpu).as_secs_f64(),
     };
 
+    let bursts = match plan.phases {
+        Phases::Sequential => 0,
+        _ => plan.bursts,
+    };
     let (wall, cpu) = (Instant::now(), cpu_time()?);
-    concurrent(&client, run, plan.concurrent, "concurrent").await?;
+    for _ in 0..bursts {
+        concurrent(&client, run, plan.concurrent, "concurrent").await?;
+    }
     let concurrent = Phase {
-        runs: plan.concurrent,
+        runs: bursts * plan.concurrent,
         wall_s: wall.elapsed().as_secs_f64(),
         cpu_s: (cpu_time()? - cpu).as_secs_f64(),
     };

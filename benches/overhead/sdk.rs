@@ -3,8 +3,10 @@
 use std::sync::Arc;
 
 use agent_sdk::Error;
-use agent_sdk::agent::Agent;
+use agent_sdk::agent::{Agent, AgentEvent};
+use agent_sdk::model::ModelError;
 use agent_sdk::providers::openai::OpenAiModel;
+use futures::StreamExt;
 
 use crate::job::{self, Forecaster};
 
@@ -13,7 +15,8 @@ pub struct Sdk {
     agent: AgentOf,
 }
 
-type AgentOf = Agent<Forecaster, agent_sdk::output::TextOutput, (), ()>;
+/// The agent type of the bench.
+pub type AgentOf = Agent<Forecaster, agent_sdk::output::TextOutput, (), ()>;
 
 impl Sdk {
     /// An agent whose model talks to the server at `base_url`.
@@ -27,8 +30,29 @@ impl Sdk {
         })
     }
 
+    /// The agent.
+    pub fn agent(&self) -> &AgentOf {
+        &self.agent
+    }
+
     /// One run of the agent; its final answer.
     pub async fn run(self: Arc<Self>, question: &str) -> Result<String, Error> {
         Ok(self.agent.run(question, ()).await?.output)
+    }
+
+    /// One streamed run, every event consumed; the final answer of the `Done` event.
+    pub async fn run_stream(self: Arc<Self>, question: &str) -> Result<String, Error> {
+        let mut events = self.agent.stream(question, ());
+        let mut output = None;
+        while let Some(event) = events.next().await {
+            if let AgentEvent::Done(result) = event? {
+                output = Some(result.output);
+            }
+        }
+        output.ok_or_else(|| {
+            Error::from(ModelError::Incomplete(
+                "the stream ended without Done".to_owned(),
+            ))
+        })
     }
 }

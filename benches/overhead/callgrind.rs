@@ -1,0 +1,234 @@
+//! `--instructions` and `--history`: instructions per run, counted by callgrind (valgrind),
+//! for machines without hardware counters (`perf stat -e instructions` needs them).
+//!
+//! Each client child runs under `valgrind --tool=callgrind --callgrind-out-file=<tmp>`, and the
+//! `totals:` (or `summary:`) line of the output file is its instruction count. Start-up, the
+//! warm-up and building the client are taken out by differencing two processes that differ
+//! only in the measured phase: per run = (I(2N) - I(N)) / N for the sequential phase, and
+//! (I(2 bursts of C) - I(1 burst of C)) / C for the concurrent one (so the concurrency stays C).
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use crate::args::{Mode, Settings};
+use crate::child::{self, BenchError, Flags, Server, io};
+use crate::measure::{Phases, Plan};
+use crate::report::{median, range};
+
+/// The SDK may execute at most this many times the baseline's instructions per run.
+pub const TARGET: f64 = 1.05;
+/// The SDK's excess over the baseline may grow at most this much from 10 to 1000 messages.
+pub const FLAT_TARGET: f64 = 1.2;
+/// The conversation lengths of `--history`.
+pub const HISTORY: [usize; 3] = [10, 100, 1000];
+
+/// The instruction count in a callgrind output file: its `totals:` line, else its
+/// `summary:` line (the first event, `Ir`).
+pub fn parse_total(text: &str) -> Option<u64> {
+    let find = |prefix: &str| {
+        text.lines()
+            .find_map(|line| line.strip_prefix(prefix))
+            .and_then(|rest| rest.split_whitespace().next())
+            .and_then(|n| n.parse().ok())
+    };
+    find("totals:").or_else(|| find("summary:"))
+}
+
+fn check_valgrind() -> Result<(), BenchError> {
+    let found = Command::new("valgrind")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if found {
+        Ok(())
+    } else {
+        Err(BenchError::Child(
+            "valgrind is not installed (the instruction counts come from callgrind): \
+             install it with `apt-get install valgrind` (or your system's package manager)"
+                .to_owned(),
+        ))
+    }
+}
+
+/// Instructions of one client child under callgrind.
+fn count(exe: &Path, url: &str, mode: Mode, plan: &Plan, flags: Flags) -> Result<u64, BenchError> {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let out = std::env::temp_dir().join(format!("overhead-{}-{n}.callgrind", std::process::id()));
+    let mut args = vec![
+        "--tool=callgrind".to_owned(),
+        "-q".to_owned(),
+        format!("--callgrind-out-file={}", out.display()),
+        exe.display().to_string(),
+    ];
+    args.extend(child::client_args(url, mode, plan, flags));
+    let outcome = child::run_client(Path::new("valgrind"), &args, mode.name());
+    let text = std::fs::read_to_string(&out);
+    let _ = std::fs::remove_file(&out);
+    outcome?;
+    let text = text.map_err(io(format!("could not read {}", out.display())))?;
+    parse_total(&text).ok_or_else(|| {
+        BenchError::Child(format!("no totals: or summary: line in {}", out.display()))
+    })
+}
+
+/// Instructions per run of one phase: the difference of two processes over the extra runs.
+fn per_run(
+    exe: &Path,
+    url: &str,
+    mode: Mode,
+    settings: &Settings,
+    phases: Phases,
+    flags: Flags,
+) -> Result<f64, BenchError> {
+    let mut plan = settings.plan();
+    plan.phases = phases;
+    let extra = match phases {
+        Phases::Concurrent => settings.concurrent,
+        _ => settings.sequential,
+    };
+    let one = count(exe, url, mode, &plan, flags)?;
+    match phases {
+        Phases::Concurrent => plan.bursts = 2,
+        _ => plan.sequential *= 2,
+    }
+    let two = count(exe, url, mode, &plan, flags)?;
+    Ok((two as f64 - one as f64) / extra as f64)
+}
+
+/// `--instructions`: the four modes.
+pub fn instructions(settings: Settings) -> Result<(), BenchError> {
+    check_valgrind()?;
+    let exe = std::env::current_exe().map_err(io("could not find this executable"))?;
+    let (server, url) = Server::start(&exe)?;
+    println!(
+        "instructions per run (callgrind), (I(2N) - I(N)) / N: N = {} sequential, bursts of C = {} \
+         concurrent, warm-up {} + one burst, {} round(s)\n",
+        settings.sequential, settings.concurrent, settings.warmup, settings.rounds
+    );
+    let modes = [
+        ("sequential plain", Phases::Sequential, false),
+        ("concurrent plain", Phases::Concurrent, false),
+        ("sequential stream", Phases::Sequential, true),
+        ("concurrent stream", Phases::Concurrent, true),
+    ];
+    let mut results = vec![(Vec::new(), Vec::new()); modes.len()];
+    for round in 0..settings.rounds {
+        for (i, (name, phases, stream)) in modes.iter().enumerate() {
+            let flags = Flags {
+                stream: *stream,
+                ..Flags::default()
+            };
+            let mut sides = [Mode::Baseline, Mode::Sdk];
+            if round % 2 == 1 {
+                sides.reverse();
+            }
+            for mode in sides {
+                let n = per_run(&exe, &url, mode, &settings, *phases, flags)?;
+                eprintln!(
+                    "round {}: {name:<18} {mode:<8} {n:>10.0} instructions/run",
+                    round + 1
+                );
+                match mode {
+                    Mode::Baseline => results[i].0.push(n),
+                    Mode::Sdk => results[i].1.push(n),
+                }
+            }
+        }
+    }
+    drop(server);
+    println!(
+        "{:<18} {:>16} {:>16} {:>8}   per-round ratios",
+        "mode", "baseline instr", "sdk instr", "ratio"
+    );
+    let mut worst = f64::NEG_INFINITY;
+    for ((name, ..), (b, s)) in modes.iter().zip(results) {
+        let paired: Vec<f64> = s.iter().zip(&b).map(|(s, b)| s / b).collect();
+        let (lo, hi) = range(&paired);
+        let (b, s) = (median(b), median(s));
+        worst = worst.max(s / b);
+        println!(
+            "{name:<18} {b:>16.0} {s:>16.0} {:>7.3}x   {lo:.3}x..{hi:.3}x",
+            s / b
+        );
+    }
+    println!(
+        "(medians over the rounds of instructions per run; ratio = sdk median / baseline median)"
+    );
+    let verdict = if worst <= TARGET { "met" } else { "NOT met" };
+    println!(
+        "\ntarget: SDK instructions per run within {TARGET:.2}x of the hand-written client's in all four modes: {verdict} (worst {worst:.3}x)"
+    );
+    Ok(())
+}
+
+/// `--history`: a continued conversation of 10, 100 and 1000 prior messages.
+pub fn history(settings: Settings) -> Result<(), BenchError> {
+    check_valgrind()?;
+    let exe = std::env::current_exe().map_err(io("could not find this executable"))?;
+    println!(
+        "instructions per run of a continued conversation (callgrind), sequential plain, \
+         (I(2N) - I(N)) / N with N = {}, warm-up {}, {} round(s)\n",
+        settings.sequential, settings.warmup, settings.rounds
+    );
+    let mut settings = settings;
+    // No concurrent warm-up burst: the history runs hold one conversation.
+    settings.concurrent = 0;
+    let mut rows = Vec::new();
+    for k in HISTORY {
+        let flags = Flags {
+            history: Some(k),
+            ..Flags::default()
+        };
+        let (mut b, mut s) = (Vec::new(), Vec::new());
+        for round in 0..settings.rounds {
+            // A server per length and round: it records every request, and these are long.
+            let (server, url) = Server::start(&exe)?;
+            let mut sides = [Mode::Baseline, Mode::Sdk];
+            if round % 2 == 1 {
+                sides.reverse();
+            }
+            for mode in sides {
+                let n = per_run(&exe, &url, mode, &settings, Phases::Sequential, flags)?;
+                eprintln!(
+                    "round {}: K = {k:<5} {mode:<8} {n:>10.0} instructions/run",
+                    round + 1
+                );
+                match mode {
+                    Mode::Baseline => b.push(n),
+                    Mode::Sdk => s.push(n),
+                }
+            }
+            drop(server);
+        }
+        rows.push((k, median(b), median(s)));
+    }
+    println!(
+        "{:>6} {:>16} {:>16} {:>14} {:>8}",
+        "K", "baseline instr", "sdk instr", "excess", "ratio"
+    );
+    for &(k, b, s) in &rows {
+        println!("{k:>6} {b:>16.0} {s:>16.0} {:>14.0} {:>7.3}x", s - b, s / b);
+    }
+    if let (Some(&(k0, b0, s0)), Some(&(k1, b1, s1))) = (rows.first(), rows.last()) {
+        if s0 - b0 > 0.0 {
+            let flat = (s1 - b1) / (s0 - b0);
+            let verdict = if flat <= FLAT_TARGET {
+                "met"
+            } else {
+                "NOT met"
+            };
+            println!(
+                "\nexcess (sdk - baseline) at K = {k1} / at K = {k0}: {flat:.3}x; target <= {FLAT_TARGET:.2}x: {verdict}"
+            );
+        } else {
+            println!(
+                "\nno excess at K = {k0} (sdk - baseline = {:.0}): the ratio is not defined",
+                s0 - b0
+            );
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,272 @@
+//! `--self-test`: checks of the argument parser and the callgrind-output parser. The bench is
+//! built with `harness = false`, so `#[test]` functions in it would never run; these run with
+//! `cargo bench --bench overhead -- --self-test` instead (and fail the process on a mismatch).
+
+use crate::args::{self, ClientArgs, Command, Kind, Mode, Settings};
+use crate::callgrind::parse_total;
+use crate::child::{self, Flags};
+use crate::measure::{Phases, Plan};
+
+fn parse(args: &[&str], env: &[(&str, &str)]) -> Result<Command, args::ArgsError> {
+    args::parse(args.iter().map(|s| s.to_string()), |name| {
+        env.iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| v.to_string())
+    })
+}
+
+fn parent(kind: Kind, [sequential, concurrent, rounds, warmup]: [u64; 4]) -> Command {
+    Command::Parent(Settings {
+        kind,
+        sequential,
+        concurrent,
+        rounds,
+        warmup,
+    })
+}
+
+/// Runs the checks; the failures, if any.
+pub fn run() -> Result<(), String> {
+    let mut failures = Vec::new();
+    let mut total = 0;
+    let mut check = |name: &str, ok: bool| {
+        total += 1;
+        if !ok {
+            failures.push(name.to_owned());
+        }
+    };
+
+    // The parent.
+    check(
+        "no flags: the wall mode with its defaults",
+        parse(&[], &[]) == Ok(parent(Kind::Wall, [500, 200, 11, 20])),
+    );
+    check(
+        "--bench is ignored",
+        parse(&["--bench"], &[]) == Ok(parent(Kind::Wall, [500, 200, 11, 20])),
+    );
+    check(
+        "N and C",
+        parse(&["--bench", "30", "40"], &[]) == Ok(parent(Kind::Wall, [30, 40, 11, 20])),
+    );
+    check(
+        "--instructions defaults",
+        parse(&["--instructions"], &[]) == Ok(parent(Kind::Instructions, [100, 100, 3, 10])),
+    );
+    check(
+        "--history with N",
+        parse(&["--history", "20"], &[]) == Ok(parent(Kind::History, [20, 1, 3, 5])),
+    );
+    check(
+        "--cold --rounds",
+        parse(&["--cold", "--rounds", "5"], &[]) == Ok(parent(Kind::Cold, [1, 1, 5, 0])),
+    );
+    check(
+        "--warmup",
+        parse(&["--warmup", "3", "--instructions"], &[])
+            == Ok(parent(Kind::Instructions, [100, 100, 3, 3])),
+    );
+    check(
+        "the environment",
+        parse(&[], &[("OVERHEAD_N", "7"), ("OVERHEAD_ROUNDS", " ")])
+            == Ok(parent(Kind::Wall, [7, 200, 11, 20])),
+    );
+    check(
+        "arguments win over the environment",
+        parse(&["9"], &[("OVERHEAD_N", "7")]) == Ok(parent(Kind::Wall, [9, 200, 11, 20])),
+    );
+    check("two modes", parse(&["--cold", "--history"], &[]).is_err());
+    check(
+        "the same mode twice",
+        parse(&["--cold", "--cold"], &[]).is_ok(),
+    );
+    check("N = 0", parse(&["0"], &[]).is_err());
+    check("not a number", parse(&["x"], &[]).is_err());
+    check("a third number", parse(&["1", "2", "3"], &[]).is_err());
+    check("an unknown flag", parse(&["--bogus"], &[]).is_err());
+    check(
+        "--rounds without a value",
+        parse(&["--rounds"], &[]).is_err(),
+    );
+    check("--help", parse(&["--help"], &[]) == Ok(Command::Help));
+    check("--serve", parse(&["--serve"], &[]) == Ok(Command::Serve));
+
+    // The client.
+    let plan = Plan {
+        sequential: 3,
+        concurrent: 4,
+        warmup: 20,
+        phases: Phases::Concurrent,
+        bursts: 2,
+    };
+    let client = |plan: Plan, stream, history, cold| -> Result<Command, args::ArgsError> {
+        Ok(Command::Client(ClientArgs {
+            mode: Mode::Sdk,
+            url: "u".to_owned(),
+            plan,
+            stream,
+            history,
+            cold,
+        }))
+    };
+    check(
+        "a streaming client, one phase",
+        parse(
+            &[
+                "--client",
+                "sdk",
+                "--url",
+                "u",
+                "--runs",
+                "3",
+                "--concurrent",
+                "4",
+                "--stream",
+                "--phase",
+                "conc",
+                "--bursts",
+                "2",
+            ],
+            &[],
+        ) == client(plan, true, None, false),
+    );
+    let cold = Plan {
+        sequential: 0,
+        concurrent: 0,
+        phases: Phases::Both,
+        bursts: 1,
+        ..plan
+    };
+    check(
+        "a cold client needs no counts",
+        parse(&["--client", "sdk", "--url", "u", "--cold"], &[]) == client(cold, false, None, true),
+    );
+    check(
+        "a client without --url",
+        parse(
+            &["--client", "sdk", "--runs", "1", "--concurrent", "1"],
+            &[],
+        )
+        .is_err(),
+    );
+    check(
+        "a client without --runs",
+        parse(&["--client", "sdk", "--url", "u", "--concurrent", "1"], &[]).is_err(),
+    );
+    check(
+        "an unknown client",
+        parse(&["--client", "rig", "--url", "u"], &[]).is_err(),
+    );
+    check(
+        "an unknown phase",
+        parse(
+            &[
+                "--client",
+                "sdk",
+                "--url",
+                "u",
+                "--runs",
+                "1",
+                "--concurrent",
+                "1",
+                "--phase",
+                "both",
+            ],
+            &[],
+        )
+        .is_err(),
+    );
+    check(
+        "a streamed history",
+        parse(
+            &[
+                "--client",
+                "sdk",
+                "--url",
+                "u",
+                "--runs",
+                "1",
+                "--concurrent",
+                "0",
+                "--history",
+                "10",
+                "--stream",
+            ],
+            &[],
+        )
+        .is_err(),
+    );
+    for (plan, flags) in [
+        (
+            plan,
+            Flags {
+                stream: true,
+                ..Flags::default()
+            },
+        ),
+        (
+            Plan {
+                phases: Phases::Sequential,
+                ..plan
+            },
+            Flags {
+                history: Some(1000),
+                ..Flags::default()
+            },
+        ),
+        (
+            Plan {
+                phases: Phases::Both,
+                bursts: 1,
+                ..plan
+            },
+            Flags::default(),
+        ),
+        (
+            cold,
+            Flags {
+                cold: true,
+                ..Flags::default()
+            },
+        ),
+    ] {
+        let line = child::client_args("u", Mode::Sdk, &plan, flags);
+        let back = args::parse(line.clone(), |_| None);
+        check(
+            &format!("the parent's client flags parse back: {line:?}"),
+            back == client(plan, flags.stream, flags.history, flags.cold),
+        );
+    }
+
+    // Callgrind output.
+    let file = "# callgrind format\nversion: 1\ncreator: callgrind-3.22.0\ncmd: overhead --client sdk\n\
+                events: Ir\n\nfn=(1) main\n0 12\n\nsummary: 123456\n\n\ntotals: 123457\n";
+    check("callgrind: totals first", parse_total(file) == Some(123457));
+    check(
+        "callgrind: summary alone",
+        parse_total("events: Ir\nsummary: 98765 \n") == Some(98765),
+    );
+    check(
+        "callgrind: several events",
+        parse_total("events: Ir Dr\ntotals: 10 20\n") == Some(10),
+    );
+    check(
+        "callgrind: no total",
+        parse_total("events: Ir\nfn=main\n0 5\n").is_none(),
+    );
+    check(
+        "callgrind: not a number",
+        parse_total("summary: lots\n").is_none(),
+    );
+
+    if failures.is_empty() {
+        println!("self-test: {total} checks passed");
+        Ok(())
+    } else {
+        Err(format!(
+            "self-test: {} of {total} checks failed:\n  {}",
+            failures.len(),
+            failures.join("\n  ")
+        ))
+    }
+}
