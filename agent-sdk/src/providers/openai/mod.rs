@@ -25,6 +25,7 @@
 mod builder;
 mod choices;
 mod errors;
+mod lower_messages;
 mod request;
 mod response;
 mod stream;

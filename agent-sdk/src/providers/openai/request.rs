@@ -24,11 +24,7 @@ use std::borrow::Cow;
 use serde_json::{Value, json};
 
 use super::MaxTokensField;
-use super::wire::{
-    ImageUrl, StreamOptions, UserContent, UserPart, WireFunctionCall, WireFunctionDef, WireMessage,
-    WireRequest, WireTool, WireToolCall,
-};
-use crate::message::{ContentBlock, ImageSource, Message};
+use super::wire::{StreamOptions, WireFunctionDef, WireMessages, WireRequest, WireTool};
 use crate::model::{ChatRequest, ModelError, ModelProfile, ResponseFormat, ToolChoice};
 use crate::schema::{self, Dialect};
 
@@ -190,7 +186,10 @@ pub(crate) fn lower<'a>(
 
     Ok(WireRequest {
         model: opts.model,
-        messages: lower_messages(&req.messages, opts.model),
+        messages: WireMessages {
+            messages: &req.messages,
+            model: opts.model,
+        },
         tools,
         tool_choice,
         parallel_tool_calls,
@@ -223,91 +222,4 @@ fn schema_name(name: &str) -> Cow<'_, str> {
         out.push_str("output");
     }
     Cow::Owned(out)
-}
-
-fn lower_messages<'a>(messages: &'a [Message], model: &str) -> Vec<WireMessage<'a>> {
-    let mut out = Vec::with_capacity(messages.len());
-    for message in messages {
-        out.push(match message {
-            Message::System { content } => WireMessage::System { content },
-            Message::User(m) => {
-                let content = match m.content.as_slice() {
-                    [ContentBlock::Text { text }] => UserContent::Text(text),
-                    blocks => UserContent::Parts(
-                        blocks.iter().filter_map(|b| user_part(b, model)).collect(),
-                    ),
-                };
-                WireMessage::User { content }
-            }
-            Message::Assistant(m) => {
-                let text = text_of(&m.content, model, "assistant");
-                WireMessage::Assistant {
-                    content: (!text.is_empty() || m.tool_calls.is_empty() && m.refusal.is_none())
-                        .then_some(text),
-                    tool_calls: m
-                        .tool_calls
-                        .iter()
-                        .map(|c| WireToolCall {
-                            id: &c.id,
-                            kind: "function",
-                            function: WireFunctionCall {
-                                name: &c.name,
-                                arguments: &c.arguments,
-                            },
-                        })
-                        .collect(),
-                    refusal: m.refusal.as_deref(),
-                }
-            }
-            Message::Tool(m) => WireMessage::Tool {
-                tool_call_id: &m.call_id,
-                content: text_of(&m.content, model, "tool"),
-            },
-        });
-    }
-    out
-}
-
-fn user_part<'a>(block: &'a ContentBlock, model: &str) -> Option<UserPart<'a>> {
-    match block {
-        ContentBlock::Text { text } => Some(UserPart::Text { text }),
-        ContentBlock::Image { source } => Some(UserPart::ImageUrl {
-            image_url: ImageUrl {
-                url: match source {
-                    ImageSource::Url { url } => Cow::Borrowed(url),
-                    ImageSource::Base64 { media_type, data } => {
-                        Cow::Owned(format!("data:{media_type};base64,{data}"))
-                    }
-                },
-            },
-        }),
-        ContentBlock::Reasoning { .. } => None,
-        ContentBlock::Other { provider, .. } => {
-            tracing::warn!(%model, %provider, "a provider-specific block cannot be sent to chat completions; dropped");
-            None
-        }
-    }
-}
-
-/// The text blocks of an assistant or tool message, joined: borrowed when there is one (the
-/// usual case), so lowering a long history copies none of its text.
-fn text_of<'a>(blocks: &'a [ContentBlock], model: &str, role: &str) -> Cow<'a, str> {
-    if let [ContentBlock::Text { text }] = blocks {
-        return Cow::Borrowed(text);
-    }
-    let mut text = String::new();
-    for block in blocks {
-        match block {
-            ContentBlock::Text { text: t } => text.push_str(t),
-            ContentBlock::Reasoning { .. } => {}
-            other => {
-                let kind = match other {
-                    ContentBlock::Image { .. } => "an image",
-                    _ => "a provider-specific block",
-                };
-                tracing::warn!(%model, %role, "chat completions has no place for {kind} in this message; dropped");
-            }
-        }
-    }
-    Cow::Owned(text)
 }

@@ -16,7 +16,7 @@ use serde_json::Value;
 #[derive(Debug, Serialize)]
 pub(crate) struct WireRequest<'a> {
     pub model: &'a str,
-    pub messages: Vec<WireMessage<'a>>,
+    pub messages: WireMessages<'a>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub tools: Vec<WireTool<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -53,60 +53,12 @@ pub(crate) struct StreamOptions {
     pub include_usage: bool,
 }
 
-#[derive(Debug, Serialize)]
-#[serde(tag = "role", rename_all = "lowercase")]
-pub(crate) enum WireMessage<'a> {
-    System {
-        content: &'a str,
-    },
-    User {
-        content: UserContent<'a>,
-    },
-    Assistant {
-        #[serde(skip_serializing_if = "Option::is_none")]
-        content: Option<Cow<'a, str>>,
-        #[serde(skip_serializing_if = "Vec::is_empty")]
-        tool_calls: Vec<WireToolCall<'a>>,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        refusal: Option<&'a str>,
-    },
-    Tool {
-        tool_call_id: &'a str,
-        content: Cow<'a, str>,
-    },
-}
-
-#[derive(Debug, Serialize)]
-#[serde(untagged)]
-pub(crate) enum UserContent<'a> {
-    Text(&'a str),
-    Parts(Vec<UserPart<'a>>),
-}
-
-#[derive(Debug, Serialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-pub(crate) enum UserPart<'a> {
-    Text { text: &'a str },
-    ImageUrl { image_url: ImageUrl<'a> },
-}
-
-#[derive(Debug, Serialize)]
-pub(crate) struct ImageUrl<'a> {
-    pub url: Cow<'a, str>,
-}
-
-#[derive(Debug, Serialize)]
-pub(crate) struct WireToolCall<'a> {
-    pub id: &'a str,
-    #[serde(rename = "type")]
-    pub kind: &'static str,
-    pub function: WireFunctionCall<'a>,
-}
-
-#[derive(Debug, Serialize)]
-pub(crate) struct WireFunctionCall<'a> {
-    pub name: &'a str,
-    pub arguments: &'a str,
+/// The conversation of a request, lowered message by message as it is serialized (see
+/// `lower_messages.rs`).
+#[derive(Debug)]
+pub(crate) struct WireMessages<'a> {
+    pub messages: &'a [crate::message::Message],
+    pub model: &'a str,
 }
 
 #[derive(Debug, Serialize)]

@@ -1,0 +1,270 @@
+//! The conversation in Chat Completions form, written message by message straight from the
+//! transcript: no wire copy of the messages is built (and dropped) per request, so a long
+//! history costs its serialization and nothing per message besides.
+//!
+//! What Chat Completions has no place for is left out: reasoning blocks silently (the API
+//! never takes them back), images in assistant and tool messages and provider-specific blocks
+//! with a warning.
+
+use std::borrow::Cow;
+
+use serde::ser::{SerializeMap, SerializeSeq};
+use serde::{Serialize, Serializer};
+
+use super::wire::WireMessages;
+use crate::message::{ContentBlock, ImageSource, Message, ToolCall};
+
+impl Serialize for WireMessages<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut seq = serializer.serialize_seq(Some(self.messages.len()))?;
+        for message in self.messages {
+            seq.serialize_element(&Lowered {
+                message,
+                model: self.model,
+            })?;
+        }
+        seq.end()
+    }
+}
+
+/// One message as Chat Completions takes it.
+struct Lowered<'a> {
+    message: &'a Message,
+    model: &'a str,
+}
+
+impl Serialize for Lowered<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let model = self.model;
+        let mut map = serializer.serialize_map(None)?;
+        match self.message {
+            Message::System { content } => {
+                map.serialize_entry("role", "system")?;
+                map.serialize_entry("content", content.as_str())?;
+            }
+            Message::User(m) => {
+                map.serialize_entry("role", "user")?;
+                match m.content.as_slice() {
+                    [ContentBlock::Text { text }] => {
+                        map.serialize_entry("content", text.as_str())?
+                    }
+                    blocks => map.serialize_entry("content", &UserParts { blocks, model })?,
+                }
+            }
+            Message::Assistant(m) => {
+                map.serialize_entry("role", "assistant")?;
+                let text = text_of(&m.content, model, "assistant");
+                if !text.is_empty() || m.tool_calls.is_empty() && m.refusal.is_none() {
+                    map.serialize_entry("content", &*text)?;
+                }
+                if !m.tool_calls.is_empty() {
+                    map.serialize_entry("tool_calls", &Calls(&m.tool_calls))?;
+                }
+                if let Some(refusal) = &m.refusal {
+                    map.serialize_entry("refusal", refusal.as_str())?;
+                }
+            }
+            Message::Tool(m) => {
+                map.serialize_entry("role", "tool")?;
+                map.serialize_entry("tool_call_id", m.call_id.as_str())?;
+                map.serialize_entry("content", &*text_of(&m.content, model, "tool"))?;
+            }
+        }
+        map.end()
+    }
+}
+
+/// A user message's blocks as content parts.
+struct UserParts<'a> {
+    blocks: &'a [ContentBlock],
+    model: &'a str,
+}
+
+impl Serialize for UserParts<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut seq = serializer.serialize_seq(None)?;
+        for block in self.blocks {
+            match block {
+                ContentBlock::Text { text } => seq.serialize_element(&TextPart(text))?,
+                ContentBlock::Image { source } => {
+                    let url = match source {
+                        ImageSource::Url { url } => Cow::Borrowed(url.as_str()),
+                        ImageSource::Base64 { media_type, data } => {
+                            Cow::Owned(format!("data:{media_type};base64,{data}"))
+                        }
+                    };
+                    seq.serialize_element(&ImagePart(&url))?;
+                }
+                ContentBlock::Reasoning { .. } => {}
+                ContentBlock::Other { provider, .. } => {
+                    tracing::warn!(model = %self.model, %provider, "a provider-specific block cannot be sent to chat completions; dropped");
+                }
+            }
+        }
+        seq.end()
+    }
+}
+
+/// `{"type": "text", "text": ...}`.
+struct TextPart<'a>(&'a str);
+
+impl Serialize for TextPart<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(2))?;
+        map.serialize_entry("type", "text")?;
+        map.serialize_entry("text", self.0)?;
+        map.end()
+    }
+}
+
+/// `{"type": "image_url", "image_url": {"url": ...}}`.
+struct ImagePart<'a>(&'a str);
+
+impl Serialize for ImagePart<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(2))?;
+        map.serialize_entry("type", "image_url")?;
+        map.serialize_entry("image_url", &Url(self.0))?;
+        map.end()
+    }
+}
+
+/// `{"url": ...}`.
+struct Url<'a>(&'a str);
+
+impl Serialize for Url<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(1))?;
+        map.serialize_entry("url", self.0)?;
+        map.end()
+    }
+}
+
+/// An assistant message's tool calls.
+struct Calls<'a>(&'a [ToolCall]);
+
+impl Serialize for Calls<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.iter().map(Call))
+    }
+}
+
+/// `{"id": ..., "type": "function", "function": {"name": ..., "arguments": ...}}`.
+struct Call<'a>(&'a ToolCall);
+
+impl Serialize for Call<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(3))?;
+        map.serialize_entry("id", &self.0.id)?;
+        map.serialize_entry("type", "function")?;
+        map.serialize_entry("function", &Function(self.0))?;
+        map.end()
+    }
+}
+
+/// `{"name": ..., "arguments": ...}`.
+struct Function<'a>(&'a ToolCall);
+
+impl Serialize for Function<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(2))?;
+        map.serialize_entry("name", &self.0.name)?;
+        map.serialize_entry("arguments", &self.0.arguments)?;
+        map.end()
+    }
+}
+
+/// The text blocks of an assistant or tool message, joined: borrowed when there is one (the
+/// usual case), so a long history's text is not copied.
+#[inline]
+fn text_of<'a>(blocks: &'a [ContentBlock], model: &str, role: &str) -> Cow<'a, str> {
+    if let [ContentBlock::Text { text }] = blocks {
+        return Cow::Borrowed(text);
+    }
+    let mut text = String::new();
+    for block in blocks {
+        match block {
+            ContentBlock::Text { text: t } => text.push_str(t),
+            ContentBlock::Reasoning { .. } => {}
+            other => {
+                let kind = match other {
+                    ContentBlock::Image { .. } => "an image",
+                    _ => "a provider-specific block",
+                };
+                tracing::warn!(%model, %role, "chat completions has no place for {kind} in this message; dropped");
+            }
+        }
+    }
+    Cow::Owned(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::message::{AssistantMessage, ToolResultMessage, UserMessage};
+    use serde_json::json;
+
+    #[test]
+    fn every_kind_of_message_is_written_as_chat_completions_takes_it() {
+        let messages = vec![
+            Message::system("Be brief."),
+            Message::user("Hi"),
+            Message::User(UserMessage {
+                content: vec![
+                    ContentBlock::text("Look:"),
+                    ContentBlock::Image {
+                        source: ImageSource::Url {
+                            url: "https://example.invalid/a.png".into(),
+                        },
+                    },
+                ],
+            }),
+            Message::Assistant(AssistantMessage {
+                content: vec![
+                    ContentBlock::Reasoning {
+                        text: "hmm".into(),
+                        signature: None,
+                    },
+                    ContentBlock::text("Checking."),
+                ],
+                tool_calls: vec![ToolCall::new("c1", "weather", r#"{"city":"Oslo"}"#)],
+                refusal: None,
+            }),
+            Message::Tool(ToolResultMessage {
+                call_id: "c1".into(),
+                name: "weather".into(),
+                content: vec![ContentBlock::text("sunny")],
+                is_error: false,
+            }),
+            Message::assistant_tool_calls(vec![ToolCall::new("c2", "weather", "{}")]),
+            Message::Assistant(AssistantMessage {
+                refusal: Some("No.".into()),
+                ..AssistantMessage::default()
+            }),
+        ];
+        let wire = WireMessages {
+            messages: &messages,
+            model: "m",
+        };
+        assert_eq!(
+            serde_json::to_value(&wire).unwrap(),
+            json!([
+                { "role": "system", "content": "Be brief." },
+                { "role": "user", "content": "Hi" },
+                { "role": "user", "content": [
+                    { "type": "text", "text": "Look:" },
+                    { "type": "image_url", "image_url": { "url": "https://example.invalid/a.png" } }
+                ] },
+                { "role": "assistant", "content": "Checking.", "tool_calls": [
+                    { "id": "c1", "type": "function",
+                      "function": { "name": "weather", "arguments": "{\"city\":\"Oslo\"}" } }
+                ] },
+                { "role": "tool", "tool_call_id": "c1", "content": "sunny" },
+                { "role": "assistant", "tool_calls": [
+                    { "id": "c2", "type": "function", "function": { "name": "weather", "arguments": "{}" } }
+                ] },
+                { "role": "assistant", "refusal": "No." }
+            ])
+        );
+    }
+}
