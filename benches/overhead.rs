@@ -20,7 +20,8 @@
 //! - `--instructions`: instructions per run under callgrind, the same four modes, each phase
 //!   differenced to cancel start-up (`callgrind.rs`);
 //! - `--history`: instructions per run of a continued conversation of 10, 100 and 1000 prior
-//!   messages, and the SDK's excess over the baseline at each length (`history.rs`);
+//!   messages, whole and inside the function that builds the request body, and the SDK's
+//!   excess over the baseline beyond the body at each length (`curve.rs`, `history.rs`);
 //! - `--cold`: process launch → first answer, wall clock, paired rounds (`cold.rs`);
 //! - `--self-test`: the argument and callgrind-output parsers' checks (`selftest.rs`; the
 //!   bench has `harness = false`, so `#[test]`s would not run).
@@ -45,6 +46,8 @@ mod callgrind;
 mod child;
 #[path = "overhead/cold.rs"]
 mod cold;
+#[path = "overhead/curve.rs"]
+mod curve;
 #[path = "overhead/history.rs"]
 mod history;
 #[path = "overhead/job.rs"]
@@ -83,7 +86,7 @@ fn main() -> ExitCode {
         Command::Parent(settings) => match settings.kind {
             Kind::Wall => report::run(settings),
             Kind::Instructions => callgrind::instructions(settings),
-            Kind::History => callgrind::history(settings),
+            Kind::History => curve::history(settings),
             Kind::Cold => cold::run(settings),
         }
         .map_err(|e| e.to_string()),

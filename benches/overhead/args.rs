@@ -17,7 +17,8 @@ usage: overhead [--instructions | --history | --cold] [N] [C] [--rounds R] [--wa
   --instructions  instructions per run under callgrind (valgrind), all four modes, each phase
                   measured as (I(2N) - I(N)) / N to cancel start-up (defaults N=100 C=100 R=3 W=10)
   --history       instructions per run of a continued conversation of 10, 100 and 1000 prior
-                  messages, sequential plain, callgrind (defaults N=50 R=3 W=5)
+                  messages, sequential plain, callgrind, whole and inside the function that
+                  builds the request body (defaults N=50 R=3 W=5)
   --cold          process launch -> first answer, wall clock, R paired rounds (default R=21)
   --self-test     check the argument and callgrind-output parsers, then exit
 
