@@ -303,3 +303,40 @@ async fn api_key_never_reaches_the_logs() {
     assert!(logs.contains("[redacted]"), "{logs}");
     assert!(!logs.contains(key), "{logs}");
 }
+
+#[tokio::test]
+async fn a_stream_that_goes_silent_ends_with_a_timeout_after_its_first_events() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    // A server that sends the headers and one chunk, then nothing, without closing.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let server = tokio::spawn(async move {
+        let (mut socket, _) = listener.accept().await.unwrap();
+        let mut request = vec![0u8; 64 * 1024];
+        let _ = socket.read(&mut request).await.unwrap();
+        let chunk = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hel\"}}]}\n\n";
+        let head = format!(
+            "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n{:x}\r\n{chunk}\r\n",
+            chunk.len()
+        );
+        socket.write_all(head.as_bytes()).await.unwrap();
+        tokio::time::sleep(Duration::from_secs(30)).await;
+    });
+    let model = OpenAiModel::compatible("m", format!("http://{addr}/v1"))
+        .stream_idle_timeout(Duration::from_millis(200))
+        .retry_policy(RetryPolicy::none())
+        .build()
+        .unwrap();
+    let started = std::time::Instant::now();
+    let events: Vec<_> = model.stream(ask()).collect().await;
+    assert!(
+        matches!(
+            events.as_slice(),
+            [Ok(StreamEvent::TextDelta { text }), Err(ModelError::Timeout(idle))]
+                if text == "Hel" && *idle == Duration::from_millis(200)
+        ),
+        "{events:?}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(10));
+    server.abort();
+}

@@ -154,7 +154,6 @@ impl Settings {
                 reqwest::Client::builder()
                     .default_headers(headers)
                     .connect_timeout(self.timeouts.connect)
-                    .read_timeout(self.timeouts.stream_idle)
                     .user_agent(concat!("agent-sdk/", env!("CARGO_PKG_VERSION")))
                     .build()
                     .map_err(|e| {

@@ -199,8 +199,8 @@ impl Transport {
         let key = self.api_key.clone();
         let body = response
             .bytes_stream()
-            .map_err(move |e| map_body_error(e, idle, key.as_ref(), "the stream was cut"))
-            .boxed();
+            .map_err(move |e| map_body_error(e, idle, key.as_ref(), "the stream was cut"));
+        let body = idle_timeout(body, idle);
         Ok(Opened::Sse {
             body,
             guard: permit.map(|p| Box::new(p) as Box<dyn Send>),
@@ -218,6 +218,27 @@ impl Transport {
 }
 
 /// The start of an error answer's body (at most 64 KiB: only its message matters), as text.
+/// `body`, ended by [`ModelError::Timeout`] when no piece arrives for `idle`. (Not the HTTP
+/// client's read timeout: that one would also time every read of every non-streamed answer,
+/// which the request's own timeout already bounds.)
+fn idle_timeout<S>(
+    body: S,
+    idle: Duration,
+) -> futures::stream::BoxStream<'static, Result<Bytes, ModelError>>
+where
+    S: futures::Stream<Item = Result<Bytes, ModelError>> + Send + 'static,
+{
+    futures::stream::unfold(Some(Box::pin(body)), move |body| async move {
+        let mut body = body?;
+        match tokio::time::timeout(idle, body.next()).await {
+            Ok(Some(piece)) => Some((piece, Some(body))),
+            Ok(None) => None,
+            Err(_) => Some((Err(ModelError::Timeout(idle)), None)),
+        }
+    })
+    .boxed()
+}
+
 async fn read_error_body(mut response: reqwest::Response) -> String {
     const MAX: usize = 64 << 10;
     let mut body = Vec::new();
