@@ -49,17 +49,17 @@ pub fn check_valgrind() -> Result<(), BenchError> {
     }
 }
 
-/// Instructions of one client child under callgrind; with `only`, just those executed inside
-/// the functions matching that pattern (callgrind's `--toggle-collect`: collection is on only
-/// while inside them).
+/// Instructions of one client child under callgrind: the whole process, and those inside the
+/// first function whose name contains `within` (with everything it calls, on its own thread:
+/// its inclusive cost in the profile, read with `callgrind_annotate --inclusive=yes`), or 0.
 fn count(
     exe: &Path,
     url: &str,
     mode: Mode,
     plan: &Plan,
     flags: Flags,
-    only: Option<&str>,
-) -> Result<u64, BenchError> {
+    within: Option<&str>,
+) -> Result<(u64, u64), BenchError> {
     static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let out = std::env::temp_dir().join(format!("overhead-{}-{n}.callgrind", std::process::id()));
@@ -72,24 +72,57 @@ fn count(
         "--tool=callgrind".to_owned(),
         "-q".to_owned(),
         format!("--callgrind-out-file={}", out.display()),
+        exe.display().to_string(),
     ];
-    if let Some(pattern) = only {
-        args.push(format!("--toggle-collect={pattern}"));
-    }
-    args.push(exe.display().to_string());
     args.extend(child::client_args(url, mode, plan, flags));
     let outcome = child::run_client(Path::new("env"), &args, mode.name());
     let text = std::fs::read_to_string(&out);
+    let inside = match (&outcome, within) {
+        (Ok(_), Some(name)) => inclusive_cost(&out, name),
+        _ => Ok(0),
+    };
     let _ = std::fs::remove_file(&out);
     outcome?;
     let text = text.map_err(io(format!("could not read {}", out.display())))?;
-    parse_total(&text).ok_or_else(|| {
+    let total = parse_total(&text).ok_or_else(|| {
         BenchError::Child(format!("no totals: or summary: line in {}", out.display()))
+    })?;
+    Ok((total, inside?))
+}
+
+/// The inclusive instruction count of the first function in `profile` whose name contains
+/// `name`.
+fn inclusive_cost(profile: &Path, name: &str) -> Result<u64, BenchError> {
+    let output = Command::new("callgrind_annotate")
+        .args(["--inclusive=yes", "--threshold=100"])
+        .arg(profile)
+        .stderr(Stdio::inherit())
+        .output()
+        .map_err(io(
+            "could not run callgrind_annotate (it comes with valgrind)",
+        ))?;
+    let text = String::from_utf8_lossy(&output.stdout);
+    parse_inclusive(&text, name).ok_or_else(|| {
+        BenchError::Child(format!(
+            "no function named like `{name}` in the profile: was it inlined?"
+        ))
     })
 }
 
-/// Instructions per run of one phase: the difference of two processes over the extra runs
-/// (with `only`, of the functions matching that pattern).
+/// From `callgrind_annotate --inclusive=yes` output (`1,234 (5.0%)  file:function [object]`),
+/// the count of the first function whose name contains `name`.
+pub fn parse_inclusive(annotated: &str, name: &str) -> Option<u64> {
+    annotated.lines().find_map(|line| {
+        let (count, rest) = line.trim_start().split_once(' ')?;
+        if !rest.contains(name) {
+            return None;
+        }
+        count.replace(',', "").parse().ok()
+    })
+}
+
+/// Instructions per run of one phase: the difference of two processes over the extra runs;
+/// the same for the instructions inside the function named like `within` (0 without).
 pub fn per_run(
     exe: &Path,
     url: &str,
@@ -97,21 +130,24 @@ pub fn per_run(
     settings: &Settings,
     phases: Phases,
     flags: Flags,
-    only: Option<&str>,
-) -> Result<f64, BenchError> {
+    within: Option<&str>,
+) -> Result<(f64, f64), BenchError> {
     let mut plan = settings.plan();
     plan.phases = phases;
     let extra = match phases {
         Phases::Concurrent => settings.concurrent,
         _ => settings.sequential,
-    };
-    let one = count(exe, url, mode, &plan, flags, only)?;
+    } as f64;
+    let one = count(exe, url, mode, &plan, flags, within)?;
     match phases {
         Phases::Concurrent => plan.bursts = 2,
         _ => plan.sequential *= 2,
     }
-    let two = count(exe, url, mode, &plan, flags, only)?;
-    Ok((two as f64 - one as f64) / extra as f64)
+    let two = count(exe, url, mode, &plan, flags, within)?;
+    Ok((
+        (two.0 as f64 - one.0 as f64) / extra,
+        (two.1 as f64 - one.1 as f64) / extra,
+    ))
 }
 
 /// `--instructions`: the four modes.
@@ -142,7 +178,7 @@ pub fn instructions(settings: Settings) -> Result<(), BenchError> {
                 sides.reverse();
             }
             for mode in sides {
-                let n = per_run(&exe, &url, mode, &settings, *phases, flags, None)?;
+                let (n, _) = per_run(&exe, &url, mode, &settings, *phases, flags, None)?;
                 eprintln!(
                     "round {}: {name:<18} {mode:<8} {n:>10.0} instructions/run",
                     round + 1

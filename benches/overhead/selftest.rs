@@ -3,7 +3,7 @@
 //! `cargo bench --bench overhead -- --self-test` instead (and fail the process on a mismatch).
 
 use crate::args::{self, ClientArgs, Command, Kind, Mode, Settings};
-use crate::callgrind::parse_total;
+use crate::callgrind::{parse_inclusive, parse_total};
 use crate::child::{self, Flags};
 use crate::measure::{Phases, Plan};
 
@@ -253,6 +253,21 @@ pub fn run() -> Result<(), String> {
     check(
         "callgrind: no total",
         parse_total("events: Ir\nfn=main\n0 5\n").is_none(),
+    );
+    let annotated = "--------\nIr\n--------\n\
+                     3,054,873 (100.0%)  PROGRAM TOTALS\n\
+                     2,934,024 (96.04%)  ???:<agent_sdk::providers::openai::ChatCompletions as agent_sdk::providers::driver::WireFormat>::body [/x/overhead]\n\
+                     2,492,498 (81.59%)  ???:serde_json::ser::format_escaped_str [/x/overhead]\n";
+    check(
+        "callgrind_annotate: inclusive count by name",
+        parse_inclusive(
+            annotated,
+            "as agent_sdk::providers::driver::WireFormat>::body",
+        ) == Some(2_934_024),
+    );
+    check(
+        "callgrind_annotate: a missing function",
+        parse_inclusive(annotated, "RequestBuilder::json").is_none(),
     );
     check(
         "callgrind: not a number",
