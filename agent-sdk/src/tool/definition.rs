@@ -4,6 +4,7 @@ use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use crate::schema::{self, Dialect, SchemaError};
 
@@ -28,6 +29,8 @@ pub struct ToolDefinition {
     pub final_answer: bool,
     #[serde(skip)]
     lowered: [OnceLock<Result<Value, SchemaError>>; 4],
+    #[serde(skip)]
+    lowered_json: [OnceLock<Result<Box<RawValue>, SchemaError>>; 4],
 }
 
 impl ToolDefinition {
@@ -45,6 +48,7 @@ impl ToolDefinition {
             strict,
             final_answer: false,
             lowered: Default::default(),
+            lowered_json: Default::default(),
         }
     }
 
@@ -70,6 +74,24 @@ impl ToolDefinition {
         self.lowered[dialect.index()]
             .get_or_init(|| schema::lower(&self.parameters, dialect))
             .as_ref()
+            .map_err(Clone::clone)
+    }
+
+    /// [`parameters_for`](Self::parameters_for) as JSON text, written once per dialect: a
+    /// request copies it into its body instead of serializing the schema again.
+    pub(crate) fn parameters_json_for(&self, dialect: Dialect) -> Result<&RawValue, SchemaError> {
+        self.lowered_json[dialect.index()]
+            .get_or_init(|| {
+                let value = self.parameters_for(dialect)?;
+                serde_json::value::to_raw_value(value).map_err(|e| {
+                    SchemaError::new(
+                        dialect,
+                        "",
+                        format!("the lowered schema does not serialize: {e}"),
+                    )
+                })
+            })
+            .as_deref()
             .map_err(Clone::clone)
     }
 }
@@ -138,5 +160,26 @@ impl From<std::sync::Arc<ToolDefinition>> for DefinitionRef {
 impl From<ToolDefinition> for DefinitionRef {
     fn from(d: ToolDefinition) -> Self {
         DefinitionRef::Shared(std::sync::Arc::new(d))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn the_json_text_of_a_lowered_schema_is_that_schema_written_once() {
+        let def = ToolDefinition::new(
+            "ping",
+            "Ping a host.",
+            json!({ "type": "object", "properties": { "host": { "type": "string" } } }),
+            true,
+        );
+        let text = def.parameters_json_for(Dialect::OpenAiStrict).unwrap();
+        let value = def.parameters_for(Dialect::OpenAiStrict).unwrap();
+        assert_eq!(text.get(), serde_json::to_string(value).unwrap());
+        let again = def.parameters_json_for(Dialect::OpenAiStrict).unwrap();
+        assert!(std::ptr::eq(text, again), "written once, then shared");
     }
 }

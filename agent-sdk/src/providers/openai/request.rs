@@ -68,7 +68,7 @@ pub(crate) fn lower<'a>(
             function: WireFunctionDef {
                 name: &def.name,
                 description: &def.description,
-                parameters: def.parameters_for(dialect)?,
+                parameters: def.parameters_json_for(dialect)?,
                 strict: strict.then_some(true),
             },
         });

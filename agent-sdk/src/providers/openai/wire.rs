@@ -73,7 +73,7 @@ pub(crate) struct WireFunctionDef<'a> {
     pub name: &'a str,
     #[serde(skip_serializing_if = "str::is_empty")]
     pub description: &'a str,
-    pub parameters: &'a Value,
+    pub parameters: &'a serde_json::value::RawValue,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub strict: Option<bool>,
 }
