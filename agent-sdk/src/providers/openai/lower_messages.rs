@@ -11,7 +11,7 @@ use std::borrow::Cow;
 use serde::ser::{SerializeMap, SerializeSeq};
 use serde::{Serialize, Serializer};
 
-use super::wire::WireMessages;
+use super::wire::{ImageUrl, UserPart, WireFunctionCall, WireMessages, WireToolCall};
 use crate::message::{ContentBlock, ImageSource, Message, ToolCall};
 
 impl Serialize for WireMessages<'_> {
@@ -85,7 +85,7 @@ impl Serialize for UserParts<'_> {
         let mut seq = serializer.serialize_seq(None)?;
         for block in self.blocks {
             match block {
-                ContentBlock::Text { text } => seq.serialize_element(&TextPart(text))?,
+                ContentBlock::Text { text } => seq.serialize_element(&UserPart::Text { text })?,
                 ContentBlock::Image { source } => {
                     let url = match source {
                         ImageSource::Url { url } => Cow::Borrowed(url.as_str()),
@@ -93,7 +93,9 @@ impl Serialize for UserParts<'_> {
                             Cow::Owned(format!("data:{media_type};base64,{data}"))
                         }
                     };
-                    seq.serialize_element(&ImagePart(&url))?;
+                    seq.serialize_element(&UserPart::ImageUrl {
+                        image_url: ImageUrl { url },
+                    })?;
                 }
                 ContentBlock::Reasoning { .. } => {}
                 ContentBlock::Other { provider, .. } => {
@@ -105,72 +107,19 @@ impl Serialize for UserParts<'_> {
     }
 }
 
-/// `{"type": "text", "text": ...}`.
-struct TextPart<'a>(&'a str);
-
-impl Serialize for TextPart<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(Some(2))?;
-        map.serialize_entry("type", "text")?;
-        map.serialize_entry("text", self.0)?;
-        map.end()
-    }
-}
-
-/// `{"type": "image_url", "image_url": {"url": ...}}`.
-struct ImagePart<'a>(&'a str);
-
-impl Serialize for ImagePart<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(Some(2))?;
-        map.serialize_entry("type", "image_url")?;
-        map.serialize_entry("image_url", &Url(self.0))?;
-        map.end()
-    }
-}
-
-/// `{"url": ...}`.
-struct Url<'a>(&'a str);
-
-impl Serialize for Url<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(Some(1))?;
-        map.serialize_entry("url", self.0)?;
-        map.end()
-    }
-}
-
 /// An assistant message's tool calls.
 struct Calls<'a>(&'a [ToolCall]);
 
 impl Serialize for Calls<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_seq(self.0.iter().map(Call))
-    }
-}
-
-/// `{"id": ..., "type": "function", "function": {"name": ..., "arguments": ...}}`.
-struct Call<'a>(&'a ToolCall);
-
-impl Serialize for Call<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(Some(3))?;
-        map.serialize_entry("id", &self.0.id)?;
-        map.serialize_entry("type", "function")?;
-        map.serialize_entry("function", &Function(self.0))?;
-        map.end()
-    }
-}
-
-/// `{"name": ..., "arguments": ...}`.
-struct Function<'a>(&'a ToolCall);
-
-impl Serialize for Function<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(Some(2))?;
-        map.serialize_entry("name", &self.0.name)?;
-        map.serialize_entry("arguments", &self.0.arguments)?;
-        map.end()
+        serializer.collect_seq(self.0.iter().map(|c| WireToolCall {
+            id: &c.id,
+            kind: "function",
+            function: WireFunctionCall {
+                name: &c.name,
+                arguments: &c.arguments,
+            },
+        }))
     }
 }
 

@@ -61,6 +61,34 @@ pub(crate) struct WireMessages<'a> {
     pub model: &'a str,
 }
 
+/// One part of a user message's content.
+#[derive(Debug, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub(crate) enum UserPart<'a> {
+    Text { text: &'a str },
+    ImageUrl { image_url: ImageUrl<'a> },
+}
+
+#[derive(Debug, Serialize)]
+pub(crate) struct ImageUrl<'a> {
+    pub url: Cow<'a, str>,
+}
+
+/// A tool call of an assistant message sent back.
+#[derive(Debug, Serialize)]
+pub(crate) struct WireToolCall<'a> {
+    pub id: &'a str,
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    pub function: WireFunctionCall<'a>,
+}
+
+#[derive(Debug, Serialize)]
+pub(crate) struct WireFunctionCall<'a> {
+    pub name: &'a str,
+    pub arguments: &'a str,
+}
+
 #[derive(Debug, Serialize)]
 pub(crate) struct WireTool<'a> {
     #[serde(rename = "type")]
