@@ -102,54 +102,29 @@ impl Transport {
     /// while reading is a (retryable) network error.
     async fn read_body(&self, mut response: reqwest::Response) -> Result<Bytes, ModelError> {
         let max = self.limits.max_body_bytes;
-        if response.content_length().is_some_and(|n| n > max as u64) {
-            return Err(ResponseLimit::BodyBytes.exceeded(max));
+        let failed = |e| {
+            map_body_error(
+                e,
+                self.timeouts.request,
+                self.api_key.as_ref(),
+                "the connection failed while reading the answer",
+            )
+        };
+        match response.content_length() {
+            Some(n) if n > max as u64 => return Err(ResponseLimit::BodyBytes.exceeded(max)),
+            // Known and within the cap, and the connection cannot deliver more than it: read
+            // whole (one chunk is returned as it is, without a copy).
+            Some(_) => return response.bytes().await.map_err(failed),
+            None => {}
         }
-        if response.content_length().is_some() {
-            // The length is known and within the cap, and the connection cannot deliver more
-            // than it: read it whole.
-            return response.bytes().await.map_err(|e| {
-                map_body_error(
-                    e,
-                    self.timeouts.request,
-                    self.api_key.as_ref(),
-                    "the connection failed while reading the answer",
-                )
-            });
-        }
-        // A body that arrives in one chunk (most do) is returned as it is, without a copy.
-        let mut first: Option<Bytes> = None;
         let mut body = Vec::new();
-        loop {
-            let chunk = response.chunk().await.map_err(|e| {
-                map_body_error(
-                    e,
-                    self.timeouts.request,
-                    self.api_key.as_ref(),
-                    "the connection failed while reading the answer",
-                )
-            })?;
-            let Some(chunk) = chunk else {
-                return Ok(match first {
-                    Some(only) => only,
-                    None => Bytes::from(body),
-                });
-            };
-            let held = first.as_ref().map_or(0, Bytes::len);
-            if held + body.len() + chunk.len() > max {
+        while let Some(chunk) = response.chunk().await.map_err(failed)? {
+            if body.len() + chunk.len() > max {
                 return Err(ResponseLimit::BodyBytes.exceeded(max));
-            }
-            if body.is_empty() && first.is_none() {
-                first = Some(chunk);
-                continue;
-            }
-            if let Some(head) = first.take() {
-                let hint = response.content_length().unwrap_or(0) as usize;
-                body.reserve(hint.max(head.len() + chunk.len()).min(max));
-                body.extend_from_slice(&head);
             }
             body.extend_from_slice(&chunk);
         }
+        Ok(Bytes::from(body))
     }
 
     /// Sends `body`, reads the whole answer body and converts it with `decode`, retrying as
