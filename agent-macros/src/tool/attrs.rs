@@ -7,7 +7,7 @@ use crate::text::Text;
 use crate::{docs, names};
 
 /// `#[tool(name = "...", description = "...", strict = bool, return_direct, sequential,
-/// idempotent, timeout = "5s")]`.
+/// idempotent, inline, timeout = "5s")]`.
 #[derive(FromMeta, Default)]
 struct RawToolAttrs {
     name: Option<Text>,
@@ -20,6 +20,8 @@ struct RawToolAttrs {
     sequential: Switch,
     #[darling(default)]
     idempotent: Switch,
+    #[darling(default)]
+    inline: Switch,
     timeout: Option<Text>,
 }
 
@@ -31,6 +33,8 @@ pub struct ToolAttrs {
     pub return_direct: bool,
     pub sequential: bool,
     pub idempotent: bool,
+    /// A sync body is called on the run's task instead of the blocking pool.
+    pub inline: bool,
     /// The per-call timeout in milliseconds.
     pub timeout_ms: Option<u64>,
 }
@@ -40,9 +44,21 @@ impl ToolAttrs {
         metas: &[darling::ast::NestedMeta],
         fn_ident: &syn::Ident,
         fn_attrs: &[syn::Attribute],
+        is_async: bool,
     ) -> darling::Result<Self> {
         let raw = RawToolAttrs::from_list(metas)?;
         let mut errors = Error::accumulator();
+
+        if is_async && raw.inline.is_on() {
+            let mut error = Error::custom(
+                "`inline` is for a plain `fn` tool: an `async fn` tool already runs on the run's \
+                 task; remove `inline`",
+            );
+            if let Some(span) = raw.inline.key_span() {
+                error = error.with_span(&span);
+            }
+            errors.push(error);
+        }
 
         let name = match raw.name {
             Some(name) => {
@@ -104,6 +120,7 @@ impl ToolAttrs {
             return_direct: raw.return_direct.is_on(),
             sequential: raw.sequential.is_on(),
             idempotent: raw.idempotent.is_on(),
+            inline: raw.inline.is_on(),
             timeout_ms,
         })
     }

@@ -176,8 +176,9 @@ pub fn generate(target: &Target<'_>, attrs: &ToolAttrs, sig: &Signature) -> Toke
     };
 
     // A sync body runs on the blocking pool (moving the arguments, injected values and the
-    // receiver's `Arc` into the closure); an async body is awaited in place.
-    let body = if sig.is_async {
+    // receiver's `Arc` into the closure); an async body is awaited in place, and an `inline`
+    // sync body is called in place.
+    let body = if sig.is_async || attrs.inline {
         quote! {
             let __agent_sdk_out = #callee(#receiver_arg #(#call_args),*) #await_;
             #finish

@@ -33,6 +33,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
             &metas,
             &func.sig.ident,
             &func.attrs,
+            func.sig.asyncness.is_some(),
         )),
         Err(e) => {
             errors.push(e.into());
@@ -100,6 +101,7 @@ pub fn expand_method(
             &metas,
             &method.sig.ident,
             &method.attrs,
+            method.sig.asyncness.is_some(),
         )),
         Err(e) => {
             errors.push(e.into());

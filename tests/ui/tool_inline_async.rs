@@ -1,0 +1,9 @@
+use agent_sdk::tool;
+
+/// Look something up.
+#[tool(inline)]
+async fn lookup(key: String) -> String {
+    key
+}
+
+fn main() {}
