@@ -23,11 +23,14 @@ pub const TOOL_CALL_ID: &str = "call_weather_1";
 /// The final answer the mock model gives once it has the tool result.
 pub const ANSWER: &str = "It is 21 degrees and sunny in Paris.";
 
+// `inline`: the baseline calls this function in place, and so does the SDK. (Without it, a
+// sync tool runs on tokio's blocking pool: a thread hand-off per call that the hand-written
+// client does not make.)
 /// Look up the current weather for a city.
 ///
 /// # Arguments
 /// * `city` - City name, e.g. "Paris".
-#[tool]
+#[tool(inline)]
 pub fn get_weather(city: String) -> String {
     format!("{city}: 21 degrees, sunny")
 }
