@@ -7,13 +7,14 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures::StreamExt;
-use tokio::sync::mpsc::UnboundedSender;
+use futures::future::Either;
+use futures::{FutureExt, StreamExt};
 use tokio::time::Instant;
 
 use super::builder::Agent;
 use super::call::{Planned, group_ranges, plan, run_call, tool_message};
 use super::error::{PartialRun, RunError, RunErrorKind};
+use super::event_queue::{EventReceiver, EventSender, event_queue};
 use super::history;
 use super::hooks;
 use super::instructions::Instructions;
@@ -27,16 +28,23 @@ use super::thread::{Journal, SavePoint};
 use super::toolset::Toolset;
 use crate::message::{AssistantMessage, ContentBlock, Message, ToolCall, ToolResultMessage};
 use crate::messages::Messages;
-use crate::model::{ChatModel, ChatRequest, ChatResponse, ModelError, StreamEvent};
+use crate::model::{ChatModel, ChatRequest, ChatResponse, EventStream, ModelError, StreamEvent};
 use crate::output::{OutputParse, OutputSpec};
 use crate::telemetry;
-use crate::tool::{CustomEvent, ToolRuntime};
+use crate::tool::ToolRuntime;
 use crate::usage::Usage;
 
-/// Where a streamed run sends its events.
+/// Where a streamed run sends its events (tools' custom events included).
 pub(crate) struct Sinks<T, S> {
-    pub(crate) events: UnboundedSender<AgentEvent<T, S>>,
-    pub(crate) custom: UnboundedSender<CustomEvent>,
+    pub(crate) events: EventSender<T, S>,
+}
+
+impl<T, S> Sinks<T, S> {
+    /// The sinks of a new streamed run, and the stream's end of its queue.
+    pub(crate) fn new() -> (Sinks<T, S>, EventReceiver<T, S>) {
+        let (events, receiver) = event_queue();
+        (Sinks { events }, receiver)
+    }
 }
 
 /// The transcript being built.
@@ -237,67 +245,28 @@ where
             let answer = within(deadline, call_model(&*parts.model, request, forward)).await;
             (answer, closed)
         } else {
-            emit(AgentEvent::TurnStart { turn });
-            // Streamed deltas reach the run's stream through the model's wrappers.
-            let is_output_tool = |name: &str| parts.output.is_output_tool(name);
-            let forward = sinks.as_ref().map(|s| {
-                let request = build_request(agent, &record.messages, with_tools);
-                std::sync::Mutex::new(Forward {
-                    events: &s.events,
-                    turn,
-                    tap: OutputTap::new(&parts.output, &request),
-                    is_output_tool: &is_output_tool,
-                })
-            });
-            let sink = |event| {
-                if let Some(fw) = &forward {
-                    send(&mut fw.lock().unwrap_or_else(|p| p.into_inner()), event);
-                }
-            };
-            let sink: Option<&(dyn Fn(StreamEvent) + Send + Sync)> =
-                forward.as_ref().map(|_| &sink as _);
-            // The once-per-run hooks (`before_agent`, `after_agent`, ending) are boxed at their
-            // call sites to keep the run's future small; these two run every turn and stay
-            // inline (boxing them measured slower with middleware, no faster without).
-            let called = hooks::model_turn(
+            // Boxed: a turn through middleware holds much more across its awaits than a plain
+            // one, and the run's future would carry that room (and its copies) without it.
+            let turned = Box::pin(hooks::middleware_turn(
                 agent,
                 &mut record,
                 &context,
                 &mut state,
-                &machine,
+                &mut machine,
                 turn,
                 with_tools,
                 deadline,
-                sink,
-            )
+                sinks.as_ref().map(|s| &s.events),
+            ))
             .await;
-            match called {
-                Ok(hooks::Turned::Answer(mut response, closed)) => {
-                    let flow = hooks::after_model(
-                        agent,
-                        &mut record,
-                        &context,
-                        &mut state,
-                        &mut machine,
-                        turn,
-                        &mut response,
-                    )
-                    .await;
-                    match flow {
-                        Ok(hooks::AfterAnswer::Go) => (Some(Ok(response)), closed),
-                        Ok(hooks::AfterAnswer::Again) => continue,
-                        Ok(hooks::AfterAnswer::End(end)) => {
-                            return Box::pin(hooks::end_with(agent, record, &context, state, end))
-                                .await;
-                        }
-                        Ok(hooks::AfterAnswer::Pause(reviews)) => {
-                            return hooks::pause(record, state, &machine, turn, response, reviews);
-                        }
-                        Err(kind) => return Err(record.fail(kind)),
-                    }
-                }
-                Ok(hooks::Turned::End(end)) => {
+            match turned {
+                Ok(hooks::MiddlewareTurn::Answer(response, closed)) => (Some(Ok(response)), closed),
+                Ok(hooks::MiddlewareTurn::Again) => continue,
+                Ok(hooks::MiddlewareTurn::End(end)) => {
                     return Box::pin(hooks::end_with(agent, record, &context, state, end)).await;
+                }
+                Ok(hooks::MiddlewareTurn::Pause(response, reviews)) => {
+                    return hooks::pause(record, state, &machine, turn, response, reviews);
                 }
                 Err(kind) => return Err(record.fail(kind)),
             }
@@ -392,29 +361,30 @@ where
                     None => rt,
                 };
                 match &sinks {
-                    Some(sinks) => rt.with_event_sender(sinks.custom.clone()),
+                    Some(sinks) => rt.with_custom_sink(sinks.events.custom_sink()),
                     None => rt,
                 }
             };
-            // A loop, not `map`: a closure here trips the `Send` check of the boxed run.
-            let mut runs = Vec::with_capacity(group.len());
-            for (p, call) in group.into_iter().zip(group_calls) {
-                runs.push(run_call(agent, &base, call, p.dispatch, p.timeout));
-            }
-            // One call (the common case) is awaited as it is, without a buffered stream.
-            let results = if runs.len() == 1
-                && let Some(run) = runs.pop()
-            {
-                drop(runs);
-                within(deadline, run).await.map(|result| vec![result])
-            } else {
-                within(
-                    deadline,
-                    futures::stream::iter(runs)
-                        .buffered(parts.max_parallel_tools)
-                        .collect::<Vec<_>>(),
-                )
-                .await
+            let results = match <[_; 1]>::try_from(group) {
+                // One call (the common case) is awaited as it is, without a buffered stream.
+                Ok([p]) => {
+                    let run = run_call(agent, &base, &group_calls[0], p.dispatch, p.timeout);
+                    within(deadline, run).await.map(|result| vec![result])
+                }
+                Err(group) => {
+                    // A loop, not `map`: a closure here trips the `Send` check of the boxed run.
+                    let mut runs = Vec::with_capacity(group.len());
+                    for (p, call) in group.into_iter().zip(group_calls) {
+                        runs.push(run_call(agent, &base, call, p.dispatch, p.timeout));
+                    }
+                    within(
+                        deadline,
+                        futures::stream::iter(runs)
+                            .buffered(parts.max_parallel_tools)
+                            .collect::<Vec<_>>(),
+                    )
+                    .await
+                }
             };
             drop(base);
             scope.absorb(&mut record.usage, &mut record.request_usage, &mut machine);
@@ -509,7 +479,7 @@ where
     }
 }
 
-fn build_request<T, O, C, S>(
+pub(super) fn build_request<T, O, C, S>(
     agent: &Agent<T, O, C, S>,
     messages: &Messages,
     with_tools: bool,
@@ -545,24 +515,34 @@ where
 }
 
 /// Where a streamed request's deltas go.
-struct Forward<'a, T, S> {
-    events: &'a UnboundedSender<AgentEvent<T, S>>,
-    turn: u32,
-    tap: OutputTap,
-    is_output_tool: &'a (dyn Fn(&str) -> bool + Sync),
+pub(super) struct Forward<'a, T, S> {
+    pub(super) events: &'a EventSender<T, S>,
+    pub(super) turn: u32,
+    pub(super) tap: OutputTap,
+    pub(super) is_output_tool: &'a (dyn Fn(&str) -> bool + Sync),
 }
 
 /// One model request: `invoke`, or `stream` with deltas forwarded as events (the final answer
 /// as partial outputs).
-async fn call_model<T, S>(
-    model: &dyn ChatModel,
+///
+/// Not an `async fn`, like [`within`]: an `async fn` keeps its arguments twice in its state, and
+/// this future sits in the run's, which is moved when the run is spawned.
+fn call_model<'a, T, S>(
+    model: &'a dyn ChatModel,
     request: ChatRequest,
-    forward: Option<Forward<'_, T, S>>,
+    forward: Option<Forward<'a, T, S>>,
+) -> impl Future<Output = Result<ChatResponse, ModelError>> + 'a {
+    match forward {
+        None => Either::Left(model.invoke(request)),
+        Some(fw) => Either::Right(forward_stream(model.stream(request), fw)),
+    }
+}
+
+/// Reads a model's stream to its final answer, forwarding the deltas.
+async fn forward_stream<T, S>(
+    mut stream: EventStream,
+    mut fw: Forward<'_, T, S>,
 ) -> Result<ChatResponse, ModelError> {
-    let Some(mut fw) = forward else {
-        return model.invoke(request).await;
-    };
-    let mut stream = model.stream(request);
     while let Some(event) = stream.next().await {
         match event? {
             StreamEvent::Completed { response } => return Ok(*response),
@@ -576,7 +556,7 @@ async fn call_model<T, S>(
 
 /// Sends one of the model's stream events on as the run's event (the final answer as
 /// partial outputs).
-fn send<T, S>(fw: &mut Forward<'_, T, S>, event: StreamEvent) {
+pub(super) fn send<T, S>(fw: &mut Forward<'_, T, S>, event: StreamEvent) {
     let turn = fw.turn;
     let event = match event {
         StreamEvent::TextDelta { text } => {
@@ -612,10 +592,15 @@ fn send<T, S>(fw: &mut Forward<'_, T, S>, event: StreamEvent) {
 }
 
 /// `fut`, or `None` when the deadline passes first.
-pub(super) async fn within<F: Future>(deadline: Option<Instant>, fut: F) -> Option<F::Output> {
+///
+/// Not an `async fn`: that would hold `fut` twice (the argument and the awaited value).
+pub(super) fn within<F: Future>(
+    deadline: Option<Instant>,
+    fut: F,
+) -> impl Future<Output = Option<F::Output>> {
     match deadline {
-        None => Some(fut.await),
-        Some(deadline) => tokio::time::timeout_at(deadline, fut).await.ok(),
+        None => Either::Left(fut.map(Some)),
+        Some(deadline) => Either::Right(tokio::time::timeout_at(deadline, fut).map(Result::ok)),
     }
 }
 

@@ -8,15 +8,18 @@ use tokio::time::Instant;
 
 use super::builder::Agent;
 use super::call::{Dispatch, Planned, dispatch_call, plan};
-use super::driver::{Record, finish, time_limit, within};
+use super::driver::{Forward, Record, build_request, finish, send, time_limit, within};
 use super::error::{RunError, RunErrorKind};
+use super::event_queue::EventSender;
 use super::input::Input;
 use super::machine::Machine;
+use super::output_tap::OutputTap;
 use super::pause::{
     Outcome, PAUSE_FORMAT_VERSION, Pause, PausedAnswer, Replay, Start, pending_calls,
 };
 use super::result::{RequestUsage, StopReason};
 use super::snapshot::RunSnapshot;
+use super::stream::AgentEvent;
 use super::toolset::Toolset;
 use crate::message::{Message, ToolCall};
 use crate::messages::Messages;
@@ -129,6 +132,77 @@ pub(super) enum Turned {
     Answer(ChatResponse, bool),
     /// A `before_model` hook ended the run.
     End(End),
+}
+
+/// How a turn through the middleware ended.
+pub(super) enum MiddlewareTurn {
+    /// The answer to go on with, and whether the request sent a closed output schema.
+    Answer(ChatResponse, bool),
+    /// The answer was set aside and the model is asked again.
+    Again,
+    /// A hook ended the run.
+    End(End),
+    /// Pause on this answer for these reviews.
+    Pause(ChatResponse, Vec<ReviewRequest>),
+}
+
+/// One model turn of a run with middleware: the turn's start event, [`model_turn`] with the
+/// model's deltas forwarded to `events` (a streamed run), then [`after_model`].
+#[allow(clippy::too_many_arguments)]
+pub(super) async fn middleware_turn<T, O, C, S>(
+    agent: &Agent<T, O, C, S>,
+    record: &mut Record,
+    context: &C,
+    state: &mut Arc<S>,
+    machine: &mut Machine,
+    turn: u32,
+    with_tools: bool,
+    deadline: Option<Instant>,
+    events: Option<&EventSender<O::Output, S>>,
+) -> Result<MiddlewareTurn, RunErrorKind>
+where
+    T: Toolset<C, S>,
+    O: OutputSpec,
+    C: Send + Sync + 'static,
+    S: Send + Sync + 'static,
+{
+    let parts = &agent.parts;
+    if let Some(events) = events {
+        // A dropped receiver means the stream was dropped, which also drops this future.
+        let _ = events.send(AgentEvent::TurnStart { turn });
+    }
+    // Streamed deltas reach the run's stream through the model's wrappers.
+    let is_output_tool = |name: &str| parts.output.is_output_tool(name);
+    let forward = events.map(|events| {
+        let request = build_request(agent, &record.messages, with_tools);
+        Mutex::new(Forward {
+            events,
+            turn,
+            tap: OutputTap::new(&parts.output, &request),
+            is_output_tool: &is_output_tool,
+        })
+    });
+    let sink = |event| {
+        if let Some(fw) = &forward {
+            send(&mut fw.lock().unwrap_or_else(|p| p.into_inner()), event);
+        }
+    };
+    let sink: Option<&(dyn Fn(StreamEvent) + Send + Sync)> = forward.as_ref().map(|_| &sink as _);
+    let turned = model_turn(
+        agent, record, context, state, machine, turn, with_tools, deadline, sink,
+    )
+    .await?;
+    Ok(match turned {
+        Turned::Answer(mut response, closed) => {
+            match after_model(agent, record, context, state, machine, turn, &mut response).await? {
+                AfterAnswer::Go => MiddlewareTurn::Answer(response, closed),
+                AfterAnswer::Again => MiddlewareTurn::Again,
+                AfterAnswer::End(end) => MiddlewareTurn::End(end),
+                AfterAnswer::Pause(reviews) => MiddlewareTurn::Pause(response, reviews),
+            }
+        }
+        Turned::End(end) => MiddlewareTurn::End(end),
+    })
 }
 
 /// `before_model` hooks, the request, and the model call through `wrap_model_call`.

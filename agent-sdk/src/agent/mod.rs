@@ -42,6 +42,7 @@ mod driver;
 mod dyn_args;
 mod dyn_tool;
 mod error;
+pub(crate) mod event_queue;
 mod history;
 mod hooks;
 mod input;

@@ -263,14 +263,12 @@ where
         decisions: impl IntoIterator<Item = (String, Decision)>,
         context: impl Into<Arc<C>>,
     ) -> AgentStream<'_, O::Output, S> {
-        let (events, events_rx) = tokio::sync::mpsc::unbounded_channel();
-        let (custom, custom_rx) = tokio::sync::mpsc::unbounded_channel();
-        let sinks = Sinks { events, custom };
+        let (sinks, events) = Sinks::new();
         let run = match self.prepare_resume(pause, decisions) {
             Ok(start) => drive(self, start, context.into(), Some(sinks)).boxed(),
             Err(error) => futures::future::ready(Err(error)).boxed(),
         };
-        AgentStream::new(run, events_rx, custom_rx)
+        AgentStream::new(run, events)
     }
 
     pub(super) fn prepare_resume(

@@ -78,15 +78,13 @@ where
         context: impl Into<Arc<C>>,
         state: S,
     ) -> AgentStream<'_, O::Output, S> {
-        let (events, events_rx) = tokio::sync::mpsc::unbounded_channel();
-        let (custom, custom_rx) = tokio::sync::mpsc::unbounded_channel();
-        let sinks = Sinks { events, custom };
+        let (sinks, events) = Sinks::new();
         let start = Start::Fresh {
             input: input.into(),
             state,
         };
         let run = drive(self, start, context.into(), Some(sinks)).boxed();
-        AgentStream::new(run, events_rx, custom_rx)
+        AgentStream::new(run, events)
     }
 
     /// Runs many inputs, at most `concurrency` at once (at least one), each with its own

@@ -3,9 +3,9 @@
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
+use super::event_queue::EventReceiver;
 use futures::Stream;
 use futures::future::BoxFuture;
-use tokio::sync::mpsc::UnboundedReceiver;
 
 use super::error::RunError;
 use super::pause::{Outcome, Pause};
@@ -101,21 +101,18 @@ pub enum AgentEvent<T, S> {
 /// run (its model and tool calls are futures owned by the stream).
 pub struct AgentStream<'a, T, S> {
     run: Option<BoxFuture<'a, Result<Outcome<T, S>, RunError>>>,
-    events: UnboundedReceiver<AgentEvent<T, S>>,
-    custom: UnboundedReceiver<CustomEvent>,
+    events: EventReceiver<T, S>,
     outcome: Option<Result<Outcome<T, S>, RunError>>,
 }
 
 impl<'a, T, S> AgentStream<'a, T, S> {
     pub(crate) fn new(
         run: BoxFuture<'a, Result<Outcome<T, S>, RunError>>,
-        events: UnboundedReceiver<AgentEvent<T, S>>,
-        custom: UnboundedReceiver<CustomEvent>,
+        events: EventReceiver<T, S>,
     ) -> Self {
         AgentStream {
             run: Some(run),
             events,
-            custom,
             outcome: None,
         }
     }
@@ -163,14 +160,12 @@ impl<T, S> Stream for AgentStream<'_, T, S> {
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         let this = &mut *self;
         loop {
-            // Custom events first: a tool writes them before its result event is sent.
-            if let Poll::Ready(Some(event)) = this.custom.poll_recv(cx) {
-                return Poll::Ready(Some(Ok(AgentEvent::Custom(event))));
-            }
-            if let Poll::Ready(Some(event)) = this.events.poll_recv(cx) {
+            if let Some(event) = this.events.pop() {
                 return Poll::Ready(Some(Ok(event)));
             }
             if let Some(run) = this.run.as_mut() {
+                // What the run sends while polled here is read right after: no wake-up.
+                this.events.unregister();
                 match run.as_mut().poll(cx) {
                     Poll::Ready(outcome) => {
                         this.run = None;
@@ -178,7 +173,14 @@ impl<T, S> Stream for AgentStream<'_, T, S> {
                         // Drain what the run sent before it finished.
                         continue;
                     }
-                    Poll::Pending => return Poll::Pending,
+                    Poll::Pending => {
+                        // Wait for the run, or for an event from elsewhere (a tool on another
+                        // thread writing to its `StreamWriter`).
+                        return match this.events.poll_pop(cx) {
+                            Poll::Ready(event) => Poll::Ready(Some(Ok(event))),
+                            Poll::Pending => Poll::Pending,
+                        };
+                    }
                 }
             }
             return Poll::Ready(this.outcome.take().map(|outcome| match outcome {

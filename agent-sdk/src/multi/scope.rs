@@ -177,7 +177,7 @@ pub(crate) fn batch_scope<T, O, C, S>(
     agent: &crate::agent::Agent<T, O, C, S>,
     deadline: Option<Instant>,
     used: Usage,
-    events: Option<&tokio::sync::mpsc::UnboundedSender<crate::agent::AgentEvent<O::Output, S>>>,
+    events: Option<&crate::agent::event_queue::EventSender<O::Output, S>>,
 ) -> Arc<RunScope>
 where
     O: crate::output::OutputSpec,

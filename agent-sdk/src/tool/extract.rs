@@ -179,7 +179,19 @@ pub struct CustomEvent {
 #[derive(Clone)]
 pub struct StreamWriter {
     call_id: ToolCallId,
-    sender: Option<tokio::sync::mpsc::UnboundedSender<CustomEvent>>,
+    sender: Option<Sink>,
+}
+
+/// Where a run's tools send their custom events (the run's event queue); `false` when the
+/// consumer is gone.
+pub(crate) type CustomSink = std::sync::Arc<dyn Fn(CustomEvent) -> bool + Send + Sync>;
+
+#[derive(Clone)]
+enum Sink {
+    /// A channel given to [`ToolRuntime::with_event_sender`](crate::ToolRuntime::with_event_sender).
+    Channel(tokio::sync::mpsc::UnboundedSender<CustomEvent>),
+    /// A streamed run's event queue.
+    Run(CustomSink),
 }
 
 impl StreamWriter {
@@ -189,7 +201,14 @@ impl StreamWriter {
     ) -> Self {
         StreamWriter {
             call_id,
-            sender: Some(sender),
+            sender: Some(Sink::Channel(sender)),
+        }
+    }
+
+    pub(crate) fn to_sink(call_id: ToolCallId, sink: CustomSink) -> Self {
+        StreamWriter {
+            call_id,
+            sender: Some(Sink::Run(sink)),
         }
     }
 
@@ -219,12 +238,14 @@ impl StreamWriter {
                 return false;
             }
         };
-        sender
-            .send(CustomEvent {
-                call_id: self.call_id.as_str().to_string(),
-                data,
-            })
-            .is_ok()
+        let event = CustomEvent {
+            call_id: self.call_id.as_str().to_string(),
+            data,
+        };
+        match sender {
+            Sink::Channel(channel) => channel.send(event).is_ok(),
+            Sink::Run(sink) => sink(event),
+        }
     }
 }
 

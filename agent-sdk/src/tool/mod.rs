@@ -20,6 +20,7 @@ pub(crate) mod runtime;
 
 pub use argument::{ToolArgument, tool_argument};
 pub use definition::{DefinitionRef, ToolDefinition};
+pub(crate) use extract::CustomSink;
 pub use extract::{Context, CustomEvent, State, StreamWriter, ToolCallId};
 pub use invoke::{ToolCallError, invoke, parse_arguments};
 pub use output::{

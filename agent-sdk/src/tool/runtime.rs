@@ -125,6 +125,12 @@ impl<C, S> ToolRuntime<C, S> {
         self
     }
 
+    /// Sends custom events that tools write to a streamed run's event queue.
+    pub(crate) fn with_custom_sink(mut self, sink: crate::tool::CustomSink) -> Self {
+        self.writer = StreamWriter::to_sink(self.call_id.clone(), sink);
+        self
+    }
+
     /// The id of the call being run.
     pub fn call_id(&self) -> &str {
         self.call_id.as_str()

@@ -270,11 +270,9 @@ where
     }
 
     fn streamed(&self, how: How<S>, context: Arc<C>) -> AgentStream<'_, O::Output, S> {
-        let (events, events_rx) = tokio::sync::mpsc::unbounded_channel();
-        let (custom, custom_rx) = tokio::sync::mpsc::unbounded_channel();
-        let sinks = Sinks { events, custom };
+        let (sinks, events) = Sinks::new();
         let run = self.go(how, context, Some(sinks)).boxed();
-        AgentStream::new(run, events_rx, custom_rx)
+        AgentStream::new(run, events)
     }
 
     fn decode<V: DeserializeOwned>(&self, value: serde_json::Value) -> Result<V, ThreadError> {

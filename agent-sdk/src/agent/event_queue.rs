@@ -1,0 +1,186 @@
+//! The queue between a streamed run and its [`AgentStream`](super::AgentStream).
+//!
+//! The run is a future the stream owns and polls, so nearly every event is sent while the
+//! stream itself is polling, and read right after: a channel's atomics, block allocation and
+//! wake-ups buy nothing there. This is a locked `VecDeque` read by the stream after each poll
+//! of the run, and a waker for the events that come from elsewhere (a sync tool's
+//! [`StreamWriter`](crate::StreamWriter) on the blocking pool).
+//!
+//! Tools' custom events go through the same queue, so they keep their order with the run's
+//! own events (a tool's writes come before its result).
+
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::task::{Context, Poll};
+
+use futures::task::AtomicWaker;
+
+use super::stream::AgentEvent;
+use crate::tool::CustomEvent;
+
+struct Shared<T, S> {
+    queue: Mutex<VecDeque<AgentEvent<T, S>>>,
+    /// The stream's waker, registered only while it waits with an empty queue.
+    waker: AtomicWaker,
+    /// Set when the stream is dropped: later events are dropped instead of kept.
+    closed: AtomicBool,
+}
+
+impl<T, S> Shared<T, S> {
+    fn lock(&self) -> MutexGuard<'_, VecDeque<AgentEvent<T, S>>> {
+        // A panic while holding the lock leaves a whole queue behind: use it.
+        self.queue.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// The run's end: sends events to the stream.
+pub(crate) struct EventSender<T, S>(Arc<Shared<T, S>>);
+
+/// The stream's end.
+pub(crate) struct EventReceiver<T, S>(Arc<Shared<T, S>>);
+
+impl<T, S> Clone for EventSender<T, S> {
+    fn clone(&self) -> Self {
+        EventSender(Arc::clone(&self.0))
+    }
+}
+
+/// A new queue.
+pub(crate) fn event_queue<T, S>() -> (EventSender<T, S>, EventReceiver<T, S>) {
+    let shared = Arc::new(Shared {
+        queue: Mutex::new(VecDeque::new()),
+        waker: AtomicWaker::new(),
+        closed: AtomicBool::new(false),
+    });
+    (EventSender(Arc::clone(&shared)), EventReceiver(shared))
+}
+
+impl<T, S> EventSender<T, S> {
+    /// Queues `event`; `false` (and the event dropped) when the stream is gone.
+    pub(crate) fn send(&self, event: AgentEvent<T, S>) -> bool {
+        if self.0.closed.load(Ordering::Acquire) {
+            return false;
+        }
+        self.0.lock().push_back(event);
+        self.0.waker.wake();
+        true
+    }
+}
+
+impl<T: Send + 'static, S: Send + 'static> EventSender<T, S> {
+    /// Where a tool's [`StreamWriter`](crate::StreamWriter) sends: this queue, as
+    /// [`AgentEvent::Custom`].
+    pub(crate) fn custom_sink(&self) -> crate::tool::CustomSink {
+        let sender = self.clone();
+        Arc::new(move |event: CustomEvent| sender.send(AgentEvent::Custom(event)))
+    }
+}
+
+impl<T, S> EventReceiver<T, S> {
+    /// The next queued event, if any.
+    pub(crate) fn pop(&self) -> Option<AgentEvent<T, S>> {
+        self.0.lock().pop_front()
+    }
+
+    /// Stops waking the stream: what is sent from now on is read after the poll in progress.
+    pub(crate) fn unregister(&self) {
+        self.0.waker.take();
+    }
+
+    /// `Ready` with the next event, or `Pending` with the stream's waker registered for the
+    /// next one.
+    pub(crate) fn poll_pop(&self, cx: &mut Context<'_>) -> Poll<AgentEvent<T, S>> {
+        if let Some(event) = self.pop() {
+            return Poll::Ready(event);
+        }
+        self.0.waker.register(cx.waker());
+        // An event sent between the check and the registration found no waker: look again.
+        match self.pop() {
+            Some(event) => Poll::Ready(event),
+            None => Poll::Pending,
+        }
+    }
+}
+
+impl<T, S> Drop for EventReceiver<T, S> {
+    fn drop(&mut self) {
+        self.0.closed.store(true, Ordering::Release);
+        self.0.lock().clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::task::Waker;
+
+    use super::*;
+
+    type Event = AgentEvent<String, ()>;
+
+    fn turn(n: u32) -> Event {
+        AgentEvent::TurnStart { turn: n }
+    }
+
+    fn turn_of(event: Event) -> u32 {
+        match event {
+            AgentEvent::TurnStart { turn } => turn,
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+
+    #[test]
+    fn events_come_out_in_order() {
+        let (tx, rx) = event_queue::<String, ()>();
+        assert!(tx.send(turn(1)) && tx.clone().send(turn(2)));
+        assert_eq!(rx.pop().map(turn_of), Some(1));
+        assert_eq!(rx.pop().map(turn_of), Some(2));
+        assert!(rx.pop().is_none());
+    }
+
+    #[test]
+    fn a_waiting_stream_is_woken_by_a_send_from_another_thread() {
+        let (tx, rx) = event_queue::<String, ()>();
+        let (waker, woken) = counting_waker();
+        let mut cx = Context::from_waker(&waker);
+        assert!(rx.poll_pop(&mut cx).is_pending());
+        std::thread::spawn(move || tx.send(turn(7))).join().unwrap();
+        assert_eq!(woken.load(Ordering::SeqCst), 1);
+        assert!(matches!(
+            rx.poll_pop(&mut cx),
+            Poll::Ready(AgentEvent::TurnStart { turn: 7 })
+        ));
+    }
+
+    #[test]
+    fn after_unregister_a_send_does_not_wake() {
+        let (tx, rx) = event_queue::<String, ()>();
+        let (waker, woken) = counting_waker();
+        assert!(rx.poll_pop(&mut Context::from_waker(&waker)).is_pending());
+        rx.unregister();
+        tx.send(turn(1));
+        assert_eq!(woken.load(Ordering::SeqCst), 0);
+        assert_eq!(rx.pop().map(turn_of), Some(1));
+    }
+
+    #[test]
+    fn once_the_stream_is_dropped_events_are_dropped_not_kept() {
+        let (tx, rx) = event_queue::<String, ()>();
+        tx.send(turn(1));
+        drop(rx);
+        assert!(!tx.send(turn(2)));
+        assert!(tx.0.lock().is_empty());
+    }
+
+    /// A waker counting its wakes.
+    fn counting_waker() -> (Waker, Arc<std::sync::atomic::AtomicUsize>) {
+        struct Count(Arc<std::sync::atomic::AtomicUsize>);
+        impl std::task::Wake for Count {
+            fn wake(self: Arc<Self>) {
+                self.0.fetch_add(1, Ordering::SeqCst);
+            }
+        }
+        let count = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        (Waker::from(Arc::new(Count(count.clone()))), count)
+    }
+}
