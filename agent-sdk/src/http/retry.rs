@@ -110,42 +110,50 @@ impl RetryPolicy {
 
 /// Runs `attempt` (given the attempt number, from 0) until it succeeds, fails with an error
 /// that is not retryable, or the policy's retries are spent. `what` names the operation in logs.
-pub async fn retry<T, F, Fut>(
-    policy: &RetryPolicy,
-    what: &str,
+///
+/// Not an `async fn`, which would keep its arguments twice in its state: this future is part
+/// of every request's.
+pub fn retry<'a, T, F, Fut>(
+    policy: &'a RetryPolicy,
+    what: &'a str,
     mut attempt: F,
-) -> Result<T, ModelError>
+) -> impl Future<Output = Result<T, ModelError>> + 'a
 where
-    F: FnMut(u32) -> Fut,
-    Fut: Future<Output = Result<T, ModelError>>,
+    F: FnMut(u32) -> Fut + 'a,
+    Fut: Future<Output = Result<T, ModelError>> + 'a,
 {
-    let mut delays = policy.backoff();
-    let mut n = 0u32;
-    loop {
-        let err = match attempt(n).await {
-            Ok(v) => return Ok(v),
-            Err(err) => err,
-        };
-        if !err.is_retryable() {
-            return Err(err);
-        }
-        let Some(backoff) = delays.next() else {
-            if n > 0 {
-                tracing::warn!(%what, attempts = n + 1, error = %err, "giving up after retries");
-            }
-            return Err(err);
-        };
-        let wait = match err.retry_after() {
-            Some(server) if server > policy.max_server_wait => {
-                tracing::warn!(%what, ?server, "server asked to wait longer than max_server_wait; not retrying");
+    async move {
+        // Built on the first failure (most calls succeed at once), and boxed so that it takes
+        // no room in the future of a call that does.
+        let mut delays: Option<Box<dyn Iterator<Item = Duration> + Send>> = None;
+        let mut n = 0u32;
+        loop {
+            let err = match attempt(n).await {
+                Ok(v) => return Ok(v),
+                Err(err) => err,
+            };
+            if !err.is_retryable() {
                 return Err(err);
             }
-            Some(server) => server,
-            None => backoff,
-        };
-        tracing::warn!(%what, attempt = n + 1, ?wait, error = %err, "retrying");
-        tokio::time::sleep(wait).await;
-        n += 1;
+            let delays = delays.get_or_insert_with(|| Box::new(policy.backoff()));
+            let Some(backoff) = delays.next() else {
+                if n > 0 {
+                    tracing::warn!(%what, attempts = n + 1, error = %err, "giving up after retries");
+                }
+                return Err(err);
+            };
+            let wait = match err.retry_after() {
+                Some(server) if server > policy.max_server_wait => {
+                    tracing::warn!(%what, ?server, "server asked to wait longer than max_server_wait; not retrying");
+                    return Err(err);
+                }
+                Some(server) => server,
+                None => backoff,
+            };
+            tracing::warn!(%what, attempt = n + 1, ?wait, error = %err, "retrying");
+            tokio::time::sleep(wait).await;
+            n += 1;
+        }
     }
 }
 

@@ -7,6 +7,7 @@
 mod answer_guard;
 #[cfg(feature = "anthropic")]
 pub mod anthropic;
+mod clients;
 mod driver;
 #[cfg(feature = "gemini")]
 pub mod gemini;

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 
+use super::clients::Clients;
 use super::driver::{Driver, Parts, WireFormat};
 use super::transport::Transport;
 use crate::http::{ApiKey, RateLimit, RateLimiter, ResponseLimits, RetryPolicy, Timeouts};
@@ -148,27 +149,13 @@ impl Settings {
             headers.insert(n, v);
             header_names.push(name.clone());
         }
-        let (client, request_headers) = match self.client {
-            Some(c) => (c, Some(headers)),
-            None => (
-                reqwest::Client::builder()
-                    .default_headers(headers)
-                    .connect_timeout(self.timeouts.connect)
-                    .user_agent(concat!("agent-sdk/", env!("CARGO_PKG_VERSION")))
-                    .build()
-                    .map_err(|e| {
-                        ModelError::Configuration(format!("could not build the HTTP client: {e}"))
-                    })?,
-                None,
-            ),
-        };
+        let clients = Clients::new(self.client, headers, &self.timeouts)?;
         Ok(Driver::new(Parts {
             model: self.model,
             endpoint: endpoint.url,
             stream_endpoint: endpoint.stream_url,
             transport: Transport {
-                client,
-                request_headers,
+                clients,
                 api_key,
                 header_names,
                 timeouts: self.timeouts,

@@ -4,9 +4,11 @@
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use futures::{StreamExt, TryStreamExt};
+use futures::future::{Either, ready};
+use futures::{StreamExt, TryFutureExt, TryStreamExt};
 use reqwest::header::{CONTENT_TYPE, HeaderMap};
 
+use super::clients::Clients;
 use crate::http::status::truncate;
 use crate::http::{
     ApiKey, RateLimitPermit, RateLimiter, ResponseLimit, ResponseLimits, RetryPolicy, Timeouts,
@@ -19,9 +21,7 @@ pub(crate) type ErrorMapper = fn(u16, &HeaderMap, &str) -> ModelError;
 
 /// A built HTTP client with the request policy: rate limit, retries, timeouts, redaction.
 pub(crate) struct Transport {
-    pub client: reqwest::Client,
-    /// Headers to send per request (only with a user-supplied client).
-    pub request_headers: Option<HeaderMap>,
+    pub clients: Clients,
     pub api_key: Option<ApiKey>,
     pub header_names: Vec<String>,
     pub timeouts: Timeouts,
@@ -60,17 +60,23 @@ impl Transport {
             "sending model request"
         );
         let started = Instant::now();
-        let mut builder = self.client.post(call.url.clone()).body(body);
-        if let Some(headers) = &self.request_headers {
+        let picked = self.clients.pick(stream, &self.timeouts)?;
+        let mut builder = picked.client.post(call.url.clone()).body(body);
+        if let Some(headers) = picked.headers {
             builder = builder.headers(headers.clone());
         }
+        if let Some(timeout) = picked.timeout {
+            builder = builder.timeout(timeout);
+        }
+        // A stream is timed until its headers arrive; a whole request by its client (or
+        // `picked.timeout`), to its last byte.
         let sent = if stream {
             match tokio::time::timeout(self.timeouts.request, builder.send()).await {
                 Ok(result) => result,
                 Err(_) => return Err(ModelError::Timeout(self.timeouts.request)),
             }
         } else {
-            builder.timeout(self.timeouts.request).send().await
+            builder.send().await
         };
         let response = sent.map_err(|e| self.network_error(e, self.timeouts.request))?;
         let status = response.status();
@@ -78,12 +84,19 @@ impl Transport {
         if status.is_success() {
             return Ok((response, permit));
         }
+        // Boxed: the error path's state would otherwise widen every request's future.
+        Err(Box::pin(self.failure(call, response)).await)
+    }
+
+    /// The typed error of an error answer.
+    async fn failure(&self, call: &Call<'_>, response: reqwest::Response) -> ModelError {
+        let status = response.status();
         let headers = response.headers().clone();
         let raw = read_error_body(response).await;
         let raw = self.redact(&raw);
         let err = (call.errors)(status.as_u16(), &headers, &raw);
         tracing::debug!(provider = call.provider, status = status.as_u16(), error = %err, "request failed");
-        Err(err)
+        err
     }
 
     fn network_error(&self, err: reqwest::Error, timeout: Duration) -> ModelError {
@@ -100,9 +113,15 @@ impl Transport {
 
     /// Reads a whole body, at most [`ResponseLimits::max_body_bytes`] of it. An I/O error
     /// while reading is a (retryable) network error.
-    async fn read_body(&self, mut response: reqwest::Response) -> Result<Bytes, ModelError> {
+    ///
+    /// Not an `async fn`: that would keep `response` twice in its state (the argument and
+    /// the moved value), and this future is part of every request's.
+    fn read_body(
+        &self,
+        mut response: reqwest::Response,
+    ) -> impl Future<Output = Result<Bytes, ModelError>> + Send + '_ {
         let max = self.limits.max_body_bytes;
-        let failed = |e| {
+        let failed = move |e| {
             map_body_error(
                 e,
                 self.timeouts.request,
@@ -111,42 +130,48 @@ impl Transport {
             )
         };
         match response.content_length() {
-            Some(n) if n > max as u64 => return Err(ResponseLimit::BodyBytes.exceeded(max)),
+            Some(n) if n > max as u64 => Either::Left(Either::Left(ready(Err(
+                ResponseLimit::BodyBytes.exceeded(max),
+            )))),
             // Known and within the cap, and the connection cannot deliver more than it: read
             // whole (one chunk is returned as it is, without a copy).
-            Some(_) => return response.bytes().await.map_err(failed),
-            None => {}
+            Some(_) => Either::Left(Either::Right(response.bytes().map_err(failed))),
+            None => Either::Right(async move {
+                let mut body = Vec::new();
+                while let Some(chunk) = response.chunk().await.map_err(failed)? {
+                    if body.len() + chunk.len() > max {
+                        return Err(ResponseLimit::BodyBytes.exceeded(max));
+                    }
+                    body.extend_from_slice(&chunk);
+                }
+                Ok(Bytes::from(body))
+            }),
         }
-        let mut body = Vec::new();
-        while let Some(chunk) = response.chunk().await.map_err(failed)? {
-            if body.len() + chunk.len() > max {
-                return Err(ResponseLimit::BodyBytes.exceeded(max));
-            }
-            body.extend_from_slice(&chunk);
-        }
-        Ok(Bytes::from(body))
     }
 
     /// Sends `body`, reads the whole answer body and converts it with `decode`, retrying as
     /// the policy allows (a connection reset while the body is read, or a retryable error
     /// that `decode` finds in the body, is retried like one before the headers).
-    pub(crate) async fn post<T>(
-        &self,
-        call: &Call<'_>,
+    pub(crate) fn post<'a, T: 'a>(
+        &'a self,
+        call: Call<'a>,
         body: Bytes,
-        decode: impl Fn(&[u8]) -> Result<T, ModelError>,
-    ) -> Result<T, ModelError> {
-        check_url(call.url)?;
-        let decode = &decode;
-        retry(&self.retry, call.provider, |n| {
-            let body = body.clone();
-            async move {
-                let (response, _permit) = self.attempt(call, body, false, n).await?;
-                let bytes = self.read_body(response).await?;
-                decode(&bytes)
-            }
-        })
-        .await
+        decode: impl Fn(&[u8]) -> Result<T, ModelError> + 'a,
+    ) -> impl Future<Output = Result<T, ModelError>> + 'a {
+        // An `async` block rather than an `async fn`, which would hold its arguments twice.
+        async move {
+            check_url(call.url)?;
+            let (call, body, decode) = (&call, &body, &decode);
+            retry(&self.retry, call.provider, move |n| {
+                let body = body.clone();
+                async move {
+                    let (response, _permit) = self.attempt(call, body, false, n).await?;
+                    let bytes = self.read_body(response).await?;
+                    decode(&bytes)
+                }
+            })
+            .await
+        }
     }
 
     /// Sends `body` asking for a stream; returns the body as byte chunks and the rate-limit
@@ -192,7 +217,6 @@ impl Transport {
     }
 }
 
-/// The start of an error answer's body (at most 64 KiB: only its message matters), as text.
 /// `body`, ended by [`ModelError::Timeout`] when no piece arrives for `idle`. (Not the HTTP
 /// client's read timeout: that one would also time every read of every non-streamed answer,
 /// which the request's own timeout already bounds.)
@@ -214,6 +238,7 @@ where
     .boxed()
 }
 
+/// The start of an error answer's body (at most 64 KiB: only its message matters), as text.
 async fn read_error_body(mut response: reqwest::Response) -> String {
     const MAX: usize = 64 << 10;
     let mut body = Vec::new();
