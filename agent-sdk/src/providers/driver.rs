@@ -22,8 +22,7 @@ use crate::http::secret::redact_error_opt;
 use crate::model::{
     ChatModel, ChatRequest, ChatResponse, EventStream, ModelError, ModelProfile, UsageTracker,
 };
-use crate::telemetry::spans::{ChatCall, Server};
-use tracing::Instrument;
+use crate::telemetry::spans::{ChatCall, InSpan, Server};
 
 /// What differs between providers: the request body, the answer's shape, the stream decoder,
 /// the error body and the settings shown by `Debug`.
@@ -162,12 +161,19 @@ impl<F: WireFormat> Parts<F> {
 
     /// Parses a whole body as JSON, the key redacted first so that no provider text carrying
     /// it goes further.
+    ///
+    /// The body is checked to be UTF-8 once, then parsed as a `str`: parsed from bytes, serde_json
+    /// would check each string (every key included) on its own, which costs several times more.
     pub(crate) fn parse<T: DeserializeOwned>(&self, bytes: &[u8]) -> Result<T, ModelError> {
         let bytes = match &self.transport.api_key {
             Some(key) => key.redact_bytes(bytes),
             None => std::borrow::Cow::Borrowed(bytes),
         };
-        serde_json::from_slice(&bytes).map_err(|e| self.transport.decode_error(e, &bytes))
+        let text = std::str::from_utf8(&bytes).map_err(|e| {
+            self.transport
+                .decode_error(format_args!("the answer is not UTF-8 ({e})"), &bytes)
+        })?;
+        serde_json::from_str(text).map_err(|e| self.transport.decode_error(e, &bytes))
     }
 
     fn decode(&self, bytes: &[u8]) -> Result<ChatResponse, ModelError> {
@@ -195,14 +201,13 @@ impl<F: WireFormat> Parts<F> {
 
     /// Sends `body` to the non-streaming endpoint and decodes the answer with `decode`
     /// (inside the retry loop).
-    pub(crate) async fn post_with<T>(
-        &self,
+    pub(crate) fn post_with<'a, T: 'a>(
+        &'a self,
         body: Bytes,
-        decode: impl Fn(&[u8]) -> Result<T, ModelError>,
-    ) -> Result<T, ModelError> {
+        decode: impl Fn(&[u8]) -> Result<T, ModelError> + 'a,
+    ) -> impl Future<Output = Result<T, ModelError>> + 'a {
         self.transport
-            .post(&self.call(&self.endpoint), body, decode)
-            .await
+            .post(self.call(&self.endpoint), body, decode)
             .map_err(|e| self.redact_error(e))
     }
 
@@ -215,22 +220,17 @@ impl<F: WireFormat> Parts<F> {
             .map_err(|e| self.redact_error(e))
     }
 
-    async fn invoke(&self, request: &ChatRequest) -> Result<ChatResponse, ModelError> {
-        let body = self
-            .format
-            .body(&self.model, &self.profile, request, false)
-            .map_err(|e| self.redact_error(e))?;
-        self.post_with(body, |bytes| self.decode(bytes)).await
+    /// The request's body, for the streaming endpoint or not.
+    fn body(&self, request: &ChatRequest, stream: bool) -> Result<Bytes, ModelError> {
+        self.format
+            .body(&self.model, &self.profile, request, stream)
+            .map_err(|e| self.redact_error(e))
     }
 
     /// Opens a streamed answer. A stream cut before its first event (a reset after the
     /// headers) is opened again within the retry policy's budget; once an event has been
     /// delivered, a cut ends the stream with a network error saying so.
-    async fn open_stream(&self, request: &ChatRequest) -> Result<EventStream, ModelError> {
-        let body = self
-            .format
-            .body(&self.model, &self.profile, request, true)
-            .map_err(|e| self.redact_error(e))?;
+    async fn open_stream(&self, body: Bytes) -> Result<EventStream, ModelError> {
         let mut delays = self.transport.retry.backoff();
         loop {
             let mut events = match self.open(body.clone()).await? {
@@ -248,8 +248,10 @@ impl<F: WireFormat> Parts<F> {
                     self.stream_policy(),
                 ),
             };
-            let first = events.next().await;
-            if let Some(Err(err @ ModelError::Network(_))) = &first
+            let Some(first) = events.next().await else {
+                return Ok(events.boxed());
+            };
+            if let Err(err @ ModelError::Network(_)) = &first
                 && let Some(wait) = delays.next()
             {
                 tracing::warn!(provider = self.format.provider(), error = %err, ?wait, "the stream was cut before its first event; retrying");
@@ -257,7 +259,8 @@ impl<F: WireFormat> Parts<F> {
                 tokio::time::sleep(wait).await;
                 continue;
             }
-            return Ok(futures::stream::iter(first).chain(events).boxed());
+            events.put_back(first);
+            return Ok(events.boxed());
         }
     }
 }
@@ -285,10 +288,21 @@ impl<M: ProviderModel> ChatModel for M {
     }
 
     fn invoke(&self, request: ChatRequest) -> BoxFuture<'_, Result<ChatResponse, ModelError>> {
+        let inner = &self.driver().inner;
+        let call = inner.chat_call(&request);
+        // The body is written before the future is made, so neither the request nor the
+        // lowering is part of it: the boxed future stays small (a small allocation, no large
+        // copies).
+        let body = call.in_span(|| inner.body(&request, false));
+        drop(request);
         Box::pin(async move {
-            let inner = &self.driver().inner;
-            let call = inner.chat_call(&request);
-            let result = inner.invoke(&request).instrument(call.span().clone()).await;
+            let result = match body {
+                Ok(body) => {
+                    let post = inner.post_with(body, |bytes| inner.decode(bytes));
+                    InSpan::new(post, call.span().clone()).await
+                }
+                Err(err) => Err(err),
+            };
             call.finish(result.as_ref());
             let response = result?;
             if let Some(t) = &inner.tracker {
@@ -301,7 +315,9 @@ impl<M: ProviderModel> ChatModel for M {
     fn stream(&self, request: ChatRequest) -> EventStream {
         let inner = self.driver().inner.clone();
         let call = inner.chat_call(&request);
-        let stream = async move { inner.open_stream(&request).await }
+        let body = call.in_span(|| inner.body(&request, true));
+        drop(request);
+        let stream = async move { inner.open_stream(body?).await }
             .try_flatten_stream()
             .boxed();
         let stream = call.wrap_stream(stream);

@@ -2,6 +2,8 @@
 //! and [`events_of`] replays a whole answer for servers that answer a stream request in JSON.
 
 use std::collections::VecDeque;
+use std::pin::Pin;
+use std::task::{Context, Poll};
 
 use bytes::Bytes;
 use futures::{Stream, StreamExt};
@@ -122,13 +124,13 @@ pub(crate) fn drive<S, D>(
     decoder: D,
     guard: Option<Box<dyn Send>>,
     policy: StreamPolicy,
-) -> BoxStream<'static, Result<D::Event, ModelError>>
+) -> Driven<D>
 where
     S: Stream<Item = Result<Bytes, ModelError>> + Send + 'static,
     D: SseDecoder,
 {
-    // Boxed: `unfold` moves its state for every event; a pointer is cheaper to move.
-    let state = Box::new(Driven {
+    // Boxed: the state is large, and the stream is moved into the layers above it.
+    Driven(Box::new(DrivenState {
         body: body.boxed(),
         parser: SseParser::with_max_event_bytes(policy.limits.max_event_bytes),
         events: Decoded {
@@ -143,20 +145,59 @@ where
         finished: false,
         error: None,
         guard,
-    });
-    futures::stream::unfold(state, |mut st| async move {
+    }))
+}
+
+/// A [`drive`]n stream. A `Stream` written out rather than an `unfold`, which would build a
+/// future (and move its state) for every event.
+pub(crate) struct Driven<D: SseDecoder>(Box<DrivenState<D>>);
+
+/// The state of a [`Driven`] stream.
+struct DrivenState<D: SseDecoder> {
+    body: BoxStream<'static, Result<Bytes, ModelError>>,
+    parser: SseParser,
+    events: Decoded<D>,
+    received: usize,
+    finished: bool,
+    error: Option<ModelError>,
+    guard: Option<Box<dyn Send>>,
+}
+
+impl<D: SseDecoder> Driven<D> {
+    /// Puts `item` (taken with `next`) back in front, to be delivered again.
+    pub(crate) fn put_back(&mut self, item: Result<D::Event, ModelError>) {
+        match item {
+            Ok(event) => self.0.events.pending.push_front(event),
+            Err(err) => self.0.error = Some(err),
+        }
+    }
+}
+
+impl<D: SseDecoder> DrivenState<D> {
+    fn finish(&mut self) {
+        self.finished = true;
+        self.guard = None;
+        self.body = futures::stream::empty().boxed();
+    }
+}
+
+impl<D: SseDecoder> Stream for Driven<D> {
+    type Item = Result<D::Event, ModelError>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let st = &mut *self.0;
         loop {
             if let Some(ev) = st.events.pending.pop_front() {
-                return Some((Ok(ev), st));
+                return Poll::Ready(Some(Ok(ev)));
             }
             if let Some(err) = st.error.take() {
                 let err = redact_error_opt(st.events.key.as_ref(), err);
-                return Some((Err(err), st));
+                return Poll::Ready(Some(Err(err)));
             }
             if st.finished {
-                return None;
+                return Poll::Ready(None);
             }
-            let step = match st.body.next().await {
+            let step = match std::task::ready!(st.body.poll_next_unpin(cx)) {
                 Some(Ok(bytes)) => {
                     st.received += bytes.len();
                     let max = st.events.limits.max_stream_bytes;
@@ -180,26 +221,6 @@ where
                 st.finish();
             }
         }
-    })
-    .boxed()
-}
-
-/// The state of a [`drive`]n stream.
-struct Driven<D: SseDecoder> {
-    body: futures::stream::BoxStream<'static, Result<Bytes, ModelError>>,
-    parser: SseParser,
-    events: Decoded<D>,
-    received: usize,
-    finished: bool,
-    error: Option<ModelError>,
-    guard: Option<Box<dyn Send>>,
-}
-
-impl<D: SseDecoder> Driven<D> {
-    fn finish(&mut self) {
-        self.finished = true;
-        self.guard = None;
-        self.body = futures::stream::empty().boxed();
     }
 }
 

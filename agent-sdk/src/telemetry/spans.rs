@@ -265,7 +265,8 @@ pub(crate) fn reask(attempt: u32) {
 pub(crate) struct ChatCall {
     span: Span,
     started: Option<Instant>,
-    metric: Option<metrics::ChatAttrs>,
+    /// Boxed: most runs record no metrics, and this is part of every request's future.
+    metric: Option<Box<metrics::ChatAttrs>>,
 }
 
 /// Where the request goes: `server.address` and `server.port`.
@@ -321,11 +322,13 @@ impl ChatCall {
                 );
             }
         }
-        let metric = metrics::enabled().then(|| metrics::ChatAttrs {
-            provider: provider_name(provider).to_owned(),
-            request_model: model.to_owned(),
-            server_address: server.host.map(str::to_owned),
-            server_port: server.port,
+        let metric = metrics::enabled().then(|| {
+            Box::new(metrics::ChatAttrs {
+                provider: provider_name(provider).to_owned(),
+                request_model: model.to_owned(),
+                server_address: server.host.map(str::to_owned),
+                server_port: server.port,
+            })
         });
         let started = metric.is_some().then(Instant::now);
         ChatCall {
@@ -333,6 +336,15 @@ impl ChatCall {
             started,
             metric,
         }
+    }
+
+    /// Runs `f` in this call's span (entered only when it is enabled).
+    pub(crate) fn in_span<R>(&self, f: impl FnOnce() -> R) -> R {
+        if self.span.is_disabled() {
+            return f();
+        }
+        let _entered = self.span.enter();
+        f()
     }
 
     /// The span, to instrument the request's future with.

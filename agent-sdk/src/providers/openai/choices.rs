@@ -152,7 +152,8 @@ impl OpenAiModel {
                     MultiDecoder::new(parts.model.clone()),
                     guard,
                     parts.stream_policy(),
-                ),
+                )
+                .boxed(),
             })
         }
         .try_flatten_stream()

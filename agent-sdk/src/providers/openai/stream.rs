@@ -10,7 +10,7 @@
 use std::borrow::Cow;
 use std::collections::VecDeque;
 
-use futures::Stream;
+use futures::{Stream, StreamExt};
 
 use super::errors::stream_error_message;
 use super::response::{assemble, finish_reason};
@@ -52,6 +52,7 @@ where
         None,
         StreamPolicy::unlimited(),
     )
+    .boxed()
 }
 
 /// Turns server-sent events into stream events.
@@ -125,7 +126,7 @@ pub(crate) struct Accumulator {
     reasoning: String,
     refusal: String,
     calls: Vec<CallState>,
-    finish: Option<String>,
+    finish: Option<super::wire::FinishText>,
     usage: Option<Usage>,
     chunks: usize,
 }
