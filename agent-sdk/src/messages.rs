@@ -31,8 +31,13 @@ use crate::message::Message;
 /// let plain: Vec<Message> = history.into_vec(); // no copy when unshared
 /// assert_eq!(plain.len(), 4);
 /// ```
-#[derive(Clone, Default, PartialEq)]
-pub struct Messages(Arc<Vec<Message>>);
+///
+/// An empty list (`Messages::new()`, `Default`) allocates nothing until a message is added.
+#[derive(Clone, Default)]
+pub struct Messages(Option<Arc<Vec<Message>>>);
+
+/// What an empty `Messages` derefs to.
+static EMPTY: Vec<Message> = Vec::new();
 
 impl Messages {
     /// An empty list.
@@ -42,12 +47,15 @@ impl Messages {
 
     /// The messages as a `Vec`, without a copy when this is the only owner of the buffer.
     pub fn into_vec(self) -> Vec<Message> {
-        Arc::unwrap_or_clone(self.0)
+        self.0.map(Arc::unwrap_or_clone).unwrap_or_default()
     }
 
     /// Whether `self` and `other` share one buffer (a change to either would copy it).
     pub fn shares_with(&self, other: &Messages) -> bool {
-        Arc::ptr_eq(&self.0, &other.0)
+        match (&self.0, &other.0) {
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        }
     }
 }
 
@@ -55,14 +63,20 @@ impl Deref for Messages {
     type Target = Vec<Message>;
 
     fn deref(&self) -> &Vec<Message> {
-        &self.0
+        self.0.as_deref().unwrap_or(&EMPTY)
     }
 }
 
 impl DerefMut for Messages {
     /// The list to change; copied first when a clone shares it.
     fn deref_mut(&mut self) -> &mut Vec<Message> {
-        Arc::make_mut(&mut self.0)
+        Arc::make_mut(self.0.get_or_insert_with(Default::default))
+    }
+}
+
+impl PartialEq for Messages {
+    fn eq(&self, other: &Messages) -> bool {
+        **self == **other
     }
 }
 
@@ -74,7 +88,7 @@ impl std::fmt::Debug for Messages {
 
 impl From<Vec<Message>> for Messages {
     fn from(messages: Vec<Message>) -> Self {
-        Messages(Arc::new(messages))
+        Messages(Some(Arc::new(messages)))
     }
 }
 
@@ -92,7 +106,7 @@ impl FromIterator<Message> for Messages {
 
 impl Extend<Message> for Messages {
     fn extend<I: IntoIterator<Item = Message>>(&mut self, iter: I) {
-        Arc::make_mut(&mut self.0).extend(iter);
+        self.deref_mut().extend(iter);
     }
 }
 
@@ -110,31 +124,31 @@ impl<'a> IntoIterator for &'a Messages {
     type IntoIter = std::slice::Iter<'a, Message>;
 
     fn into_iter(self) -> Self::IntoIter {
-        self.0.iter()
+        self.iter()
     }
 }
 
 impl PartialEq<Vec<Message>> for Messages {
     fn eq(&self, other: &Vec<Message>) -> bool {
-        *self.0 == *other
+        **self == *other
     }
 }
 
 impl PartialEq<[Message]> for Messages {
     fn eq(&self, other: &[Message]) -> bool {
-        self.0.as_slice() == other
+        self.as_slice() == other
     }
 }
 
 impl<const N: usize> PartialEq<[Message; N]> for Messages {
     fn eq(&self, other: &[Message; N]) -> bool {
-        self.0.as_slice() == other
+        self.as_slice() == other
     }
 }
 
 impl Serialize for Messages {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.0.serialize(serializer)
+        (**self).serialize(serializer)
     }
 }
 
@@ -167,6 +181,17 @@ mod tests {
         drop(sent);
         a.push(Message::user("two"));
         assert_eq!(a.as_ptr(), before, "no copy once the clone is gone");
+    }
+
+    #[test]
+    fn an_empty_list_allocates_nothing_until_a_message_is_added() {
+        let mut a = Messages::new();
+        assert!(a.is_empty() && a.0.is_none());
+        assert_eq!(a, Messages::from(Vec::new()));
+        assert!(!a.shares_with(&a.clone()), "no buffer to share");
+        a.push(Message::user("one"));
+        assert_eq!(a.len(), 1);
+        assert!(a.shares_with(&a.clone()));
     }
 
     #[test]

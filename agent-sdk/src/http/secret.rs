@@ -62,7 +62,9 @@ impl ApiKey {
     /// Whether the key occurs in `bytes` (never for keys shorter than 8 bytes: they would
     /// redact ordinary words, and real keys are long).
     pub(crate) fn occurs_in(&self, bytes: &[u8]) -> bool {
-        self.0.text.len() >= 8 && self.0.finder.find(bytes).is_some()
+        let key = self.0.text.len();
+        // The length checks first: most stream events are far shorter than a key.
+        key >= 8 && bytes.len() >= key && self.0.finder.find(bytes).is_some()
     }
 
     /// `bytes` with every occurrence of the key replaced, borrowed when there is none.

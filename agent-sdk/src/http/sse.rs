@@ -233,14 +233,21 @@ impl SseDecoder {
         if line[0] == b':' {
             return Ok(());
         }
-        let line = std::str::from_utf8(line)
-            .map_err(|e| ModelError::Decode(format!("stream is not valid UTF-8: {e}")))?;
-        let (field, value) = match line.split_once(':') {
-            Some((f, v)) => (f, v.strip_prefix(' ').unwrap_or(v)),
-            None => (line, ""),
+        // The field name is compared as bytes; only the values kept are checked as UTF-8.
+        let (field, value) = match memchr::memchr(b':', line) {
+            Some(at) => {
+                let value = &line[at + 1..];
+                (&line[..at], value.strip_prefix(b" ").unwrap_or(value))
+            }
+            None => (line, &b""[..]),
+        };
+        let text = |value| {
+            std::str::from_utf8(value)
+                .map_err(|e| ModelError::Decode(format!("stream is not valid UTF-8: {e}")))
         };
         match field {
-            "data" => {
+            b"data" => {
+                let value = text(value)?;
                 if self.data.len() + value.len() >= self.max_event_bytes {
                     return Err(ResponseLimit::EventBytes.exceeded(self.max_event_bytes));
                 }
@@ -248,7 +255,8 @@ impl SseDecoder {
                 self.data.push('\n');
                 self.has_data = true;
             }
-            "event" => {
+            b"event" => {
+                let value = text(value)?;
                 self.event.clear();
                 self.event.push_str(value);
             }

@@ -6,9 +6,24 @@ use crate::model::{ChatResponse, FinishReason, ModelError};
 use crate::usage::Usage;
 
 /// Converts a decoded answer; `model` is used when the server does not name one.
-pub(crate) fn convert(wire: WireResponse, model: &str) -> Result<ChatResponse, ModelError> {
+pub(crate) fn convert(mut wire: WireResponse, model: &str) -> Result<ChatResponse, ModelError> {
+    // One choice (the usual answer): no list of converted choices to build and take from.
+    if wire.choices.len() == 1
+        && let Some(choice) = wire.choices.pop()
+    {
+        let model = wire.model.unwrap_or_else(|| model.to_owned());
+        return Ok(convert_choice(choice, usage_of(wire.usage), model, wire.id));
+    }
     let mut all = convert_all(wire, model)?;
     Ok(all.swap_remove(0))
+}
+
+/// The answer's usage; an answer without one still counts as a request.
+fn usage_of(usage: Option<super::wire::WireUsage>) -> Usage {
+    usage.map(|u| u.to_usage()).unwrap_or(Usage {
+        requests: 1,
+        ..Usage::default()
+    })
 }
 
 /// Converts every choice of a decoded answer, in index order (each carries the request's
@@ -21,10 +36,7 @@ pub(crate) fn convert_all(
         return Err(ModelError::Decode("the answer has no choices".into()));
     }
     wire.choices.sort_by_key(|c| c.index);
-    let usage = wire.usage.map(|u| u.to_usage()).unwrap_or(Usage {
-        requests: 1,
-        ..Usage::default()
-    });
+    let usage = usage_of(wire.usage);
     let model = wire.model.unwrap_or_else(|| model.to_owned());
     // The last choice (usually the only one) takes the id and model; the others copy them.
     let last = wire.choices.len() - 1;

@@ -130,7 +130,7 @@ pub(crate) struct WireChoice {
     pub index: usize,
     pub message: WireResponseMessage,
     #[serde(default)]
-    pub finish_reason: Option<String>,
+    pub finish_reason: Option<FinishText>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -234,6 +234,53 @@ impl WireUsage {
     }
 }
 
+/// A `finish_reason` as sent. The documented ones are static strings rather than copies.
+#[derive(Debug)]
+pub(crate) struct FinishText(pub Cow<'static, str>);
+
+impl FinishText {
+    const KNOWN: [&'static str; 7] = [
+        "stop",
+        "length",
+        "tool_calls",
+        "content_filter",
+        "function_call",
+        "eos",
+        "end_turn",
+    ];
+}
+
+impl std::ops::Deref for FinishText {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl<'de> Deserialize<'de> for FinishText {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Text;
+        impl serde::de::Visitor<'_> for Text {
+            type Value = FinishText;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a finish reason string")
+            }
+
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<FinishText, E> {
+                Ok(FinishText(
+                    match FinishText::KNOWN.iter().find(|k| **k == v) {
+                        Some(known) => Cow::Borrowed(known),
+                        None => Cow::Owned(v.to_owned()),
+                    },
+                ))
+            }
+        }
+        d.deserialize_str(Text)
+    }
+}
+
 // ---------------------------------------------------------------- stream
 
 /// A string borrowed from the input unless it has escapes. (Serde borrows a `Cow<str>` field
@@ -266,7 +313,7 @@ pub(crate) struct WireChunkChoice {
     #[serde(default, deserialize_with = "null_default")]
     pub delta: WireDelta,
     #[serde(default)]
-    pub finish_reason: Option<String>,
+    pub finish_reason: Option<FinishText>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -313,6 +360,15 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_known_finish_reason_is_not_copied_and_any_other_is_kept() {
+        let known: FinishText = serde_json::from_str(r#""tool_calls""#).unwrap();
+        assert!(matches!(known.0, Cow::Borrowed("tool_calls")));
+        let other: FinishText = serde_json::from_str(r#""max_output""#).unwrap();
+        assert!(matches!(other.0, Cow::Owned(ref s) if s == "max_output"));
+        assert!(serde_json::from_str::<FinishText>("3").is_err());
+    }
 
     #[test]
     fn a_chunks_id_and_model_are_borrowed_unless_escaped() {
