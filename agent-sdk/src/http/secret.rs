@@ -67,6 +67,19 @@ impl ApiKey {
         key >= 8 && bytes.len() >= key && self.0.finder.find(bytes).is_some()
     }
 
+    /// Whether the key occurs across the join of `before` and `after` (starting in one and
+    /// ending in the other); `window` is scratch space.
+    pub(crate) fn straddles(&self, before: &[u8], after: &[u8], window: &mut Vec<u8>) -> bool {
+        let key = self.0.text.len();
+        if key < 8 || before.is_empty() || after.is_empty() {
+            return false;
+        }
+        window.clear();
+        window.extend_from_slice(&before[before.len().saturating_sub(key - 1)..]);
+        window.extend_from_slice(&after[..after.len().min(key - 1)]);
+        self.0.finder.find(window).is_some()
+    }
+
     /// `bytes` with every occurrence of the key replaced, borrowed when there is none.
     pub(crate) fn redact_bytes<'a>(&self, bytes: &'a [u8]) -> std::borrow::Cow<'a, [u8]> {
         if !self.occurs_in(bytes) {

@@ -119,19 +119,15 @@ impl StreamPolicy {
 /// parser (no allocation per event) — unless they hold the key, which is redacted first, so
 /// that no provider text carrying it reaches an event, an error or a log. Every cap of
 /// `policy.limits` is enforced here, for every wire format.
-pub(crate) fn drive<S, D>(
-    body: S,
+pub(crate) fn drive<D: SseDecoder>(
+    body: BoxStream<'static, Result<Bytes, ModelError>>,
     decoder: D,
     guard: Option<Box<dyn Send>>,
     policy: StreamPolicy,
-) -> Driven<D>
-where
-    S: Stream<Item = Result<Bytes, ModelError>> + Send + 'static,
-    D: SseDecoder,
-{
+) -> Driven<D> {
     // Boxed: the state is large, and the stream is moved into the layers above it.
     Driven(Box::new(DrivenState {
-        body: body.boxed(),
+        body,
         parser: SseParser::with_max_event_bytes(policy.limits.max_event_bytes),
         events: Decoded {
             decoder,
@@ -140,8 +136,11 @@ where
             guards: Vec::new(),
             limits: policy.limits,
             key: policy.key,
+            key_seen: false,
         },
         received: 0,
+        tail: Vec::new(),
+        window: Vec::new(),
         finished: false,
         error: None,
         guard,
@@ -158,6 +157,10 @@ struct DrivenState<D: SseDecoder> {
     parser: SseParser,
     events: Decoded<D>,
     received: usize,
+    /// The end of the last piece (shorter than the key), to find a key cut between pieces.
+    tail: Vec<u8>,
+    /// Scratch space for that search.
+    window: Vec<u8>,
     finished: bool,
     error: Option<ModelError>,
     guard: Option<Box<dyn Send>>,
@@ -174,6 +177,29 @@ impl<D: SseDecoder> Driven<D> {
 }
 
 impl<D: SseDecoder> DrivenState<D> {
+    /// Looks for the key in each piece of the body (and across the joins) rather than in
+    /// each event: once it has been seen, every later event is searched and redacted. (An
+    /// event holds only bytes of the pieces read so far, so none can hold the key unseen.)
+    fn look_for_key(&mut self, piece: &[u8]) {
+        let Some(key) = &self.events.key else {
+            return;
+        };
+        if self.events.key_seen {
+            return;
+        }
+        self.events.key_seen =
+            key.occurs_in(piece) || key.straddles(&self.tail, piece, &mut self.window);
+        let keep = key.expose().len().saturating_sub(1);
+        if piece.len() >= keep {
+            self.tail.clear();
+        } else {
+            let drop = (self.tail.len() + piece.len()).saturating_sub(keep);
+            self.tail.drain(..drop.min(self.tail.len()));
+        }
+        self.tail
+            .extend_from_slice(&piece[piece.len().saturating_sub(keep)..]);
+    }
+
     fn finish(&mut self) {
         self.finished = true;
         self.guard = None;
@@ -204,6 +230,7 @@ impl<D: SseDecoder> Stream for Driven<D> {
                     if st.received > max {
                         Err(ResponseLimit::StreamBytes.exceeded(max))
                     } else {
+                        st.look_for_key(&bytes);
                         let events = &mut st.events;
                         st.parser.push_each(&bytes, |e| events.on_event(e))
                     }
@@ -233,6 +260,8 @@ struct Decoded<D: SseDecoder> {
     guards: Vec<CallGuard>,
     limits: ResponseLimits,
     key: Option<ApiKey>,
+    /// The key has been seen in the body: events are searched for it.
+    key_seen: bool,
 }
 
 impl<D: SseDecoder> Decoded<D> {
@@ -243,8 +272,9 @@ impl<D: SseDecoder> Decoded<D> {
         let from = self.pending.len();
         let result = match &self.key {
             Some(key)
-                if key.occurs_in(event.data.as_bytes())
-                    || key.occurs_in(event.event.as_bytes()) =>
+                if self.key_seen
+                    && (key.occurs_in(event.data.as_bytes())
+                        || key.occurs_in(event.event.as_bytes())) =>
             {
                 let (name, data) = (key.redact(event.event), key.redact(event.data));
                 self.decoder.on_event(
@@ -335,4 +365,94 @@ pub(crate) fn events_of(answer: ChatResponse) -> Vec<StreamEvent> {
         response: Box::new(answer),
     });
     events
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const KEY: &str = "sk-test-0123456789abcdef";
+
+    /// Each event's data as a text delta; `[DONE]` completes.
+    struct Echo;
+
+    impl SseDecoder for Echo {
+        type Event = StreamEvent;
+
+        fn on_event(
+            &mut self,
+            event: SseEventRef<'_>,
+            out: &mut VecDeque<StreamEvent>,
+        ) -> Result<(), ModelError> {
+            if event.data == "[DONE]" {
+                out.push_back(StreamEvent::Completed {
+                    response: Box::new(ChatResponse {
+                        message: Default::default(),
+                        usage: Default::default(),
+                        finish_reason: crate::model::FinishReason::Stop,
+                        model: String::new(),
+                        id: None,
+                    }),
+                });
+            } else {
+                out.push_back(StreamEvent::TextDelta {
+                    text: event.data.to_owned(),
+                });
+            }
+            Ok(())
+        }
+
+        fn on_end(&mut self, _: &mut VecDeque<StreamEvent>) -> Result<(), ModelError> {
+            Ok(())
+        }
+    }
+
+    /// The texts of the events of a body read in `pieces`.
+    fn texts(pieces: &[&str]) -> Vec<String> {
+        let body = futures::stream::iter(
+            pieces
+                .iter()
+                .map(|p| Ok(Bytes::copy_from_slice(p.as_bytes())))
+                .collect::<Vec<_>>(),
+        );
+        let policy = StreamPolicy {
+            key: Some(ApiKey::new(KEY)),
+            limits: StreamPolicy::unlimited().limits,
+        };
+        let events = drive(body.boxed(), Echo, None, policy);
+        futures::executor::block_on(events.collect::<Vec<_>>())
+            .into_iter()
+            .filter_map(|e| match e {
+                Ok(StreamEvent::TextDelta { text }) => Some(text),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_key_is_redacted_wherever_the_body_is_cut() {
+        let body = format!("data: a\n\ndata: x {KEY} y\n\ndata: b\n\ndata: [DONE]\n\n");
+        let expected = ["a", "x [redacted] y", "b"];
+        // Every place to cut the body in two, and in three.
+        for i in 0..body.len() {
+            let (head, rest) = body.split_at(i);
+            assert_eq!(texts(&[head, rest]), expected, "cut at {i}");
+            for j in 0..rest.len() {
+                let (mid, tail) = rest.split_at(j);
+                assert_eq!(texts(&[head, mid, tail]), expected, "cut at {i}, {}", i + j);
+            }
+        }
+        // One byte at a time.
+        let bytes: Vec<String> = body.chars().map(String::from).collect();
+        let pieces: Vec<&str> = bytes.iter().map(String::as_str).collect();
+        assert_eq!(texts(&pieces), expected);
+    }
+
+    #[test]
+    fn a_body_without_the_key_is_passed_through() {
+        assert_eq!(
+            texts(&["data: sk-test-0123", "\n\ndata: [DONE]\n\n"]),
+            ["sk-test-0123"]
+        );
+    }
 }

@@ -227,15 +227,65 @@ fn idle_timeout<S>(
 where
     S: futures::Stream<Item = Result<Bytes, ModelError>> + Send + 'static,
 {
-    futures::stream::unfold(Some(Box::pin(body)), move |body| async move {
-        let mut body = body?;
-        match tokio::time::timeout(idle, body.next()).await {
-            Ok(Some(piece)) => Some((piece, Some(body))),
-            Ok(None) => None,
-            Err(_) => Some((Err(ModelError::Timeout(idle)), None)),
-        }
-    })
+    IdleTimeout {
+        body,
+        timer: tokio::time::sleep(idle),
+        idle,
+        waiting: false,
+        ended: false,
+    }
     .boxed()
+}
+
+pin_project_lite::pin_project! {
+    /// See [`idle_timeout`]: one timer for the whole body, armed while a piece is awaited.
+    struct IdleTimeout<S> {
+        #[pin]
+        body: S,
+        #[pin]
+        timer: tokio::time::Sleep,
+        idle: Duration,
+        waiting: bool,
+        ended: bool,
+    }
+}
+
+impl<S> futures::Stream for IdleTimeout<S>
+where
+    S: futures::Stream<Item = Result<Bytes, ModelError>>,
+{
+    type Item = Result<Bytes, ModelError>;
+
+    fn poll_next(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Self::Item>> {
+        use std::task::Poll;
+        let mut this = self.project();
+        if *this.ended {
+            return Poll::Ready(None);
+        }
+        if let Poll::Ready(piece) = this.body.poll_next(cx) {
+            *this.waiting = false;
+            *this.ended = piece.is_none();
+            return Poll::Ready(piece);
+        }
+        if !*this.waiting {
+            *this.waiting = true;
+            // Capped like `tokio::time::sleep` caps it: `Instant + Duration::MAX` overflows.
+            let idle = (*this.idle).min(Duration::from_secs(86_400 * 365 * 30));
+            this.timer
+                .as_mut()
+                .reset(tokio::time::Instant::now() + idle);
+        }
+        match this.timer.poll(cx) {
+            Poll::Ready(()) => {
+                *this.ended = true;
+                Poll::Ready(Some(Err(ModelError::Timeout(*this.idle))))
+            }
+            Poll::Pending => Poll::Pending,
+        }
+    }
 }
 
 /// The start of an error answer's body (at most 64 KiB: only its message matters), as text.

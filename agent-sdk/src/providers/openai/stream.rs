@@ -47,7 +47,7 @@ where
     S: Stream<Item = Result<bytes::Bytes, ModelError>> + Send + 'static,
 {
     drive(
-        body,
+        body.boxed(),
         Decoder::new(model.to_owned()),
         None,
         StreamPolicy::unlimited(),
