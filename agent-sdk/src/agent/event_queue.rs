@@ -49,7 +49,8 @@ impl<T, S> Clone for EventSender<T, S> {
 /// A new queue.
 pub(crate) fn event_queue<T, S>() -> (EventSender<T, S>, EventReceiver<T, S>) {
     let shared = Arc::new(Shared {
-        queue: Mutex::new(VecDeque::new()),
+        // Room for a turn's worth of events: a run queues what one poll produces.
+        queue: Mutex::new(VecDeque::with_capacity(16)),
         waker: AtomicWaker::new(),
         closed: AtomicBool::new(false),
     });

@@ -202,6 +202,11 @@ impl SseDecoder {
             }
             self.line(&input[start..end], out)?;
             start = next;
+            // The blank line that usually follows (`\n\n`) is taken without another search.
+            if input.get(start) == Some(&b'\n') && !self.skip_lf {
+                self.line(&[], out)?;
+                start += 1;
+            }
         }
         Ok(start)
     }

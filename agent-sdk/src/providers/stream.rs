@@ -131,7 +131,7 @@ pub(crate) fn drive<D: SseDecoder>(
         parser: SseParser::with_max_event_bytes(policy.limits.max_event_bytes),
         events: Decoded {
             decoder,
-            pending: VecDeque::new(),
+            pending: VecDeque::with_capacity(8),
             done: false,
             guards: Vec::new(),
             limits: policy.limits,
