@@ -113,6 +113,7 @@ impl RetryPolicy {
 ///
 /// Not an `async fn`, which would keep its arguments twice in its state: this future is part
 /// of every request's.
+#[allow(clippy::manual_async_fn)] // on purpose: see above
 pub fn retry<'a, T, F, Fut>(
     policy: &'a RetryPolicy,
     what: &'a str,

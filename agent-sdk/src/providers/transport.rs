@@ -152,6 +152,7 @@ impl Transport {
     /// Sends `body`, reads the whole answer body and converts it with `decode`, retrying as
     /// the policy allows (a connection reset while the body is read, or a retryable error
     /// that `decode` finds in the body, is retried like one before the headers).
+    #[allow(clippy::manual_async_fn)] // an `async fn` would hold its arguments twice
     pub(crate) fn post<'a, T: 'a>(
         &'a self,
         call: Call<'a>,
