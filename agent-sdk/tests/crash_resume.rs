@@ -36,7 +36,11 @@ impl Log {
             .append(true)
             .open(&self.path)
             .expect("the side-effect log");
-        writeln!(file, "{} {what} {step}", self.thread).expect("write the side-effect log");
+        // One `write` per line: children append at the same time, and `writeln!` would write
+        // the pieces of a line separately, so lines of two children could interleave.
+        let line = format!("{} {what} {step}\n", self.thread);
+        file.write_all(line.as_bytes())
+            .expect("write the side-effect log");
     }
 }
 
