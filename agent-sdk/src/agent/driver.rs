@@ -4,6 +4,7 @@
 //! (tool calls of one batch through `buffered`), so dropping the run cancels all of them.
 
 use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -84,12 +85,16 @@ impl Record {
 }
 
 /// Runs the loop to its end, under the run's `invoke_agent` span.
+///
+/// The run's future is boxed here, once: it is a few kilobytes, and unboxed it would be copied
+/// whole each time a caller moves the future holding it (into a task, into `join_all`, into
+/// another `async` block).
 pub(crate) fn drive<T, O, C, S>(
     agent: &Agent<T, O, C, S>,
     start: Start<S>,
     context: Arc<C>,
     sinks: Option<Sinks<O::Output, S>>,
-) -> impl Future<Output = Result<Outcome<O::Output, S>, RunError>>
+) -> Pin<Box<impl Future<Output = Result<Outcome<O::Output, S>, RunError>>>>
 where
     T: Toolset<C, S>,
     O: OutputSpec,
@@ -107,14 +112,17 @@ pub(crate) fn drive_saving<T, O, C, S>(
     context: Arc<C>,
     sinks: Option<Sinks<O::Output, S>>,
     journal: Option<&mut (dyn Journal<S> + Send)>,
-) -> impl Future<Output = Result<Outcome<O::Output, S>, RunError>>
+) -> Pin<Box<impl Future<Output = Result<Outcome<O::Output, S>, RunError>>>>
 where
     T: Toolset<C, S>,
     O: OutputSpec,
     C: Send + Sync + 'static,
     S: Send + Sync + 'static,
 {
-    telemetry::spans::trace_run(agent, drive_loop(agent, start, context, sinks, journal))
+    Box::pin(telemetry::spans::trace_run(
+        agent,
+        drive_loop(agent, start, context, sinks, journal),
+    ))
 }
 
 /// The loop.

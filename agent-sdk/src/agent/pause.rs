@@ -265,7 +265,7 @@ where
     ) -> AgentStream<'_, O::Output, S> {
         let (sinks, events) = Sinks::new();
         let run = match self.prepare_resume(pause, decisions) {
-            Ok(start) => drive(self, start, context.into(), Some(sinks)).boxed(),
+            Ok(start) => drive(self, start, context.into(), Some(sinks)),
             Err(error) => futures::future::ready(Err(error)).boxed(),
         };
         AgentStream::new(run, events)

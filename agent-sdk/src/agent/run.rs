@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use futures::{FutureExt, StreamExt};
+use futures::StreamExt;
 
 use super::builder::Agent;
 use super::driver::{Sinks, drive};
@@ -83,7 +83,7 @@ where
             input: input.into(),
             state,
         };
-        let run = drive(self, start, context.into(), Some(sinks)).boxed();
+        let run = drive(self, start, context.into(), Some(sinks));
         AgentStream::new(run, events)
     }
 

@@ -24,7 +24,7 @@ use std::borrow::Cow;
 use serde_json::{Value, json};
 
 use super::MaxTokensField;
-use super::wire::{StreamOptions, WireFunctionDef, WireMessages, WireRequest, WireTool};
+use super::wire::{StreamOptions, WireMessages, WireRequest, WireTools};
 use crate::model::{ChatRequest, ModelError, ModelProfile, ResponseFormat, ToolChoice};
 use crate::schema::{self, Dialect};
 
@@ -52,7 +52,8 @@ pub(crate) fn lower<'a>(
             "provider-hosted tools (Chat Completions has none; use the Responses API)",
         ));
     }
-    let mut tools = Vec::with_capacity(req.tools.len());
+    // Each schema is lowered (once per definition, then cached) here, so that a schema the
+    // dialect cannot take is an error before anything is written.
     for def in &req.tools {
         let strict = def.strict && profile.strict_tools;
         if def.strict && !profile.strict_tools {
@@ -63,20 +64,16 @@ pub(crate) fn lower<'a>(
         } else {
             Dialect::OpenAi
         };
-        tools.push(WireTool {
-            kind: "function",
-            function: WireFunctionDef {
-                name: &def.name,
-                description: &def.description,
-                parameters: def.parameters_json_for(dialect)?,
-                strict: strict.then_some(true),
-            },
-        });
+        def.parameters_json_for(dialect)?;
     }
+    let tools = WireTools {
+        defs: &req.tools,
+        strict_tools: profile.strict_tools,
+    };
 
     let tool_choice = match &req.tool_choice {
         None => None,
-        Some(choice) if tools.is_empty() => match choice {
+        Some(choice) if req.tools.is_empty() => match choice {
             ToolChoice::Auto | ToolChoice::None => None,
             ToolChoice::Required | ToolChoice::Tool(_) => {
                 return Err(ModelError::InvalidRequest {
@@ -111,7 +108,7 @@ pub(crate) fn lower<'a>(
     };
 
     let parallel_tool_calls = match req.parallel_tool_calls {
-        Some(_) if tools.is_empty() => None,
+        Some(_) if req.tools.is_empty() => None,
         Some(v) if !profile.parallel_tool_calls => {
             tracing::warn!(
                 model = opts.model,

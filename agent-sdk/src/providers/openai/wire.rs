@@ -17,8 +17,8 @@ use serde_json::Value;
 pub(crate) struct WireRequest<'a> {
     pub model: &'a str,
     pub messages: WireMessages<'a>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub tools: Vec<WireTool<'a>>,
+    #[serde(skip_serializing_if = "WireTools::is_empty")]
+    pub tools: WireTools<'a>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tool_choice: Option<Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -87,6 +87,46 @@ pub(crate) struct WireToolCall<'a> {
 pub(crate) struct WireFunctionCall<'a> {
     pub name: &'a str,
     pub arguments: &'a str,
+}
+
+/// The request's tools, written straight from their definitions (no list of wire tools per
+/// request). [`lower`](super::request::lower) has checked that each schema lowers.
+#[derive(Debug)]
+pub(crate) struct WireTools<'a> {
+    pub defs: &'a [crate::tool::DefinitionRef],
+    /// Whether the model takes strict tools; if not, strict ones go out plain.
+    pub strict_tools: bool,
+}
+
+impl WireTools<'_> {
+    fn is_empty(&self) -> bool {
+        self.defs.is_empty()
+    }
+}
+
+impl Serialize for WireTools<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{Error, SerializeSeq};
+        let mut seq = serializer.serialize_seq(Some(self.defs.len()))?;
+        for def in self.defs {
+            let strict = def.strict && self.strict_tools;
+            let dialect = if strict {
+                crate::schema::Dialect::OpenAiStrict
+            } else {
+                crate::schema::Dialect::OpenAi
+            };
+            seq.serialize_element(&WireTool {
+                kind: "function",
+                function: WireFunctionDef {
+                    name: &def.name,
+                    description: &def.description,
+                    parameters: def.parameters_json_for(dialect).map_err(S::Error::custom)?,
+                    strict: strict.then_some(true),
+                },
+            })?;
+        }
+        seq.end()
+    }
 }
 
 #[derive(Debug, Serialize)]
