@@ -84,6 +84,9 @@ impl Record {
     }
 }
 
+/// How a run ended: finished or paused, or its error.
+pub(crate) type RunEnd<T, S> = Result<Outcome<T, S>, RunError>;
+
 /// Runs the loop to its end, under the run's `invoke_agent` span.
 ///
 /// The run's future is boxed here, once: it is a few kilobytes, and unboxed it would be copied
@@ -94,7 +97,7 @@ pub(crate) fn drive<T, O, C, S>(
     start: Start<S>,
     context: Arc<C>,
     sinks: Option<Sinks<O::Output, S>>,
-) -> Pin<Box<impl Future<Output = Result<Outcome<O::Output, S>, RunError>>>>
+) -> Pin<Box<impl Future<Output = RunEnd<O::Output, S>>>>
 where
     T: Toolset<C, S>,
     O: OutputSpec,
@@ -112,7 +115,7 @@ pub(crate) fn drive_saving<T, O, C, S>(
     context: Arc<C>,
     sinks: Option<Sinks<O::Output, S>>,
     journal: Option<&mut (dyn Journal<S> + Send)>,
-) -> Pin<Box<impl Future<Output = Result<Outcome<O::Output, S>, RunError>>>>
+) -> Pin<Box<impl Future<Output = RunEnd<O::Output, S>>>>
 where
     T: Toolset<C, S>,
     O: OutputSpec,

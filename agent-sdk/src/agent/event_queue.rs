@@ -60,10 +60,14 @@ pub(crate) fn event_queue<T, S>() -> (EventSender<T, S>, EventReceiver<T, S>) {
 impl<T, S> EventSender<T, S> {
     /// Queues `event`; `false` (and the event dropped) when the stream is gone.
     pub(crate) fn send(&self, event: AgentEvent<T, S>) -> bool {
-        if self.0.closed.load(Ordering::Acquire) {
-            return false;
+        {
+            // Checked under the lock the receiver's drop takes: no event is queued after it.
+            let mut queue = self.0.lock();
+            if self.0.closed.load(Ordering::Relaxed) {
+                return false;
+            }
+            queue.push_back(event);
         }
-        self.0.lock().push_back(event);
         self.0.waker.wake();
         true
     }
@@ -106,8 +110,9 @@ impl<T, S> EventReceiver<T, S> {
 
 impl<T, S> Drop for EventReceiver<T, S> {
     fn drop(&mut self) {
-        self.0.closed.store(true, Ordering::Release);
-        self.0.lock().clear();
+        let mut queue = self.0.lock();
+        self.0.closed.store(true, Ordering::Relaxed);
+        queue.clear();
     }
 }
 
