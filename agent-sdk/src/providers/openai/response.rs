@@ -116,12 +116,23 @@ pub(crate) fn finish_reason(raw: Option<&str>, message: &AssistantMessage) -> Fi
         _ if message.refusal.is_some() && matches!(raw, None | Some("stop")) => {
             FinishReason::Refusal
         }
-        Some("stop") | Some("eos") | Some("end_turn") => FinishReason::Stop,
-        Some("length") => FinishReason::Length,
-        Some("tool_calls") | Some("function_call") => FinishReason::ToolCalls,
-        Some("content_filter") => FinishReason::ContentFilter,
-        Some(other) => FinishReason::Other(other.to_owned()),
+        Some(raw) => KNOWN_REASONS
+            .iter()
+            .find(|(name, _)| *name == raw)
+            .map(|(_, reason)| reason.clone())
+            .unwrap_or_else(|| FinishReason::Other(raw.to_owned())),
         None if !message.tool_calls.is_empty() => FinishReason::ToolCalls,
         None => FinishReason::Stop,
     }
 }
+
+/// The finish reasons OpenAI documents, and the synonyms some compatible servers send.
+pub(crate) const KNOWN_REASONS: [(&str, FinishReason); 7] = [
+    ("stop", FinishReason::Stop),
+    ("eos", FinishReason::Stop),
+    ("end_turn", FinishReason::Stop),
+    ("length", FinishReason::Length),
+    ("tool_calls", FinishReason::ToolCalls),
+    ("function_call", FinishReason::ToolCalls),
+    ("content_filter", FinishReason::ContentFilter),
+];

@@ -274,21 +274,10 @@ impl WireUsage {
     }
 }
 
-/// A `finish_reason` as sent. The documented ones are static strings rather than copies.
+/// A `finish_reason` as sent. The known ones ([`KNOWN_REASONS`](super::response::KNOWN_REASONS))
+/// are static strings rather than copies.
 #[derive(Debug)]
 pub(crate) struct FinishText(pub Cow<'static, str>);
-
-impl FinishText {
-    const KNOWN: [&'static str; 7] = [
-        "stop",
-        "length",
-        "tool_calls",
-        "content_filter",
-        "function_call",
-        "eos",
-        "end_turn",
-    ];
-}
 
 impl std::ops::Deref for FinishText {
     type Target = str;
@@ -310,8 +299,8 @@ impl<'de> Deserialize<'de> for FinishText {
 
             fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<FinishText, E> {
                 Ok(FinishText(
-                    match FinishText::KNOWN.iter().find(|k| **k == v) {
-                        Some(known) => Cow::Borrowed(known),
+                    match super::response::KNOWN_REASONS.iter().find(|(k, _)| *k == v) {
+                        Some((known, _)) => Cow::Borrowed(known),
                         None => Cow::Owned(v.to_owned()),
                     },
                 ))
