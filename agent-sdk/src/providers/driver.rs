@@ -231,7 +231,8 @@ impl<F: WireFormat> Parts<F> {
     /// headers) is opened again within the retry policy's budget; once an event has been
     /// delivered, a cut ends the stream with a network error saying so.
     async fn open_stream(&self, body: Bytes) -> Result<EventStream, ModelError> {
-        let mut delays = self.transport.retry.backoff();
+        // Built on the first cut, as `retry` does: most streams open at once.
+        let mut delays = None;
         loop {
             let mut events = match self.open(body.clone()).await? {
                 Opened::Json(bytes) => {
@@ -252,7 +253,9 @@ impl<F: WireFormat> Parts<F> {
                 return Ok(events.boxed());
             };
             if let Err(err @ ModelError::Network(_)) = &first
-                && let Some(wait) = delays.next()
+                && let Some(wait) = delays
+                    .get_or_insert_with(|| self.transport.retry.backoff())
+                    .next()
             {
                 tracing::warn!(provider = self.format.provider(), error = %err, ?wait, "the stream was cut before its first event; retrying");
                 drop(events);
