@@ -21,6 +21,7 @@ use super::hooks;
 use super::instructions::Instructions;
 use super::limits::Limit;
 use super::machine::{AfterResponse, AfterTools, CallOutcome, Next, Stop};
+use super::model_turn;
 use super::output_tap::OutputTap;
 use super::pause::{Outcome, Start};
 use super::result::{RequestUsage, RunResult, Step, StopReason};
@@ -258,7 +259,7 @@ where
         } else {
             // Boxed: a turn through middleware holds much more across its awaits than a plain
             // one, and the run's future would carry that room (and its copies) without it.
-            let turned = Box::pin(hooks::middleware_turn(
+            let turned = Box::pin(model_turn::middleware_turn(
                 agent,
                 &mut record,
                 &context,
@@ -271,12 +272,14 @@ where
             ))
             .await;
             match turned {
-                Ok(hooks::MiddlewareTurn::Answer(response, closed)) => (Some(Ok(response)), closed),
-                Ok(hooks::MiddlewareTurn::Again) => continue,
-                Ok(hooks::MiddlewareTurn::End(end)) => {
+                Ok(model_turn::MiddlewareTurn::Answer(response, closed)) => {
+                    (Some(Ok(response)), closed)
+                }
+                Ok(model_turn::MiddlewareTurn::Again) => continue,
+                Ok(model_turn::MiddlewareTurn::End(end)) => {
                     return Box::pin(hooks::end_with(agent, record, &context, state, end)).await;
                 }
-                Ok(hooks::MiddlewareTurn::Pause(response, reviews)) => {
+                Ok(model_turn::MiddlewareTurn::Pause(response, reviews)) => {
                     return hooks::pause(record, state, &machine, turn, response, reviews);
                 }
                 Err(kind) => return Err(record.fail(kind)),

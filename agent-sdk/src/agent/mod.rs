@@ -52,6 +52,7 @@ mod limits;
 // drives it, hidden from the documented API (users see its effects through `Agent`).
 #[doc(hidden)]
 pub mod machine;
+mod model_turn;
 mod output;
 mod output_tap;
 mod pause;

@@ -1,0 +1,265 @@
+//! One model turn of a run with middleware: `before_model` hooks, the request through
+//! `wrap_model_call`, and `after_model` hooks. The driver boxes it (see `drive_loop`); a run
+//! without middleware never makes it.
+
+use std::sync::{Arc, Mutex};
+
+use tokio::time::Instant;
+
+use super::builder::Agent;
+use super::driver::{Forward, Record, build_request, send, time_limit, within};
+use super::error::RunErrorKind;
+use super::event_queue::EventSender;
+use super::hooks::{End, answers, counters, hook_error};
+use super::machine::Machine;
+use super::output_tap::OutputTap;
+use super::result::RequestUsage;
+use super::stream::AgentEvent;
+use super::toolset::Toolset;
+use crate::message::Message;
+use crate::middleware::{AfterModel, BeforeModel, ModelRequest, ReviewRequest};
+use crate::model::{ChatRequest, ChatResponse, StreamEvent};
+use crate::output::{OutputParse, OutputSpec};
+
+/// What a model turn with middleware produced.
+pub(super) enum Turned {
+    /// The model's answer (or a middleware's in its place), and whether the request sent a
+    /// closed output schema.
+    Answer(ChatResponse, bool),
+    /// A `before_model` hook ended the run.
+    End(End),
+}
+
+/// How a turn through the middleware ended.
+pub(super) enum MiddlewareTurn {
+    /// The answer to go on with, and whether the request sent a closed output schema.
+    Answer(ChatResponse, bool),
+    /// The answer was set aside and the model is asked again.
+    Again,
+    /// A hook ended the run.
+    End(End),
+    /// Pause on this answer for these reviews.
+    Pause(ChatResponse, Vec<ReviewRequest>),
+}
+
+/// One model turn of a run with middleware: the turn's start event, [`model_turn`] with the
+/// model's deltas forwarded to `events` (a streamed run), then [`after_model`].
+#[allow(clippy::too_many_arguments)]
+pub(super) async fn middleware_turn<T, O, C, S>(
+    agent: &Agent<T, O, C, S>,
+    record: &mut Record,
+    context: &C,
+    state: &mut Arc<S>,
+    machine: &mut Machine,
+    turn: u32,
+    with_tools: bool,
+    deadline: Option<Instant>,
+    events: Option<&EventSender<O::Output, S>>,
+) -> Result<MiddlewareTurn, RunErrorKind>
+where
+    T: Toolset<C, S>,
+    O: OutputSpec,
+    C: Send + Sync + 'static,
+    S: Send + Sync + 'static,
+{
+    let parts = &agent.parts;
+    if let Some(events) = events {
+        // A dropped receiver means the stream was dropped, which also drops this future.
+        let _ = events.send(AgentEvent::TurnStart { turn });
+    }
+    // Streamed deltas reach the run's stream through the model's wrappers.
+    let is_output_tool = |name: &str| parts.output.is_output_tool(name);
+    let forward = events.map(|events| {
+        let request = build_request(agent, &record.messages, with_tools);
+        Mutex::new(Forward {
+            events,
+            turn,
+            tap: OutputTap::new(&parts.output, &request),
+            is_output_tool: &is_output_tool,
+        })
+    });
+    let sink = |event| {
+        if let Some(fw) = &forward {
+            send(&mut fw.lock().unwrap_or_else(|p| p.into_inner()), event);
+        }
+    };
+    let sink: Option<&(dyn Fn(StreamEvent) + Send + Sync)> = forward.as_ref().map(|_| &sink as _);
+    let turned = model_turn(
+        agent, record, context, state, machine, turn, with_tools, deadline, sink,
+    )
+    .await?;
+    Ok(match turned {
+        Turned::Answer(mut response, closed) => {
+            match after_model(agent, record, context, state, machine, turn, &mut response).await? {
+                AfterAnswer::Go => MiddlewareTurn::Answer(response, closed),
+                AfterAnswer::Again => MiddlewareTurn::Again,
+                AfterAnswer::End(end) => MiddlewareTurn::End(end),
+                AfterAnswer::Pause(reviews) => MiddlewareTurn::Pause(response, reviews),
+            }
+        }
+        Turned::End(end) => MiddlewareTurn::End(end),
+    })
+}
+
+/// `before_model` hooks, the request, and the model call through `wrap_model_call`.
+#[allow(clippy::too_many_arguments)]
+pub(super) async fn model_turn<T, O, C, S>(
+    agent: &Agent<T, O, C, S>,
+    record: &mut Record,
+    context: &C,
+    state: &mut Arc<S>,
+    machine: &Machine,
+    turn: u32,
+    with_tools: bool,
+    deadline: Option<Instant>,
+    sink: Option<&(dyn Fn(StreamEvent) + Send + Sync)>,
+) -> Result<Turned, RunErrorKind>
+where
+    T: Toolset<C, S>,
+    O: OutputSpec,
+    C: Send + Sync + 'static,
+    S: Send + Sync + 'static,
+{
+    let parts = &agent.parts;
+    let chain = &parts.middleware;
+    let thread = answers(&record.messages);
+    let mut before = BeforeModel {
+        messages: std::mem::take(&mut record.messages),
+        tools: if with_tools {
+            agent.definitions.clone()
+        } else {
+            Vec::new()
+        },
+        settings: parts.settings.clone(),
+        model: Arc::clone(&parts.model),
+    };
+    let flow = {
+        let cx = counters(record, turn, machine.usage(), thread);
+        chain.before_model(&mut before, context, state, cx).await
+    };
+    record.messages = std::mem::take(&mut before.messages);
+    if let Some(end) = flow.map_err(hook_error)? {
+        return Ok(Turned::End(end));
+    }
+    let offer_tools = with_tools && !before.tools.is_empty();
+    let mut request = ChatRequest {
+        messages: record.messages.clone(),
+        parallel_tool_calls: before.settings.parallel_tool_calls.filter(|_| offer_tools),
+        temperature: before.settings.temperature,
+        max_tokens: before.settings.max_tokens,
+        seed: before.settings.seed,
+        tools: if offer_tools {
+            before.tools
+        } else {
+            Vec::new()
+        },
+        ..ChatRequest::default()
+    };
+    parts
+        .output
+        .prepare(&mut request, before.model.profile(), offer_tools);
+    tracing::debug!(turn, messages = request.messages.len(), "model request");
+    let closed = parts.output.sent_closed(&request);
+    let request = ModelRequest {
+        model: before.model,
+        request,
+    };
+    let answer = {
+        let cx = counters(record, turn, machine.usage(), answers(&record.messages));
+        within(
+            deadline,
+            chain.call_model(request, context, state, cx, sink),
+        )
+        .await
+    };
+    match answer {
+        None => Err(time_limit(agent)),
+        Some(Err(error)) => Err(hook_error(error)),
+        Some(Ok(Err(error))) => Err(RunErrorKind::Model(error)),
+        Some(Ok(Ok(response))) => Ok(Turned::Answer(response, closed)),
+    }
+}
+
+/// What `after_model` hooks decided.
+pub(super) enum AfterAnswer {
+    /// Go on with the answer.
+    Go,
+    /// The answer was set aside and the model is asked again.
+    Again,
+    /// End the run with this answer.
+    End(End),
+    /// Pause for these reviews.
+    Pause(Vec<ReviewRequest>),
+}
+
+/// `after_model` hooks, in reverse order; counts the answer's usage when it is set aside.
+#[allow(clippy::too_many_arguments)]
+pub(super) async fn after_model<T, O, C, S>(
+    agent: &Agent<T, O, C, S>,
+    record: &mut Record,
+    context: &C,
+    state: &mut Arc<S>,
+    machine: &mut Machine,
+    turn: u32,
+    response: &mut ChatResponse,
+) -> Result<AfterAnswer, RunErrorKind>
+where
+    T: Toolset<C, S>,
+    O: OutputSpec,
+    C: Send + Sync + 'static,
+    S: Send + Sync + 'static,
+{
+    let flow = {
+        let cx = counters(record, turn, machine.usage(), answers(&record.messages) + 1);
+        agent
+            .parts
+            .middleware
+            .after_model(response, context, state, cx)
+            .await
+            .map_err(hook_error)?
+    };
+    let Some((flow, by)) = flow else {
+        return Ok(AfterAnswer::Go);
+    };
+    let set_aside = |record: &mut Record, machine: &mut Machine| {
+        record.usage += response.usage;
+        record.request_usage.push(RequestUsage {
+            model: response.model.clone(),
+            usage: response.usage,
+            agent: None,
+        });
+        machine.add_usage(response.usage);
+    };
+    Ok(match flow {
+        AfterModel::Continue => AfterAnswer::Go,
+        AfterModel::End(message) => {
+            set_aside(record, machine);
+            AfterAnswer::End(End { message, by })
+        }
+        AfterModel::AskAgain(feedback) => {
+            set_aside(record, machine);
+            let calls = response.message.tool_calls.clone();
+            record
+                .messages
+                .push(Message::Assistant(response.message.clone()));
+            record.skip(&calls, "the answer was sent back");
+            record.messages.extend(feedback);
+            AfterAnswer::Again
+        }
+        AfterModel::Interrupt(reviews) => {
+            // Only an answer whose calls are about to run can pause.
+            let will_run = !reviews.is_empty()
+                && !machine.is_finalizing()
+                && !response.message.tool_calls.is_empty()
+                && matches!(
+                    agent.parts.output.parse(&response.message),
+                    OutputParse::Continue
+                );
+            if will_run {
+                AfterAnswer::Pause(reviews)
+            } else {
+                AfterAnswer::Go
+            }
+        }
+    })
+}
