@@ -24,6 +24,7 @@
 
 mod builder;
 mod choices;
+mod chunk;
 mod errors;
 mod lower_messages;
 mod request;

@@ -12,9 +12,10 @@ use std::collections::VecDeque;
 
 use futures::{Stream, StreamExt};
 
+use super::chunk::{ChunkRest, decode_chunk};
 use super::errors::stream_error_message;
 use super::response::{assemble, finish_reason};
-use super::wire::{WireChunk, WireChunkChoice, WireToolCallDelta};
+use super::wire::{BorrowedStr, WireChunk, WireChunkChoice, WireDelta, WireToolCallDelta};
 use crate::http::sse::SseEventRef;
 use crate::message::ToolCall;
 use crate::model::{ChatResponse, EventStream, ModelError, StreamEvent};
@@ -98,13 +99,32 @@ impl SseDecoder for Decoder {
             tracing::trace!(event = %event.event, "ignoring a server-sent event of another type");
             return Ok(());
         }
-        let chunk: WireChunk = serde_json::from_str(data).map_err(|e| {
-            ModelError::Decode(format!(
-                "stream chunk is not valid JSON ({e}): {}",
-                crate::http::status::truncate(data, 200)
-            ))
-        })?;
-        self.acc.on_chunk(chunk, out)
+        let from = out.len();
+        match decode_chunk(data, &mut self.acc, out) {
+            Ok(ChunkRest {
+                error: Some(error), ..
+            }) => {
+                // The chunk's deltas (if any) are not delivered: the error ends the stream.
+                out.truncate(from);
+                Err(ModelError::Stream {
+                    message: stream_error_message(&error.to_string()),
+                })
+            }
+            Ok(ChunkRest { usage, .. }) => {
+                if let Some(usage) = usage {
+                    self.acc.set_usage(usage);
+                    out.push_back(StreamEvent::Usage { usage });
+                }
+                Ok(())
+            }
+            Err(e) => {
+                out.truncate(from);
+                Err(ModelError::Decode(format!(
+                    "stream chunk is not valid JSON ({e}): {}",
+                    crate::http::status::truncate(data, 200)
+                )))
+            }
+        }
     }
 
     fn on_end(&mut self, out: &mut VecDeque<StreamEvent>) -> Result<(), ModelError> {
@@ -155,25 +175,6 @@ impl Accumulator {
         }
     }
 
-    pub(crate) fn on_chunk(
-        &mut self,
-        mut chunk: WireChunk<'_>,
-        out: &mut VecDeque<StreamEvent>,
-    ) -> Result<(), ModelError> {
-        let choices = std::mem::take(&mut chunk.choices);
-        let usage = self.on_meta(chunk)?;
-        for choice in choices {
-            if choice.index == 0 {
-                self.on_choice(choice, out);
-            }
-        }
-        if let Some(usage) = usage {
-            self.usage = Some(usage);
-            out.push_back(StreamEvent::Usage { usage });
-        }
-        Ok(())
-    }
-
     /// The parts of a chunk that are not a choice's: an error, the ids; returns its usage.
     pub(crate) fn on_meta(&mut self, chunk: WireChunk<'_>) -> Result<Option<Usage>, ModelError> {
         if let Some(error) = chunk.error {
@@ -181,49 +182,83 @@ impl Accumulator {
                 message: stream_error_message(&error.to_string()),
             });
         }
-        self.chunks += 1;
-        if self.id.is_none() {
-            self.id = chunk
-                .id
-                .map(|s| s.0)
-                .filter(|s| !s.is_empty())
-                .map(Cow::into_owned);
-        }
-        if self.server_model.is_none() {
-            self.server_model = chunk
-                .model
-                .map(|s| s.0)
-                .filter(|s| !s.is_empty())
-                .map(Cow::into_owned);
-        }
+        self.count_chunk();
+        self.note_id(chunk.id);
+        self.note_model(chunk.model);
         Ok(chunk.usage.map(|u| u.to_usage()))
+    }
+
+    /// Counts a chunk (for the message describing a cut stream).
+    pub(super) fn count_chunk(&mut self) {
+        self.chunks += 1;
+    }
+
+    /// The answer's id, from the first chunk that has one.
+    pub(super) fn note_id(&mut self, id: Option<BorrowedStr<'_>>) {
+        if self.id.is_none() {
+            self.id = id
+                .map(|s| s.0)
+                .filter(|s| !s.is_empty())
+                .map(Cow::into_owned);
+        }
+    }
+
+    /// The model the server names, from the first chunk that has one.
+    pub(super) fn note_model(&mut self, model: Option<BorrowedStr<'_>>) {
+        if self.server_model.is_none() {
+            self.server_model = model
+                .map(|s| s.0)
+                .filter(|s| !s.is_empty())
+                .map(Cow::into_owned);
+        }
     }
 
     /// One choice's delta.
     pub(crate) fn on_choice(&mut self, choice: WireChunkChoice, out: &mut VecDeque<StreamEvent>) {
-        let delta = choice.delta;
-        if let Some(r) = delta
-            .reasoning_content
-            .or(delta.reasoning)
-            .filter(|s| !s.is_empty())
-        {
-            self.reasoning.push_str(&r);
-            out.push_back(StreamEvent::ReasoningDelta { text: r });
+        self.on_delta(choice.delta, out);
+        if let Some(reason) = choice.finish_reason.filter(|s| !s.is_empty()) {
+            self.set_finish(reason);
         }
-        if let Some(t) = delta.content.filter(|s| !s.is_empty()) {
-            self.text.push_str(&t);
-            out.push_back(StreamEvent::TextDelta { text: t });
-        }
-        if let Some(r) = delta.refusal.filter(|s| !s.is_empty()) {
-            self.refusal.push_str(&r);
-            out.push_back(StreamEvent::RefusalDelta { text: r });
-        }
+    }
+
+    /// A delta's texts and tool calls.
+    pub(super) fn on_delta(&mut self, delta: WireDelta, out: &mut VecDeque<StreamEvent>) {
+        self.on_texts(
+            delta.reasoning_content.or(delta.reasoning),
+            delta.content,
+            delta.refusal,
+            out,
+        );
         for call in delta.tool_calls {
             self.on_tool_call(call, out);
         }
-        if let Some(reason) = choice.finish_reason.filter(|s| !s.is_empty()) {
-            self.finish = Some(reason);
+    }
+
+    /// A delta's texts (the empty ones ignored), in that order.
+    pub(super) fn on_texts(
+        &mut self,
+        reasoning: Option<String>,
+        text: Option<String>,
+        refusal: Option<String>,
+        out: &mut VecDeque<StreamEvent>,
+    ) {
+        if let Some(r) = reasoning.filter(|s| !s.is_empty()) {
+            self.reasoning.push_str(&r);
+            out.push_back(StreamEvent::ReasoningDelta { text: r });
         }
+        if let Some(t) = text.filter(|s| !s.is_empty()) {
+            self.text.push_str(&t);
+            out.push_back(StreamEvent::TextDelta { text: t });
+        }
+        if let Some(r) = refusal.filter(|s| !s.is_empty()) {
+            self.refusal.push_str(&r);
+            out.push_back(StreamEvent::RefusalDelta { text: r });
+        }
+    }
+
+    /// The choice's finish reason.
+    pub(super) fn set_finish(&mut self, reason: super::wire::FinishText) {
+        self.finish = Some(reason);
     }
 
     /// Records the request's usage.
@@ -243,7 +278,11 @@ impl Accumulator {
         self.usage = meta.usage;
     }
 
-    fn on_tool_call(&mut self, delta: WireToolCallDelta, out: &mut VecDeque<StreamEvent>) {
+    pub(super) fn on_tool_call(
+        &mut self,
+        delta: WireToolCallDelta,
+        out: &mut VecDeque<StreamEvent>,
+    ) {
         let id = delta.id.filter(|s| !s.is_empty());
         let pos = match delta.index {
             Some(index) => self.calls.iter().position(|c| c.index == Some(index)),

@@ -1,0 +1,356 @@
+//! One streamed `chat.completion.chunk`, decoded straight into the [`Accumulator`].
+//!
+//! A chunk decoded as a struct (the way [`WireChunk`](super::wire::WireChunk) is for several
+//! choices) allocates a list of choices and of tool calls for every chunk, and serde moves the
+//! structs holding them (a choice's delta is over a hundred bytes) a dozen times on the way
+//! out. Here serde visits the chunk with the accumulator in hand: each piece of text and each
+//! tool-call delta goes from the parser to the accumulator and its event, and nothing else is
+//! built.
+//!
+//! What arrives is applied as it arrives, with two exceptions that keep the events in the
+//! order the struct decoding gave them: a delta's texts are held until its tool calls start (or
+//! it ends) and then go out as reasoning, text, refusal; and a choice whose `index` comes after
+//! its `delta` is held until the index is known (only choice 0 is read).
+
+use std::collections::VecDeque;
+use std::fmt;
+
+use serde::Deserialize;
+use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde_json::Value;
+
+use super::stream::Accumulator;
+use super::wire::{BorrowedStr, FinishText, WireDelta, WireToolCallDelta, WireUsage};
+use crate::model::StreamEvent;
+use crate::usage::Usage;
+
+/// What a chunk holds besides its choice: its usage, or an error sent inside the stream.
+#[derive(Default)]
+pub(crate) struct ChunkRest {
+    pub usage: Option<Usage>,
+    pub error: Option<Value>,
+}
+
+/// Decodes chunk `data` into `acc`, pushing its events to `out`.
+pub(crate) fn decode_chunk(
+    data: &str,
+    acc: &mut Accumulator,
+    out: &mut VecDeque<StreamEvent>,
+) -> serde_json::Result<ChunkRest> {
+    let mut de = serde_json::Deserializer::from_str(data);
+    let rest = ChunkSeed { acc, out }.deserialize(&mut de)?;
+    de.end()?;
+    Ok(rest)
+}
+
+#[derive(Deserialize)]
+#[serde(field_identifier, rename_all = "snake_case")]
+enum ChunkKey {
+    Id,
+    Model,
+    Choices,
+    Usage,
+    Error,
+    #[serde(other)]
+    Other,
+}
+
+#[derive(Deserialize)]
+#[serde(field_identifier, rename_all = "snake_case")]
+enum ChoiceKey {
+    Index,
+    Delta,
+    FinishReason,
+    #[serde(other)]
+    Other,
+}
+
+#[derive(Deserialize)]
+#[serde(field_identifier, rename_all = "snake_case")]
+enum DeltaKey {
+    Content,
+    Refusal,
+    ReasoningContent,
+    Reasoning,
+    ToolCalls,
+    #[serde(other)]
+    Other,
+}
+
+/// Where a chunk's parts go.
+struct ChunkSeed<'s> {
+    acc: &'s mut Accumulator,
+    out: &'s mut VecDeque<StreamEvent>,
+}
+
+impl<'de> DeserializeSeed<'de> for ChunkSeed<'_> {
+    type Value = ChunkRest;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<ChunkRest, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ChunkSeed<'_> {
+    type Value = ChunkRest;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a chat.completion.chunk object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<ChunkRest, A::Error> {
+        self.acc.count_chunk();
+        let mut rest = ChunkRest::default();
+        while let Some(key) = map.next_key::<ChunkKey>()? {
+            match key {
+                ChunkKey::Id => {
+                    let id: Option<BorrowedStr<'de>> = map.next_value()?;
+                    self.acc.note_id(id);
+                }
+                ChunkKey::Model => {
+                    let model: Option<BorrowedStr<'de>> = map.next_value()?;
+                    self.acc.note_model(model);
+                }
+                ChunkKey::Choices => map.next_value_seed(Choices {
+                    acc: &mut *self.acc,
+                    out: &mut *self.out,
+                })?,
+                ChunkKey::Usage => {
+                    rest.usage = map
+                        .next_value::<Option<WireUsage>>()?
+                        .map(WireUsage::to_usage);
+                }
+                ChunkKey::Error => rest.error = map.next_value()?,
+                ChunkKey::Other => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(rest)
+    }
+}
+
+/// The `choices` array (or `null`).
+struct Choices<'s> {
+    acc: &'s mut Accumulator,
+    out: &'s mut VecDeque<StreamEvent>,
+}
+
+impl<'de> DeserializeSeed<'de> for Choices<'_> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_option(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Choices<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an array of choices")
+    }
+
+    fn visit_none<E: serde::de::Error>(self) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_unit<E: serde::de::Error>(self) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_seq(self)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while seq
+            .next_element_seed(Choice {
+                acc: &mut *self.acc,
+                out: &mut *self.out,
+            })?
+            .is_some()
+        {}
+        Ok(())
+    }
+}
+
+/// One choice: applied when its index is 0.
+struct Choice<'s> {
+    acc: &'s mut Accumulator,
+    out: &'s mut VecDeque<StreamEvent>,
+}
+
+impl<'de> DeserializeSeed<'de> for Choice<'_> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Choice<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a choice object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let mut index: Option<usize> = None;
+        // A delta read before the index: held until the index says whether it is choice 0.
+        let mut held: Option<WireDelta> = None;
+        let mut finish: Option<FinishText> = None;
+        while let Some(key) = map.next_key::<ChoiceKey>()? {
+            match key {
+                ChoiceKey::Index => {
+                    index = Some(map.next_value::<Option<usize>>()?.unwrap_or(0));
+                }
+                ChoiceKey::Delta => match index {
+                    Some(0) => map.next_value_seed(Delta {
+                        acc: &mut *self.acc,
+                        out: &mut *self.out,
+                    })?,
+                    Some(_) => {
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                    None => held = map.next_value::<Option<WireDelta>>()?,
+                },
+                ChoiceKey::FinishReason => finish = map.next_value()?,
+                ChoiceKey::Other => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        // A choice without an index is choice 0.
+        if index.unwrap_or(0) != 0 {
+            return Ok(());
+        }
+        if let Some(delta) = held {
+            self.acc.on_delta(delta, self.out);
+        }
+        if let Some(reason) = finish.filter(|s| !s.is_empty()) {
+            self.acc.set_finish(reason);
+        }
+        Ok(())
+    }
+}
+
+/// Choice 0's delta (or `null`).
+struct Delta<'s> {
+    acc: &'s mut Accumulator,
+    out: &'s mut VecDeque<StreamEvent>,
+}
+
+impl<'de> DeserializeSeed<'de> for Delta<'_> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_option(self)
+    }
+}
+
+/// A delta's texts, held until they go out together.
+#[derive(Default)]
+struct Texts {
+    content: Option<String>,
+    refusal: Option<String>,
+    reasoning_content: Option<String>,
+    reasoning: Option<String>,
+}
+
+impl Texts {
+    fn flush(&mut self, acc: &mut Accumulator, out: &mut VecDeque<StreamEvent>) {
+        acc.on_texts(
+            self.reasoning_content.take().or(self.reasoning.take()),
+            self.content.take(),
+            self.refusal.take(),
+            out,
+        );
+    }
+}
+
+impl<'de> Visitor<'de> for Delta<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a delta object")
+    }
+
+    fn visit_none<E: serde::de::Error>(self) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_unit<E: serde::de::Error>(self) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_map(self)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let mut texts = Texts::default();
+        while let Some(key) = map.next_key::<DeltaKey>()? {
+            match key {
+                DeltaKey::Content => texts.content = map.next_value()?,
+                DeltaKey::Refusal => texts.refusal = map.next_value()?,
+                DeltaKey::ReasoningContent => texts.reasoning_content = map.next_value()?,
+                DeltaKey::Reasoning => texts.reasoning = map.next_value()?,
+                DeltaKey::ToolCalls => {
+                    texts.flush(self.acc, self.out);
+                    map.next_value_seed(ToolCalls {
+                        acc: &mut *self.acc,
+                        out: &mut *self.out,
+                    })?;
+                }
+                DeltaKey::Other => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        texts.flush(self.acc, self.out);
+        Ok(())
+    }
+}
+
+/// A delta's `tool_calls` array (or `null`): each call applied as it is read.
+struct ToolCalls<'s> {
+    acc: &'s mut Accumulator,
+    out: &'s mut VecDeque<StreamEvent>,
+}
+
+impl<'de> DeserializeSeed<'de> for ToolCalls<'_> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_option(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ToolCalls<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an array of tool call deltas")
+    }
+
+    fn visit_none<E: serde::de::Error>(self) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_unit<E: serde::de::Error>(self) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_seq(self)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while let Some(call) = seq.next_element::<WireToolCallDelta>()? {
+            self.acc.on_tool_call(call, self.out);
+        }
+        Ok(())
+    }
+}
