@@ -312,7 +312,7 @@ where
         if sinks.is_some() {
             emit(AgentEvent::Response {
                 turn,
-                message: message.clone(),
+                message: Box::new(message.clone()),
             });
         }
         let parse = crate::protocol::parse_answer(&parts.output, &message, closed);
@@ -446,7 +446,7 @@ where
                     result,
                 };
                 if sinks.is_some() {
-                    emit(AgentEvent::ToolResult(step.clone()));
+                    emit(AgentEvent::ToolResult(Box::new(step.clone())));
                 }
                 record.steps.push(step);
             }

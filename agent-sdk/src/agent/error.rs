@@ -20,60 +20,63 @@ use crate::usage::Usage;
 ///     format!("{err} after {} messages", err.partial().messages.len())
 /// }
 /// ```
-pub struct RunError {
+///
+/// One pointer wide: a streamed run's items (`Result<AgentEvent, RunError>`) are moved for
+/// every event, and the error is the rare case.
+pub struct RunError(Box<Failed>);
+
+struct Failed {
     kind: RunErrorKind,
-    partial: Box<PartialRun>,
+    partial: PartialRun,
 }
 
 impl RunError {
     pub(crate) fn new(kind: RunErrorKind, partial: PartialRun) -> Self {
-        RunError {
-            kind,
-            partial: Box::new(partial),
-        }
+        RunError(Box::new(Failed { kind, partial }))
     }
 
     /// Why the run failed.
     pub fn kind(&self) -> &RunErrorKind {
-        &self.kind
+        &self.0.kind
     }
 
     /// The transcript, usage and steps up to the failure.
     pub fn partial(&self) -> &PartialRun {
-        &self.partial
+        &self.0.partial
     }
 
     /// The transcript up to the failure.
     pub fn messages(&self) -> &[Message] {
-        &self.partial.messages
+        &self.0.partial.messages
     }
 
     /// Splits the error into its cause and the partial run.
     pub fn into_parts(self) -> (RunErrorKind, PartialRun) {
-        (self.kind, *self.partial)
+        let Failed { kind, partial } = *self.0;
+        (kind, partial)
     }
 }
 
 impl fmt::Debug for RunError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("RunError")
-            .field("kind", &self.kind)
-            .field("messages", &self.partial.messages.len())
-            .field("steps", &self.partial.steps.len())
-            .field("usage", &self.partial.usage)
+            .field("kind", &self.0.kind)
+            .field("messages", &self.0.partial.messages.len())
+            .field("steps", &self.0.partial.steps.len())
+            .field("usage", &self.0.partial.usage)
             .finish()
     }
 }
 
 impl fmt::Display for RunError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(&self.kind, f)
+        fmt::Display::fmt(&self.0.kind, f)
     }
 }
 
 impl std::error::Error for RunError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        std::error::Error::source(&self.kind)
+        std::error::Error::source(&self.0.kind)
     }
 }
 

@@ -76,11 +76,12 @@ pub enum AgentEvent<T, S> {
     Response {
         /// The request's number.
         turn: u32,
-        /// The answer.
-        message: AssistantMessage,
+        /// The answer (boxed, to keep the enum small).
+        message: Box<AssistantMessage>,
     },
-    /// A tool call finished.
-    ToolResult(Step),
+    /// A tool call finished. (Boxed, like the other large events: every event is moved a few
+    /// times on its way to the caller, so the enum is kept small.)
+    ToolResult(Box<Step>),
     /// An event a tool wrote through its [`StreamWriter`](crate::StreamWriter).
     Custom(CustomEvent),
     /// An event of a sub-agent run by one of this run's tool calls (an `#[agent]` listed in
