@@ -354,3 +354,106 @@ impl<'de> Visitor<'de> for ToolCalls<'_> {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The events of `chunks` fed to one accumulator, and the answer they add up to.
+    fn decode(chunks: &[&str]) -> (Vec<StreamEvent>, crate::model::ChatResponse) {
+        let mut acc = Accumulator::new("m".into());
+        let mut out = VecDeque::new();
+        for chunk in chunks {
+            decode_chunk(chunk, &mut acc, &mut out).unwrap();
+        }
+        (out.into(), acc.into_response().unwrap())
+    }
+
+    fn texts(events: &[StreamEvent]) -> Vec<String> {
+        events
+            .iter()
+            .map(|e| match e {
+                StreamEvent::TextDelta { text } => format!("text {text}"),
+                StreamEvent::ReasoningDelta { text } => format!("reasoning {text}"),
+                StreamEvent::RefusalDelta { text } => format!("refusal {text}"),
+                StreamEvent::ToolCallStart { name, .. } => format!("start {name}"),
+                StreamEvent::ToolCallDelta { arguments, .. } => format!("args {arguments}"),
+                other => format!("{other:?}"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_deltas_texts_go_out_as_reasoning_text_refusal_and_before_its_tool_calls() {
+        let (events, response) = decode(&[
+            r#"{"choices":[{"index":0,"delta":{"content":"b","reasoning_content":"a"}}]}"#,
+            r#"{"choices":[{"index":0,"delta":{"refusal":"c","tool_calls":[{"index":0,"id":"1","function":{"name":"f","arguments":"{}"}}],"content":"d"}}]}"#,
+            r#"{"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}"#,
+        ]);
+        assert_eq!(
+            texts(&events),
+            [
+                "reasoning a",
+                "text b",
+                "refusal c",
+                "start f",
+                "args {}",
+                "text d"
+            ]
+        );
+        assert_eq!(response.message.tool_calls[0].arguments, "{}");
+    }
+
+    #[test]
+    fn a_choice_whose_index_follows_its_delta_is_held_and_other_choices_are_ignored() {
+        let (events, response) = decode(&[
+            r#"{"choices":[{"delta":{"content":"one"},"index":0},{"delta":{"content":"two"},"index":1}]}"#,
+            r#"{"choices":[{"index":1,"delta":{"content":"three"}},{"delta":{"content":" more"}}]}"#,
+            r#"{"choices":[{"finish_reason":"stop","index":0}]}"#,
+        ]);
+        assert_eq!(texts(&events), ["text one", "text  more"]);
+        assert_eq!(response.message.text(), "one more");
+    }
+
+    #[test]
+    fn nulls_and_unknown_keys_are_nothing() {
+        let (events, response) = decode(&[
+            r#"{"id":"x","object":"chat.completion.chunk","choices":null,"usage":null,"extra":{"a":[1]}}"#,
+            r#"{"choices":[{"index":null,"delta":null,"logprobs":null,"finish_reason":null}]}"#,
+            r#"{"choices":[{"index":0,"delta":{"content":null,"tool_calls":null,"role":"assistant"},"finish_reason":"stop"}]}"#,
+        ]);
+        assert!(events.is_empty(), "{events:?}");
+        assert_eq!(response.id.as_deref(), Some("x"));
+    }
+
+    #[test]
+    fn the_usage_and_an_error_are_handed_back() {
+        let mut acc = Accumulator::new("m".into());
+        let mut out = VecDeque::new();
+        let rest = decode_chunk(
+            r#"{"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":4}}"#,
+            &mut acc,
+            &mut out,
+        )
+        .unwrap();
+        assert_eq!(rest.usage.map(|u| u.output_tokens), Some(4));
+        let rest =
+            decode_chunk(r#"{"error":{"message":"overloaded"}}"#, &mut acc, &mut out).unwrap();
+        assert_eq!(rest.error.unwrap()["message"], "overloaded");
+    }
+
+    #[test]
+    fn malformed_chunks_are_errors() {
+        let mut acc = Accumulator::new("m".into());
+        let mut out = VecDeque::new();
+        for bad in [
+            "[]",
+            r#"{"choices":{}}"#,
+            r#"{"choices":[{"index":"0"}]}"#,
+            r#"{"choices":[{"index":0,"delta":{"content":3}}]}"#,
+            r#"{"choices":[]} x"#,
+        ] {
+            assert!(decode_chunk(bad, &mut acc, &mut out).is_err(), "{bad}");
+        }
+    }
+}
