@@ -15,6 +15,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use super::answer_guard::check_response;
+use super::body_size::BodySize;
 use super::stream::{self, SseDecoder, StreamPolicy};
 use super::transport::{Call, ErrorMapper, Opened, Transport};
 use crate::http::RateLimiter;
@@ -42,13 +43,15 @@ pub(crate) trait WireFormat: Send + Sync + 'static {
     /// The provider's name ([`ChatModel::provider`], logs, errors).
     fn provider(&self) -> &str;
 
-    /// The request body (see [`encode`]) for `model` with what `profile` allows.
+    /// The request body (see [`encode`]) for `model` with what `profile` allows, written into
+    /// `buffer`.
     fn body(
         &self,
         model: &str,
         profile: &ModelProfile,
         request: &ChatRequest,
         stream: bool,
+        buffer: Vec<u8>,
     ) -> Result<Bytes, ModelError>;
 
     /// Converts a whole answer; `model` is used when the server names none.
@@ -65,11 +68,11 @@ pub(crate) trait WireFormat: Send + Sync + 'static {
     fn debug_fields(&self, debug: &mut fmt::DebugStruct<'_, '_>);
 }
 
-/// Serializes a lowered request.
-pub(crate) fn encode(wire: &impl Serialize) -> Result<Bytes, ModelError> {
-    serde_json::to_vec(wire)
-        .map(Bytes::from)
-        .map_err(|e| ModelError::Decode(format!("could not encode the request: {e}")))
+/// Serializes a lowered request into `buffer`.
+pub(crate) fn encode(wire: &impl Serialize, mut buffer: Vec<u8>) -> Result<Bytes, ModelError> {
+    serde_json::to_writer(&mut buffer, wire)
+        .map_err(|e| ModelError::Decode(format!("could not encode the request: {e}")))?;
+    Ok(Bytes::from(buffer))
 }
 
 /// A built model: its endpoints, transport, profile and tracker, and the wire format.
@@ -96,6 +99,8 @@ pub(crate) struct Parts<F> {
     pub profile: ModelProfile,
     pub tracker: Option<UsageTracker>,
     pub format: F,
+    /// The size of the last body, to start the next one's buffer with.
+    pub body_size: BodySize,
 }
 
 impl<F: WireFormat> Driver<F> {
@@ -222,9 +227,13 @@ impl<F: WireFormat> Parts<F> {
 
     /// The request's body, for the streaming endpoint or not.
     fn body(&self, request: &ChatRequest, stream: bool) -> Result<Bytes, ModelError> {
-        self.format
-            .body(&self.model, &self.profile, request, stream)
-            .map_err(|e| self.redact_error(e))
+        let buffer = self.body_size.buffer();
+        let body = self
+            .format
+            .body(&self.model, &self.profile, request, stream, buffer)
+            .map_err(|e| self.redact_error(e))?;
+        self.body_size.note(body.len());
+        Ok(body)
     }
 
     /// Opens a streamed answer. A stream cut before its first event (a reset after the

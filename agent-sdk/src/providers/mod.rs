@@ -7,6 +7,7 @@
 mod answer_guard;
 #[cfg(feature = "anthropic")]
 pub mod anthropic;
+mod body_size;
 mod clients;
 mod driver;
 #[cfg(feature = "gemini")]

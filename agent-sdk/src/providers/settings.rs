@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 
+use super::body_size::BodySize;
 use super::clients::Clients;
 use super::driver::{Driver, Parts, WireFormat};
 use super::transport::Transport;
@@ -166,6 +167,7 @@ impl Settings {
             profile: self.profile,
             tracker: self.tracker,
             format,
+            body_size: BodySize::default(),
         }))
     }
 

@@ -109,13 +109,14 @@ impl WireFormat for Anthropic {
         _profile: &ModelProfile,
         request: &ChatRequest,
         stream: bool,
+        buffer: Vec<u8>,
     ) -> Result<Bytes, ModelError> {
         let opts = request::LowerOptions {
             model,
             default_max_tokens: self.default_max_tokens,
             thinking_budget: self.thinking_budget,
         };
-        encode(&request::lower(request, &opts, stream)?)
+        encode(&request::lower(request, &opts, stream)?, buffer)
     }
 
     fn convert(&self, answer: Self::Answer, model: &str) -> Result<ChatResponse, ModelError> {

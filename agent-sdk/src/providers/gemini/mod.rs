@@ -97,8 +97,12 @@ impl WireFormat for Gemini {
         _profile: &ModelProfile,
         request: &ChatRequest,
         _stream: bool,
+        buffer: Vec<u8>,
     ) -> Result<Bytes, ModelError> {
-        encode(&request::lower(request, model, self.thinking_budget)?)
+        encode(
+            &request::lower(request, model, self.thinking_budget)?,
+            buffer,
+        )
     }
 
     fn convert(&self, answer: Self::Answer, model: &str) -> Result<ChatResponse, ModelError> {

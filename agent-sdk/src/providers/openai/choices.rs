@@ -201,7 +201,7 @@ impl OpenAiModel {
         };
         let mut wire = request::lower(request, &opts, stream)?;
         wire.n = Some(n);
-        encode(&wire)
+        encode(&wire, parts.body_size.buffer())
     }
 }
 

@@ -125,13 +125,14 @@ impl WireFormat for ChatCompletions {
         profile: &ModelProfile,
         request: &ChatRequest,
         stream: bool,
+        buffer: Vec<u8>,
     ) -> Result<Bytes, ModelError> {
         let opts = request::LowerOptions {
             model,
             profile,
             max_tokens_field: self.max_tokens_field,
         };
-        encode(&request::lower(request, &opts, stream)?)
+        encode(&request::lower(request, &opts, stream)?, buffer)
     }
 
     fn convert(&self, answer: Self::Answer, model: &str) -> Result<ChatResponse, ModelError> {

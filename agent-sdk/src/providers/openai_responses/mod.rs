@@ -93,6 +93,7 @@ impl WireFormat for Responses {
         profile: &ModelProfile,
         request: &ChatRequest,
         stream: bool,
+        buffer: Vec<u8>,
     ) -> Result<Bytes, ModelError> {
         let opts = request::LowerOptions {
             model,
@@ -101,7 +102,7 @@ impl WireFormat for Responses {
             reasoning_effort: self.reasoning_effort.as_deref(),
             reasoning_summary: &self.reasoning_summary,
         };
-        encode(&request::lower(request, &opts, stream)?)
+        encode(&request::lower(request, &opts, stream)?, buffer)
     }
 
     fn convert(&self, answer: Self::Answer, model: &str) -> Result<ChatResponse, ModelError> {
