@@ -14,6 +14,7 @@
 
 use std::collections::VecDeque;
 use std::fmt;
+use std::marker::PhantomData;
 
 use serde::Deserialize;
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
@@ -38,7 +39,7 @@ pub(crate) fn decode_chunk(
     out: &mut VecDeque<StreamEvent>,
 ) -> serde_json::Result<ChunkRest> {
     let mut de = serde_json::Deserializer::from_str(data);
-    let rest = ChunkSeed { acc, out }.deserialize(&mut de)?;
+    let rest = ChunkSeed(Sink { acc, out }).deserialize(&mut de)?;
     de.end()?;
     Ok(rest)
 }
@@ -77,11 +78,24 @@ enum DeltaKey {
     Other,
 }
 
-/// Where a chunk's parts go.
-struct ChunkSeed<'s> {
+/// Where a chunk's parts go: the accumulator, and the events they make.
+struct Sink<'s> {
     acc: &'s mut Accumulator,
     out: &'s mut VecDeque<StreamEvent>,
 }
+
+impl Sink<'_> {
+    /// The same sink, for a part of the chunk.
+    fn part(&mut self) -> Sink<'_> {
+        Sink {
+            acc: &mut *self.acc,
+            out: &mut *self.out,
+        }
+    }
+}
+
+/// The whole chunk.
+struct ChunkSeed<'s>(Sink<'s>);
 
 impl<'de> DeserializeSeed<'de> for ChunkSeed<'_> {
     type Value = ChunkRest;
@@ -98,23 +112,21 @@ impl<'de> Visitor<'de> for ChunkSeed<'_> {
         f.write_str("a chat.completion.chunk object")
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<ChunkRest, A::Error> {
-        self.acc.count_chunk();
+    fn visit_map<A: MapAccess<'de>>(mut self, mut map: A) -> Result<ChunkRest, A::Error> {
+        let sink = &mut self.0;
+        sink.acc.count_chunk();
         let mut rest = ChunkRest::default();
         while let Some(key) = map.next_key::<ChunkKey>()? {
             match key {
                 ChunkKey::Id => {
                     let id: Option<BorrowedStr<'de>> = map.next_value()?;
-                    self.acc.note_id(id);
+                    sink.acc.note_id(id);
                 }
                 ChunkKey::Model => {
                     let model: Option<BorrowedStr<'de>> = map.next_value()?;
-                    self.acc.note_model(model);
+                    sink.acc.note_model(model);
                 }
-                ChunkKey::Choices => map.next_value_seed(Choices {
-                    acc: &mut *self.acc,
-                    out: &mut *self.out,
-                })?,
+                ChunkKey::Choices => map.next_value_seed(Array::<Choice<'_>>::new(sink.part()))?,
                 ChunkKey::Usage => {
                     rest.usage = map
                         .next_value::<Option<WireUsage>>()?
@@ -130,13 +142,31 @@ impl<'de> Visitor<'de> for ChunkSeed<'_> {
     }
 }
 
-/// The `choices` array (or `null`).
-struct Choices<'s> {
-    acc: &'s mut Accumulator,
-    out: &'s mut VecDeque<StreamEvent>,
+/// An array (or `null`) whose elements go to the sink as they are read, none kept.
+struct Array<'s, E> {
+    sink: Sink<'s>,
+    element: PhantomData<E>,
 }
 
-impl<'de> DeserializeSeed<'de> for Choices<'_> {
+impl<'s, E> Array<'s, E> {
+    fn new(sink: Sink<'s>) -> Self {
+        Array {
+            sink,
+            element: PhantomData,
+        }
+    }
+}
+
+/// What an [`Array`] holds.
+trait Element {
+    /// What the array is, for error messages.
+    const WHAT: &'static str;
+
+    /// Reads the next element into `sink`; `false` at the end of the array.
+    fn next<'de, A: SeqAccess<'de>>(sink: Sink<'_>, seq: &mut A) -> Result<bool, A::Error>;
+}
+
+impl<'de, E: Element> DeserializeSeed<'de> for Array<'_, E> {
     type Value = ();
 
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
@@ -144,18 +174,18 @@ impl<'de> DeserializeSeed<'de> for Choices<'_> {
     }
 }
 
-impl<'de> Visitor<'de> for Choices<'_> {
+impl<'de, E: Element> Visitor<'de> for Array<'_, E> {
     type Value = ();
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("an array of choices")
+        f.write_str(E::WHAT)
     }
 
-    fn visit_none<E: serde::de::Error>(self) -> Result<(), E> {
+    fn visit_none<Er: serde::de::Error>(self) -> Result<(), Er> {
         Ok(())
     }
 
-    fn visit_unit<E: serde::de::Error>(self) -> Result<(), E> {
+    fn visit_unit<Er: serde::de::Error>(self) -> Result<(), Er> {
         Ok(())
     }
 
@@ -163,23 +193,39 @@ impl<'de> Visitor<'de> for Choices<'_> {
         d.deserialize_seq(self)
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        while seq
-            .next_element_seed(Choice {
-                acc: &mut *self.acc,
-                out: &mut *self.out,
-            })?
-            .is_some()
-        {}
+    fn visit_seq<A: SeqAccess<'de>>(mut self, mut seq: A) -> Result<(), A::Error> {
+        while E::next(self.sink.part(), &mut seq)? {}
         Ok(())
     }
 }
 
-/// One choice: applied when its index is 0.
-struct Choice<'s> {
-    acc: &'s mut Accumulator,
-    out: &'s mut VecDeque<StreamEvent>,
+impl Element for Choice<'_> {
+    const WHAT: &'static str = "an array of choices";
+
+    fn next<'de, A: SeqAccess<'de>>(sink: Sink<'_>, seq: &mut A) -> Result<bool, A::Error> {
+        Ok(seq.next_element_seed(Choice(sink))?.is_some())
+    }
 }
+
+/// A delta's `tool_calls`: each call goes to the accumulator as it is read.
+struct CallDelta;
+
+impl Element for CallDelta {
+    const WHAT: &'static str = "an array of tool call deltas";
+
+    fn next<'de, A: SeqAccess<'de>>(sink: Sink<'_>, seq: &mut A) -> Result<bool, A::Error> {
+        match seq.next_element::<WireToolCallDelta>()? {
+            Some(call) => {
+                sink.acc.on_tool_call(call, sink.out);
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+}
+
+/// One choice: applied when its index is 0.
+struct Choice<'s>(Sink<'s>);
 
 impl<'de> DeserializeSeed<'de> for Choice<'_> {
     type Value = ();
@@ -196,7 +242,8 @@ impl<'de> Visitor<'de> for Choice<'_> {
         f.write_str("a choice object")
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+    fn visit_map<A: MapAccess<'de>>(mut self, mut map: A) -> Result<(), A::Error> {
+        let sink = &mut self.0;
         let mut index: Option<usize> = None;
         // A delta read before the index: held until the index says whether it is choice 0.
         let mut held: Option<WireDelta> = None;
@@ -207,10 +254,7 @@ impl<'de> Visitor<'de> for Choice<'_> {
                     index = Some(map.next_value::<Option<usize>>()?.unwrap_or(0));
                 }
                 ChoiceKey::Delta => match index {
-                    Some(0) => map.next_value_seed(Delta {
-                        acc: &mut *self.acc,
-                        out: &mut *self.out,
-                    })?,
+                    Some(0) => map.next_value_seed(Delta(sink.part()))?,
                     Some(_) => {
                         map.next_value::<IgnoredAny>()?;
                     }
@@ -227,20 +271,17 @@ impl<'de> Visitor<'de> for Choice<'_> {
             return Ok(());
         }
         if let Some(delta) = held {
-            self.acc.on_delta(delta, self.out);
+            sink.acc.on_delta(delta, sink.out);
         }
         if let Some(reason) = finish.filter(|s| !s.is_empty()) {
-            self.acc.set_finish(reason);
+            sink.acc.set_finish(reason);
         }
         Ok(())
     }
 }
 
 /// Choice 0's delta (or `null`).
-struct Delta<'s> {
-    acc: &'s mut Accumulator,
-    out: &'s mut VecDeque<StreamEvent>,
-}
+struct Delta<'s>(Sink<'s>);
 
 impl<'de> DeserializeSeed<'de> for Delta<'_> {
     type Value = ();
@@ -260,12 +301,12 @@ struct Texts {
 }
 
 impl Texts {
-    fn flush(&mut self, acc: &mut Accumulator, out: &mut VecDeque<StreamEvent>) {
-        acc.on_texts(
+    fn flush(&mut self, sink: &mut Sink<'_>) {
+        sink.acc.on_texts(
             self.reasoning_content.take().or(self.reasoning.take()),
             self.content.take(),
             self.refusal.take(),
-            out,
+            sink.out,
         );
     }
 }
@@ -289,7 +330,8 @@ impl<'de> Visitor<'de> for Delta<'_> {
         d.deserialize_map(self)
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+    fn visit_map<A: MapAccess<'de>>(mut self, mut map: A) -> Result<(), A::Error> {
+        let sink = &mut self.0;
         let mut texts = Texts::default();
         while let Some(key) = map.next_key::<DeltaKey>()? {
             match key {
@@ -298,59 +340,15 @@ impl<'de> Visitor<'de> for Delta<'_> {
                 DeltaKey::ReasoningContent => texts.reasoning_content = map.next_value()?,
                 DeltaKey::Reasoning => texts.reasoning = map.next_value()?,
                 DeltaKey::ToolCalls => {
-                    texts.flush(self.acc, self.out);
-                    map.next_value_seed(ToolCalls {
-                        acc: &mut *self.acc,
-                        out: &mut *self.out,
-                    })?;
+                    texts.flush(sink);
+                    map.next_value_seed(Array::<CallDelta>::new(sink.part()))?;
                 }
                 DeltaKey::Other => {
                     map.next_value::<IgnoredAny>()?;
                 }
             }
         }
-        texts.flush(self.acc, self.out);
-        Ok(())
-    }
-}
-
-/// A delta's `tool_calls` array (or `null`): each call applied as it is read.
-struct ToolCalls<'s> {
-    acc: &'s mut Accumulator,
-    out: &'s mut VecDeque<StreamEvent>,
-}
-
-impl<'de> DeserializeSeed<'de> for ToolCalls<'_> {
-    type Value = ();
-
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_option(self)
-    }
-}
-
-impl<'de> Visitor<'de> for ToolCalls<'_> {
-    type Value = ();
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("an array of tool call deltas")
-    }
-
-    fn visit_none<E: serde::de::Error>(self) -> Result<(), E> {
-        Ok(())
-    }
-
-    fn visit_unit<E: serde::de::Error>(self) -> Result<(), E> {
-        Ok(())
-    }
-
-    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_seq(self)
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        while let Some(call) = seq.next_element::<WireToolCallDelta>()? {
-            self.acc.on_tool_call(call, self.out);
-        }
+        texts.flush(sink);
         Ok(())
     }
 }
