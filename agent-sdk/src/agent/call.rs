@@ -1,5 +1,5 @@
 //! One tool call of a run: resolving it to a tool ([`plan`]), grouping calls that may run
-//! together ([`group_ranges`]) and running it ([`run_call`]) under its timeout, with panics
+//! together ([`group_len`]) and running it ([`run_call`]) under its timeout, with panics
 //! caught.
 
 use std::any::Any;
@@ -34,24 +34,14 @@ pub(crate) struct Planned<'a, K, C, S> {
     pub(crate) timeout: Option<Duration>,
 }
 
-/// Splits calls into runs: consecutive non-sequential calls together, each sequential alone.
-pub(crate) fn group_ranges(sequential: impl Iterator<Item = bool>) -> Vec<std::ops::Range<usize>> {
-    let mut ranges: Vec<std::ops::Range<usize>> = Vec::new();
-    let mut open = false;
-    for (i, seq) in sequential.enumerate() {
-        if seq {
-            ranges.push(i..i + 1);
-            open = false;
-        } else if open {
-            if let Some(last) = ranges.last_mut() {
-                last.end = i + 1;
-            }
-        } else {
-            ranges.push(i..i + 1);
-            open = true;
-        }
+/// The number of calls, from the first of `planned`, that run together: a sequential call
+/// runs alone, consecutive concurrent calls together.
+pub(crate) fn group_len<K, C, S>(planned: &[Planned<'_, K, C, S>]) -> usize {
+    match planned.first() {
+        None => 0,
+        Some(first) if first.sequential => 1,
+        Some(_) => planned.iter().take_while(|p| !p.sequential).count(),
     }
-    ranges
 }
 
 /// Resolves a call to a static tool, a dynamic tool, or an error for the model.

@@ -13,7 +13,7 @@ use futures::{FutureExt, StreamExt};
 use tokio::time::Instant;
 
 use super::builder::Agent;
-use super::call::{Planned, group_ranges, plan, run_call, tool_message};
+use super::call::{Planned, group_len, plan, run_call, tool_message};
 use super::error::{PartialRun, RunError, RunErrorKind};
 use super::event_queue::{EventReceiver, EventSender, event_queue};
 use super::history;
@@ -353,12 +353,12 @@ where
             .iter()
             .map(|call| hooks::decided(&mut decided, call).unwrap_or_else(|| plan(agent, call)))
             .collect();
-        let ranges = group_ranges(planned.iter().map(|p| p.sequential));
         let mut planned = planned.into_iter();
-        for range in ranges {
-            let group: Vec<_> = planned.by_ref().take(range.len()).collect();
+        let mut start = 0;
+        while !planned.as_slice().is_empty() {
+            let range = start..start + group_len(planned.as_slice());
+            start = range.end;
             let group_calls = &calls[range.clone()];
-            let flags: Vec<bool> = group.iter().map(|p| p.return_direct).collect();
 
             // What sub-agents run by this batch inherit (model, budget, usage and event sinks).
             let scope = crate::multi::batch_scope(
@@ -379,26 +379,35 @@ where
                     None => rt,
                 }
             };
-            let results = match <[_; 1]>::try_from(group) {
-                // One call (the common case) is awaited as it is, without a buffered stream.
-                Ok([p]) => {
-                    let run = run_call(agent, &base, &group_calls[0], p.dispatch, p.timeout);
-                    within(deadline, run).await.map(|result| vec![result])
+            // Whether each call's tool is `return_direct`; one call (the common case) needs no
+            // list, and is awaited as it is, without a buffered stream.
+            let mut flags = Vec::new();
+            let mut one_flag = false;
+            let results = if range.len() == 1 {
+                let Some(p) = planned.next() else { break };
+                one_flag = p.return_direct;
+                let run = run_call(agent, &base, &group_calls[0], p.dispatch, p.timeout);
+                within(deadline, run).await.map(|result| vec![result])
+            } else {
+                // A loop, not `map`: a closure here trips the `Send` check of the boxed run.
+                let mut runs = Vec::with_capacity(range.len());
+                flags.reserve(range.len());
+                for (p, call) in planned.by_ref().take(range.len()).zip(group_calls) {
+                    flags.push(p.return_direct);
+                    runs.push(run_call(agent, &base, call, p.dispatch, p.timeout));
                 }
-                Err(group) => {
-                    // A loop, not `map`: a closure here trips the `Send` check of the boxed run.
-                    let mut runs = Vec::with_capacity(group.len());
-                    for (p, call) in group.into_iter().zip(group_calls) {
-                        runs.push(run_call(agent, &base, call, p.dispatch, p.timeout));
-                    }
-                    within(
-                        deadline,
-                        futures::stream::iter(runs)
-                            .buffered(parts.max_parallel_tools)
-                            .collect::<Vec<_>>(),
-                    )
-                    .await
-                }
+                within(
+                    deadline,
+                    futures::stream::iter(runs)
+                        .buffered(parts.max_parallel_tools)
+                        .collect::<Vec<_>>(),
+                )
+                .await
+            };
+            let flags = if range.len() == 1 {
+                std::slice::from_ref(&one_flag)
+            } else {
+                &flags[..]
             };
             drop(base);
             scope.absorb(&mut record.usage, &mut record.request_usage, &mut machine);
@@ -424,18 +433,23 @@ where
             for (call, result) in group_calls.iter().zip(&group_results) {
                 record.messages.push(tool_message(call, result));
             }
-            let outcomes: Vec<CallOutcome<'_>> = group_calls
-                .iter()
-                .zip(&group_results)
-                .zip(&flags)
-                .map(|((call, result), &return_direct)| CallOutcome {
-                    tool: &call.name,
-                    return_direct,
-                    result,
-                })
-                .collect();
-            let verdict = machine.after_tools(&outcomes);
-            drop(outcomes);
+            let verdict = {
+                let mut outcomes = group_calls.iter().zip(&group_results).zip(flags).map(
+                    |((call, result), &return_direct)| CallOutcome {
+                        tool: &call.name,
+                        return_direct,
+                        result,
+                    },
+                );
+                if range.len() == 1 {
+                    match outcomes.next() {
+                        Some(one) => machine.after_tools(std::slice::from_ref(&one)),
+                        None => AfterTools::Continue,
+                    }
+                } else {
+                    machine.after_tools(&outcomes.collect::<Vec<_>>())
+                }
+            };
             let first_step = record.steps.len();
             // The group's calls are done with (later error paths only skip the calls after
             // the group): each moves into its step.
