@@ -233,119 +233,139 @@ where
         {
             *content = text;
         }
-        let (answer, closed) = if let Some(replayed) = replay.take() {
-            // A resumed pause: the answer is already known.
-            emit(AgentEvent::TurnStart { turn });
-            decided = replayed.decided;
-            let request = build_request(agent, &record.messages, with_tools);
-            (
-                Some(Ok(replayed.answer)),
-                parts.output.sent_closed(&request),
-            )
-        } else if parts.middleware.is_empty() {
-            let request = build_request(agent, &record.messages, with_tools);
-            let closed = parts.output.sent_closed(&request);
-            tracing::debug!(turn, messages = request.messages.len(), "model request");
-            emit(AgentEvent::TurnStart { turn });
-            let is_output_tool = |name: &str| parts.output.is_output_tool(name);
-            let forward = sinks.as_ref().map(|s| Forward {
-                events: &s.events,
-                turn,
-                tap: OutputTap::new(&parts.output, &request),
-                is_output_tool: &is_output_tool,
-            });
-            let answer = within(deadline, call_model(&*parts.model, request, forward)).await;
-            (answer, closed)
-        } else {
-            // Boxed: a turn through middleware holds much more across its awaits than a plain
-            // one, and the run's future would carry that room (and its copies) without it.
-            let turned = Box::pin(model_turn::middleware_turn(
-                agent,
-                &mut record,
-                &context,
-                &mut state,
-                &mut machine,
-                turn,
-                with_tools,
-                deadline,
-                sinks.as_ref().map(|s| &s.events),
-            ))
-            .await;
-            match turned {
-                Ok(model_turn::MiddlewareTurn::Answer(response, closed)) => {
-                    (Some(Ok(response)), closed)
+        // The answer, taken apart inside a block: what it held (and the request) is not kept
+        // in the run's future across the tool calls' awaits.
+        let mut calls = {
+            let (calls, after) = {
+                let (answer, closed) = if let Some(replayed) = replay.take() {
+                    // A resumed pause: the answer is already known.
+                    emit(AgentEvent::TurnStart { turn });
+                    decided = replayed.decided;
+                    let request = build_request(agent, &record.messages, with_tools);
+                    (
+                        Some(Ok(replayed.answer)),
+                        parts.output.sent_closed(&request),
+                    )
+                } else if parts.middleware.is_empty() {
+                    let is_output_tool = |name: &str| parts.output.is_output_tool(name);
+                    let closed;
+                    // The request is moved into the call inside this block, so it is not kept beside
+                    // the call's future while it is awaited.
+                    let answer = {
+                        let request = build_request(agent, &record.messages, with_tools);
+                        closed = parts.output.sent_closed(&request);
+                        tracing::debug!(turn, messages = request.messages.len(), "model request");
+                        emit(AgentEvent::TurnStart { turn });
+                        let forward = sinks.as_ref().map(|s| Forward {
+                            events: &s.events,
+                            turn,
+                            tap: OutputTap::new(&parts.output, &request),
+                            is_output_tool: &is_output_tool,
+                        });
+                        within(deadline, call_model(&*parts.model, request, forward))
+                    }
+                    .await;
+                    (answer, closed)
+                } else {
+                    // Boxed: a turn through middleware holds much more across its awaits than a plain
+                    // one, and the run's future would carry that room (and its copies) without it.
+                    let turned = Box::pin(model_turn::middleware_turn(
+                        agent,
+                        &mut record,
+                        &context,
+                        &mut state,
+                        &mut machine,
+                        turn,
+                        with_tools,
+                        deadline,
+                        sinks.as_ref().map(|s| &s.events),
+                    ))
+                    .await;
+                    match turned {
+                        Ok(model_turn::MiddlewareTurn::Answer(response, closed)) => {
+                            (Some(Ok(response)), closed)
+                        }
+                        Ok(model_turn::MiddlewareTurn::Again) => continue,
+                        Ok(model_turn::MiddlewareTurn::End(end)) => {
+                            return Box::pin(hooks::end_with(agent, record, &context, state, end))
+                                .await;
+                        }
+                        Ok(model_turn::MiddlewareTurn::Pause(response, reviews)) => {
+                            return hooks::pause(record, state, &machine, turn, response, reviews);
+                        }
+                        Err(kind) => return Err(record.fail(kind)),
+                    }
+                };
+                let response = match answer {
+                    Some(Ok(response)) => response,
+                    Some(Err(error)) => return Err(record.fail(RunErrorKind::Model(error))),
+                    None => return Err(record.fail(time_limit(agent))),
+                };
+                let ChatResponse {
+                    message,
+                    usage,
+                    model,
+                    ..
+                } = response;
+                record.usage += usage;
+                if let Some(prices) = &parts.prices {
+                    match crate::cost::charge(prices, &model, parts.model.model_name(), &usage) {
+                        Ok(cost) => machine.add_cost(cost),
+                        Err(e) => return Err(record.fail(RunErrorKind::Cost(e))),
+                    }
                 }
-                Ok(model_turn::MiddlewareTurn::Again) => continue,
-                Ok(model_turn::MiddlewareTurn::End(end)) => {
-                    return Box::pin(hooks::end_with(agent, record, &context, state, end)).await;
+                record.request_usage.push(RequestUsage {
+                    model,
+                    usage,
+                    agent: None,
+                });
+                emit(AgentEvent::Usage { turn, usage });
+                if sinks.is_some() {
+                    emit(AgentEvent::Response {
+                        turn,
+                        message: Box::new(message.clone()),
+                    });
                 }
-                Ok(model_turn::MiddlewareTurn::Pause(response, reviews)) => {
-                    return hooks::pause(record, state, &machine, turn, response, reviews);
-                }
-                Err(kind) => return Err(record.fail(kind)),
-            }
-        };
-        let response = match answer {
-            Some(Ok(response)) => response,
-            Some(Err(error)) => return Err(record.fail(RunErrorKind::Model(error))),
-            None => return Err(record.fail(time_limit(agent))),
-        };
-        let ChatResponse {
-            message,
-            usage,
-            model,
-            ..
-        } = response;
-        record.usage += usage;
-        if let Some(prices) = &parts.prices {
-            match crate::cost::charge(prices, &model, parts.model.model_name(), &usage) {
-                Ok(cost) => machine.add_cost(cost),
-                Err(e) => return Err(record.fail(RunErrorKind::Cost(e))),
-            }
-        }
-        record.request_usage.push(RequestUsage {
-            model,
-            usage,
-            agent: None,
-        });
-        emit(AgentEvent::Usage { turn, usage });
-        if sinks.is_some() {
-            emit(AgentEvent::Response {
-                turn,
-                message: Box::new(message.clone()),
-            });
-        }
-        let parse = crate::protocol::parse_answer(&parts.output, &message, closed);
-        let mut calls = message.tool_calls.clone();
-        record.messages.push(Message::Assistant(message));
+                let parse = crate::protocol::parse_answer(&parts.output, &message, closed);
+                let calls = message.tool_calls.clone();
+                record.messages.push(Message::Assistant(message));
+                (calls, machine.after_response(usage, parse))
+            };
 
-        match machine.after_response(usage, parse) {
-            AfterResponse::Finish {
-                output,
-                stop_reason,
-            } => {
-                // A final answer that also called tools (e.g. an output tool beside ordinary
-                // ones) leaves calls unanswered; answer them so the history stays valid.
-                let unanswered: Vec<ToolCall> = calls
-                    .into_iter()
-                    .filter(|c| !parts.output.is_output_tool(&c.name))
-                    .collect();
-                record.skip(&unanswered, "the run ended with the final answer");
-                return finish(agent, &context, record, state, output, stop_reason).await;
-            }
-            AfterResponse::Fail(kind) => return Err(record.fail(kind)),
-            AfterResponse::Correct(feedback) => {
-                record.messages.extend(feedback);
-                continue;
-            }
-            AfterResponse::RunTools => {
-                if let Some(j) = journal.as_deref_mut()
-                    && let Err(kind) = j.save(SavePoint::Answered, &record, &state, &machine).await
-                {
-                    return Err(record.fail(kind));
+            match after {
+                AfterResponse::Finish {
+                    output,
+                    stop_reason,
+                } => {
+                    // A final answer that also called tools (e.g. an output tool beside ordinary
+                    // ones) leaves calls unanswered; answer them so the history stays valid.
+                    let unanswered: Vec<ToolCall> = calls
+                        .into_iter()
+                        .filter(|c| !parts.output.is_output_tool(&c.name))
+                        .collect();
+                    record.skip(&unanswered, "the run ended with the final answer");
+                    if parts.middleware.is_empty() {
+                        return finish_plain(record, state, output, stop_reason);
+                    }
+                    return Box::pin(finish(agent, &context, record, state, output, stop_reason))
+                        .await;
+                }
+                AfterResponse::Fail(kind) => return Err(record.fail(kind)),
+                AfterResponse::Correct(feedback) => {
+                    record.messages.extend(feedback);
+                    continue;
+                }
+                AfterResponse::RunTools => {
+                    if let Some(j) = journal.as_deref_mut()
+                        && let Err(kind) =
+                            j.save(SavePoint::Answered, &record, &state, &machine).await
+                    {
+                        return Err(record.fail(kind));
+                    }
                 }
             }
-        }
+            calls
+        };
 
         // Plan every call, then run them in groups: consecutive concurrent calls together,
         // each sequential call alone.
@@ -384,9 +404,19 @@ where
             let mut flags = Vec::new();
             let mut one_flag = false;
             let results = if range.len() == 1 {
-                let Some(p) = planned.next() else { break };
-                one_flag = p.return_direct;
-                let run = run_call(agent, &base, &group_calls[0], p.dispatch, p.timeout);
+                // Boxed: the tool's future would otherwise widen the run's for its whole life
+                // (and keep it past the allocator's small sizes).
+                let run = {
+                    let Some(p) = planned.next() else { break };
+                    one_flag = p.return_direct;
+                    Box::pin(run_call(
+                        agent,
+                        &base,
+                        &group_calls[0],
+                        p.dispatch,
+                        p.timeout,
+                    ))
+                };
                 within(deadline, run).await.map(|result| vec![result])
             } else {
                 // A loop, not `map`: a closure here trips the `Send` check of the boxed run.
@@ -433,68 +463,81 @@ where
             for (call, result) in group_calls.iter().zip(&group_results) {
                 record.messages.push(tool_message(call, result));
             }
-            let verdict = {
-                let mut outcomes = group_calls.iter().zip(&group_results).zip(flags).map(
-                    |((call, result), &return_direct)| CallOutcome {
-                        tool: &call.name,
-                        return_direct,
-                        result,
-                    },
-                );
-                if range.len() == 1 {
-                    match outcomes.next() {
-                        Some(one) => machine.after_tools(std::slice::from_ref(&one)),
-                        None => AfterTools::Continue,
+            // What the batch decides, worked out in a block so that nothing it held is kept
+            // in the run's future across the final `finish`.
+            let direct =
+                {
+                    let verdict = {
+                        let mut outcomes = group_calls.iter().zip(&group_results).zip(flags).map(
+                            |((call, result), &return_direct)| CallOutcome {
+                                tool: &call.name,
+                                return_direct,
+                                result,
+                            },
+                        );
+                        if range.len() == 1 {
+                            match outcomes.next() {
+                                Some(one) => machine.after_tools(std::slice::from_ref(&one)),
+                                None => AfterTools::Continue,
+                            }
+                        } else {
+                            machine.after_tools(&outcomes.collect::<Vec<_>>())
+                        }
+                    };
+                    let first_step = record.steps.len();
+                    // The group's calls are done with (later error paths only skip the calls after
+                    // the group): each moves into its step.
+                    for (call, result) in calls[range.clone()].iter_mut().zip(group_results) {
+                        let step = Step {
+                            turn,
+                            call: std::mem::replace(call, ToolCall::new("", "", "")),
+                            result,
+                        };
+                        if sinks.is_some() {
+                            emit(AgentEvent::ToolResult(Box::new(step.clone())));
+                        }
+                        record.steps.push(step);
                     }
-                } else {
-                    machine.after_tools(&outcomes.collect::<Vec<_>>())
-                }
-            };
-            let first_step = record.steps.len();
-            // The group's calls are done with (later error paths only skip the calls after
-            // the group): each moves into its step.
-            for (call, result) in calls[range.clone()].iter_mut().zip(group_results) {
-                let step = Step {
-                    turn,
-                    call: std::mem::replace(call, ToolCall::new("", "", "")),
-                    result,
+                    match verdict {
+                        AfterTools::Continue => None,
+                        AfterTools::Fail(kind) => {
+                            record.skip(&calls[range.end..], "the run stopped");
+                            return Err(record.fail(kind));
+                        }
+                        AfterTools::ReturnDirect(index) => {
+                            record.skip(&calls[range.end..], "a tool ended the run");
+                            let step = &record.steps[first_step + index];
+                            let tool = step.call.name.clone();
+                            let content = match &step.result {
+                                Ok(output) => output.content.clone(),
+                                Err(_) => Vec::new(),
+                            };
+                            let parsed = parts.output.parse(&AssistantMessage {
+                                content,
+                                ..AssistantMessage::default()
+                            });
+                            match parsed {
+                                OutputParse::Done(output) => {
+                                    Some((output, StopReason::ReturnDirect { tool }))
+                                }
+                                OutputParse::Retry { error, .. } | OutputParse::Refused(error) => {
+                                    return Err(record
+                                        .fail(RunErrorKind::ReturnDirectOutput { tool, error }));
+                                }
+                                OutputParse::Continue => {
+                                    let error = "it was not accepted as a final answer".to_string();
+                                    return Err(record
+                                        .fail(RunErrorKind::ReturnDirectOutput { tool, error }));
+                                }
+                            }
+                        }
+                    }
                 };
-                if sinks.is_some() {
-                    emit(AgentEvent::ToolResult(Box::new(step.clone())));
+            if let Some((output, stop_reason)) = direct {
+                if parts.middleware.is_empty() {
+                    return finish_plain(record, state, output, stop_reason);
                 }
-                record.steps.push(step);
-            }
-            match verdict {
-                AfterTools::Continue => {}
-                AfterTools::Fail(kind) => {
-                    record.skip(&calls[range.end..], "the run stopped");
-                    return Err(record.fail(kind));
-                }
-                AfterTools::ReturnDirect(index) => {
-                    record.skip(&calls[range.end..], "a tool ended the run");
-                    let step = &record.steps[first_step + index];
-                    let tool = step.call.name.clone();
-                    let content = match &step.result {
-                        Ok(output) => output.content.clone(),
-                        Err(_) => Vec::new(),
-                    };
-                    return match parts.output.parse(&AssistantMessage {
-                        content,
-                        ..AssistantMessage::default()
-                    }) {
-                        OutputParse::Done(output) => {
-                            let stop_reason = StopReason::ReturnDirect { tool };
-                            finish(agent, &context, record, state, output, stop_reason).await
-                        }
-                        OutputParse::Retry { error, .. } | OutputParse::Refused(error) => {
-                            Err(record.fail(RunErrorKind::ReturnDirectOutput { tool, error }))
-                        }
-                        OutputParse::Continue => {
-                            let error = "it was not accepted as a final answer".to_string();
-                            Err(record.fail(RunErrorKind::ReturnDirectOutput { tool, error }))
-                        }
-                    };
-                }
+                return Box::pin(finish(agent, &context, record, state, output, stop_reason)).await;
             }
         }
         if let Some(j) = journal.as_deref_mut()
@@ -562,7 +605,8 @@ fn call_model<'a, T, S>(
 ) -> impl Future<Output = Result<ChatResponse, ModelError>> + 'a {
     match forward {
         None => Either::Left(model.invoke(request)),
-        Some(fw) => Either::Right(forward_stream(model.stream(request), fw)),
+        // Boxed: the stream's reader is larger than the rest of the call.
+        Some(fw) => Either::Right(Box::pin(forward_stream(model.stream(request), fw))),
     }
 }
 
@@ -642,6 +686,7 @@ pub(super) fn time_limit<T, O, C, S>(agent: &Agent<T, O, C, S>) -> RunErrorKind 
     RunErrorKind::LimitExceeded(Limit::Time { max })
 }
 
+/// Ends the run with its final answer (the middleware's `after_agent` first).
 pub(super) async fn finish<T, O, C, S>(
     agent: &Agent<T, O, C, S>,
     context: &C,
@@ -656,14 +701,36 @@ where
     C: Send + Sync + 'static,
     S: Send + Sync + 'static,
 {
+    if agent.parts.middleware.is_empty() {
+        return finish_plain(record, state, output, stop_reason);
+    }
     // The final-answer tool's call (the only call left unanswered) gets its result.
     history::answer_pending(&mut record.messages, history::FINAL_ANSWER_RECEIVED, false);
-    if !agent.parts.middleware.is_empty()
-        && let Err(kind) =
-            Box::pin(hooks::after_agent(agent, &mut record, context, &mut state)).await
-    {
+    if let Err(kind) = Box::pin(hooks::after_agent(agent, &mut record, context, &mut state)).await {
         return Err(record.fail(kind));
     }
+    conclude(record, state, output, stop_reason)
+}
+
+/// [`finish`] for an agent without middleware: nothing to await, so the run's future does not
+/// hold `finish`'s state.
+pub(super) fn finish_plain<T, S>(
+    mut record: Record,
+    state: Arc<S>,
+    output: T,
+    stop_reason: StopReason,
+) -> Result<Outcome<T, S>, RunError> {
+    history::answer_pending(&mut record.messages, history::FINAL_ANSWER_RECEIVED, false);
+    conclude(record, state, output, stop_reason)
+}
+
+/// The run's result, the state going back to the caller.
+fn conclude<T, S>(
+    record: Record,
+    state: Arc<S>,
+    output: T,
+    stop_reason: StopReason,
+) -> Result<Outcome<T, S>, RunError> {
     match Arc::try_unwrap(state) {
         Ok(state) => {
             tracing::debug!(

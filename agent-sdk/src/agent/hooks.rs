@@ -35,7 +35,7 @@ pub(super) struct Begin<S> {
     pub(super) machine: Machine,
     pub(super) state: Arc<S>,
     pub(super) record: Record,
-    pub(super) replay: Option<Replay>,
+    pub(super) replay: Option<Box<Replay>>,
     pub(super) input: Option<Input>,
 }
 

@@ -189,7 +189,8 @@ pub(crate) enum Start<S> {
     /// a thread's run recovered after a crash (with or without an answer to replay).
     Resume {
         snapshot: Box<RunSnapshot<S>>,
-        replay: Option<Replay>,
+        /// Boxed: the run's future holds its start for the whole run.
+        replay: Option<Box<Replay>>,
     },
 }
 
@@ -348,10 +349,10 @@ where
         }
         Ok(Start::Resume {
             snapshot: Box::new(pause.snapshot),
-            replay: Some(Replay {
+            replay: Some(Box::new(Replay {
                 answer: response,
                 decided,
-            }),
+            })),
         })
     }
 

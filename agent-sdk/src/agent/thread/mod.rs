@@ -440,7 +440,7 @@ where
                 };
                 let start = Start::Resume {
                     snapshot: Box::new(snapshot),
-                    replay: recovered.replay,
+                    replay: recovered.replay.map(Box::new),
                 };
                 let mut journal =
                     self.journal(checkpointer, Some(c.step), saved, run_start, c.state);
