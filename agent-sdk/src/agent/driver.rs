@@ -14,27 +14,27 @@ use tokio::time::Instant;
 
 use super::builder::Agent;
 use super::call::{Planned, group_len, plan, run_call, tool_message};
-use super::error::{PartialRun, RunError, RunErrorKind};
+use super::error::{RunError, RunErrorKind};
 use super::event_queue::{EventReceiver, EventSender, event_queue};
+use super::finish::{finish, finish_plain};
 use super::history;
 use super::hooks;
 use super::instructions::Instructions;
 use super::limits::Limit;
 use super::machine::{AfterResponse, AfterTools, CallOutcome, Next, Stop};
+use super::model_call::{Forward, build_request, call_model};
 use super::model_turn;
 use super::output_tap::OutputTap;
 use super::pause::{Outcome, Start};
-use super::result::{RequestUsage, RunResult, Step, StopReason};
+use super::result::{RequestUsage, Step, StopReason};
 use super::stream::AgentEvent;
 use super::thread::{Journal, SavePoint};
 use super::toolset::Toolset;
-use crate::message::{AssistantMessage, ContentBlock, Message, ToolCall, ToolResultMessage};
-use crate::messages::Messages;
-use crate::model::{ChatModel, ChatRequest, ChatResponse, EventStream, ModelError, StreamEvent};
+use crate::message::{AssistantMessage, Message, ToolCall};
+use crate::model::ChatResponse;
 use crate::output::{OutputParse, OutputSpec};
 use crate::telemetry;
 use crate::tool::ToolRuntime;
-use crate::usage::Usage;
 
 /// Where a streamed run sends its events (tools' custom events included).
 pub(crate) struct Sinks<T, S> {
@@ -46,42 +46,6 @@ impl<T, S> Sinks<T, S> {
     pub(crate) fn new() -> (Sinks<T, S>, EventReceiver<T, S>) {
         let (events, receiver) = event_queue();
         (Sinks { events }, receiver)
-    }
-}
-
-/// The transcript being built.
-pub(super) struct Record {
-    pub(super) messages: Messages,
-    pub(super) usage: Usage,
-    pub(super) request_usage: Vec<RequestUsage>,
-    pub(super) steps: Vec<Step>,
-}
-
-impl Record {
-    pub(super) fn fail(mut self, kind: RunErrorKind) -> RunError {
-        tracing::debug!(error = %kind, "run failed");
-        history::answer_pending(&mut self.messages, "Not run: the run stopped.", true);
-        RunError::new(
-            kind,
-            PartialRun {
-                messages: self.messages.into_vec(),
-                usage: self.usage,
-                request_usage: self.request_usage,
-                steps: self.steps,
-            },
-        )
-    }
-
-    /// Answers calls that will not run, so the history stays valid for every provider.
-    pub(super) fn skip(&mut self, calls: &[ToolCall], why: &str) {
-        for call in calls {
-            self.messages.push(Message::Tool(ToolResultMessage {
-                call_id: call.id.clone(),
-                name: call.name.clone(),
-                content: vec![ContentBlock::text(format!("Not run: {why}."))],
-                is_error: true,
-            }));
-        }
     }
 }
 
@@ -550,119 +514,6 @@ where
     }
 }
 
-pub(super) fn build_request<T, O, C, S>(
-    agent: &Agent<T, O, C, S>,
-    messages: &Messages,
-    with_tools: bool,
-) -> ChatRequest
-where
-    O: OutputSpec,
-{
-    let parts = &agent.parts;
-    let offer_tools = with_tools && !agent.definitions.is_empty();
-    let mut request = ChatRequest {
-        messages: messages.clone(),
-        tools: if offer_tools {
-            agent.definitions.clone()
-        } else {
-            Vec::new()
-        },
-        parallel_tool_calls: parts.settings.parallel_tool_calls.filter(|_| offer_tools),
-        temperature: parts.settings.temperature,
-        top_p: parts.settings.top_p,
-        cache: if parts.settings.cache_prompt {
-            crate::model::PromptCache::system_and_tools()
-        } else {
-            crate::model::PromptCache::default()
-        },
-        max_tokens: parts.settings.max_tokens,
-        seed: parts.settings.seed,
-        ..ChatRequest::default()
-    };
-    parts
-        .output
-        .prepare(&mut request, parts.model.profile(), offer_tools);
-    request
-}
-
-/// Where a streamed request's deltas go.
-pub(super) struct Forward<'a, T, S> {
-    pub(super) events: &'a EventSender<T, S>,
-    pub(super) turn: u32,
-    pub(super) tap: OutputTap,
-    pub(super) is_output_tool: &'a (dyn Fn(&str) -> bool + Sync),
-}
-
-/// One model request: `invoke`, or `stream` with deltas forwarded as events (the final answer
-/// as partial outputs).
-///
-/// Not an `async fn`, like [`within`]: an `async fn` keeps its arguments twice in its state, and
-/// this future sits in the run's, which is moved when the run is spawned.
-fn call_model<'a, T, S>(
-    model: &'a dyn ChatModel,
-    request: ChatRequest,
-    forward: Option<Forward<'a, T, S>>,
-) -> impl Future<Output = Result<ChatResponse, ModelError>> + 'a {
-    match forward {
-        None => Either::Left(model.invoke(request)),
-        // Boxed: the stream's reader is larger than the rest of the call.
-        Some(fw) => Either::Right(Box::pin(forward_stream(model.stream(request), fw))),
-    }
-}
-
-/// Reads a model's stream to its final answer, forwarding the deltas.
-async fn forward_stream<T, S>(
-    mut stream: EventStream,
-    mut fw: Forward<'_, T, S>,
-) -> Result<ChatResponse, ModelError> {
-    while let Some(event) = stream.next().await {
-        match event? {
-            StreamEvent::Completed { response } => return Ok(*response),
-            other => send(&mut fw, other),
-        }
-    }
-    Err(ModelError::Incomplete(
-        "the model's stream ended before its final answer".to_string(),
-    ))
-}
-
-/// Sends one of the model's stream events on as the run's event (the final answer as
-/// partial outputs).
-pub(super) fn send<T, S>(fw: &mut Forward<'_, T, S>, event: StreamEvent) {
-    let turn = fw.turn;
-    let event = match event {
-        StreamEvent::TextDelta { text } => {
-            if let Some(partial) = fw.tap.feed_text(&text) {
-                let _ = fw.events.send(AgentEvent::TextDelta { text });
-                AgentEvent::PartialOutput { turn, partial }
-            } else {
-                AgentEvent::TextDelta { text }
-            }
-        }
-        StreamEvent::ReasoningDelta { text } => AgentEvent::ReasoningDelta { text },
-        StreamEvent::RefusalDelta { text } => AgentEvent::RefusalDelta { text },
-        StreamEvent::ToolCallStart { index, id, name } => {
-            if fw.tap.start_call(index, (fw.is_output_tool)(&name)) {
-                return;
-            }
-            AgentEvent::ToolCallStart { index, id, name }
-        }
-        StreamEvent::ToolCallDelta { index, arguments } => {
-            if fw.tap.is_output_call(index) {
-                match fw.tap.feed_call(&arguments) {
-                    Some(partial) => AgentEvent::PartialOutput { turn, partial },
-                    None => return,
-                }
-            } else {
-                AgentEvent::ToolCallDelta { index, arguments }
-            }
-        }
-        // Reported once per request from the final answer.
-        StreamEvent::Usage { .. } | StreamEvent::Completed { .. } => return,
-    };
-    let _ = fw.events.send(event);
-}
-
 /// `fut`, or `None` when the deadline passes first.
 ///
 /// Not an `async fn`: that would hold `fut` twice (the argument and the awaited value).
@@ -684,71 +535,4 @@ pub(super) fn time_limit<T, O, C, S>(agent: &Agent<T, O, C, S>) -> RunErrorKind 
         .max_execution_time
         .unwrap_or(Duration::ZERO);
     RunErrorKind::LimitExceeded(Limit::Time { max })
-}
-
-/// Ends the run with its final answer (the middleware's `after_agent` first).
-pub(super) async fn finish<T, O, C, S>(
-    agent: &Agent<T, O, C, S>,
-    context: &C,
-    mut record: Record,
-    mut state: Arc<S>,
-    output: O::Output,
-    stop_reason: StopReason,
-) -> Result<Outcome<O::Output, S>, RunError>
-where
-    T: Toolset<C, S>,
-    O: OutputSpec,
-    C: Send + Sync + 'static,
-    S: Send + Sync + 'static,
-{
-    if agent.parts.middleware.is_empty() {
-        return finish_plain(record, state, output, stop_reason);
-    }
-    // The final-answer tool's call (the only call left unanswered) gets its result.
-    history::answer_pending(&mut record.messages, history::FINAL_ANSWER_RECEIVED, false);
-    if let Err(kind) = Box::pin(hooks::after_agent(agent, &mut record, context, &mut state)).await {
-        return Err(record.fail(kind));
-    }
-    conclude(record, state, output, stop_reason)
-}
-
-/// [`finish`] for an agent without middleware: nothing to await, so the run's future does not
-/// hold `finish`'s state.
-pub(super) fn finish_plain<T, S>(
-    mut record: Record,
-    state: Arc<S>,
-    output: T,
-    stop_reason: StopReason,
-) -> Result<Outcome<T, S>, RunError> {
-    history::answer_pending(&mut record.messages, history::FINAL_ANSWER_RECEIVED, false);
-    conclude(record, state, output, stop_reason)
-}
-
-/// The run's result, the state going back to the caller.
-fn conclude<T, S>(
-    record: Record,
-    state: Arc<S>,
-    output: T,
-    stop_reason: StopReason,
-) -> Result<Outcome<T, S>, RunError> {
-    match Arc::try_unwrap(state) {
-        Ok(state) => {
-            tracing::debug!(
-                ?stop_reason,
-                requests = record.usage.requests,
-                steps = record.steps.len(),
-                "run finished"
-            );
-            Ok(Outcome::Finished(RunResult {
-                output,
-                state,
-                messages: record.messages.into_vec(),
-                usage: record.usage,
-                request_usage: record.request_usage,
-                steps: record.steps,
-                stop_reason,
-            }))
-        }
-        Err(_) => Err(record.fail(RunErrorKind::StateInUse)),
-    }
 }

@@ -8,13 +8,14 @@ use futures::future::BoxFuture;
 
 use super::builder::Agent;
 use super::call::{Dispatch, Planned, dispatch_call, plan};
-use super::driver::{Record, finish};
 use super::error::{RunError, RunErrorKind};
+use super::finish::finish;
 use super::input::Input;
 use super::machine::Machine;
 use super::pause::{
     Outcome, PAUSE_FORMAT_VERSION, Pause, PausedAnswer, Replay, Start, pending_calls,
 };
+use super::record::Record;
 use super::result::StopReason;
 use super::snapshot::RunSnapshot;
 use super::toolset::Toolset;

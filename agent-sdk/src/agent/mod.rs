@@ -43,6 +43,7 @@ mod dyn_args;
 mod dyn_tool;
 mod error;
 pub(crate) mod event_queue;
+mod finish;
 mod history;
 mod hooks;
 mod input;
@@ -52,10 +53,12 @@ mod limits;
 // drives it, hidden from the documented API (users see its effects through `Agent`).
 #[doc(hidden)]
 pub mod machine;
+mod model_call;
 mod model_turn;
 mod output;
 mod output_tap;
 mod pause;
+mod record;
 mod result;
 mod run;
 mod snapshot;

@@ -7,12 +7,14 @@ use std::sync::{Arc, Mutex};
 use tokio::time::Instant;
 
 use super::builder::Agent;
-use super::driver::{Forward, Record, build_request, send, time_limit, within};
+use super::driver::{time_limit, within};
 use super::error::RunErrorKind;
 use super::event_queue::EventSender;
 use super::hooks::{End, answers, counters, hook_error};
 use super::machine::Machine;
+use super::model_call::{Forward, build_request, send};
 use super::output_tap::OutputTap;
+use super::record::Record;
 use super::result::RequestUsage;
 use super::stream::AgentEvent;
 use super::toolset::Toolset;

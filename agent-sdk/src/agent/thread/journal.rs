@@ -9,10 +9,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::ThreadError;
-use crate::agent::driver::Record;
 use crate::agent::error::{PartialRun, RunError, RunErrorKind};
 use crate::agent::machine::{Counters, Machine};
 use crate::agent::pause::Outcome;
+use crate::agent::record::Record;
 use crate::message::Message;
 use crate::persist::{CheckpointWrite, Checkpointer, Lease};
 use crate::usage::Usage;

@@ -1,0 +1,80 @@
+//! The end of a run with its final answer.
+
+use std::sync::Arc;
+
+use super::builder::Agent;
+use super::error::{RunError, RunErrorKind};
+use super::history;
+use super::hooks;
+use super::pause::Outcome;
+use super::record::Record;
+use super::result::{RunResult, StopReason};
+use super::toolset::Toolset;
+use crate::output::OutputSpec;
+
+/// Ends the run with its final answer (the middleware's `after_agent` first).
+pub(super) async fn finish<T, O, C, S>(
+    agent: &Agent<T, O, C, S>,
+    context: &C,
+    mut record: Record,
+    mut state: Arc<S>,
+    output: O::Output,
+    stop_reason: StopReason,
+) -> Result<Outcome<O::Output, S>, RunError>
+where
+    T: Toolset<C, S>,
+    O: OutputSpec,
+    C: Send + Sync + 'static,
+    S: Send + Sync + 'static,
+{
+    if agent.parts.middleware.is_empty() {
+        return finish_plain(record, state, output, stop_reason);
+    }
+    // The final-answer tool's call (the only call left unanswered) gets its result.
+    history::answer_pending(&mut record.messages, history::FINAL_ANSWER_RECEIVED, false);
+    if let Err(kind) = Box::pin(hooks::after_agent(agent, &mut record, context, &mut state)).await {
+        return Err(record.fail(kind));
+    }
+    conclude(record, state, output, stop_reason)
+}
+
+/// [`finish`] for an agent without middleware: nothing to await, so the run's future does not
+/// hold `finish`'s state.
+pub(super) fn finish_plain<T, S>(
+    mut record: Record,
+    state: Arc<S>,
+    output: T,
+    stop_reason: StopReason,
+) -> Result<Outcome<T, S>, RunError> {
+    history::answer_pending(&mut record.messages, history::FINAL_ANSWER_RECEIVED, false);
+    conclude(record, state, output, stop_reason)
+}
+
+/// The run's result, the state going back to the caller.
+fn conclude<T, S>(
+    record: Record,
+    state: Arc<S>,
+    output: T,
+    stop_reason: StopReason,
+) -> Result<Outcome<T, S>, RunError> {
+    match Arc::try_unwrap(state) {
+        Ok(state) => {
+            tracing::debug!(
+                ?stop_reason,
+                requests = record.usage.requests,
+                steps = record.steps.len(),
+                "run finished"
+            );
+            Ok(Outcome::Finished(RunResult {
+                output,
+                state,
+                messages: record.messages.into_vec(),
+                usage: record.usage,
+                request_usage: record.request_usage,
+                steps: record.steps,
+                stop_reason,
+            }))
+        }
+        Err(_) => Err(record.fail(RunErrorKind::StateInUse)),
+    }
+}

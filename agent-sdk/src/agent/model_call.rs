@@ -1,0 +1,130 @@
+//! One model request of a run without middleware: the request built from the transcript,
+//! and the answer awaited whole or streamed with its deltas forwarded as events.
+
+use std::future::Future;
+
+use futures::StreamExt;
+use futures::future::Either;
+
+use super::builder::Agent;
+use super::event_queue::EventSender;
+use super::output_tap::OutputTap;
+use super::stream::AgentEvent;
+use crate::messages::Messages;
+use crate::model::{ChatModel, ChatRequest, ChatResponse, EventStream, ModelError, StreamEvent};
+use crate::output::OutputSpec;
+
+/// The request for the next turn: the transcript, the agent's tools (unless `with_tools` is
+/// false: the last request at a limit) and settings, prepared for the output spec.
+pub(super) fn build_request<T, O, C, S>(
+    agent: &Agent<T, O, C, S>,
+    messages: &Messages,
+    with_tools: bool,
+) -> ChatRequest
+where
+    O: OutputSpec,
+{
+    let parts = &agent.parts;
+    let offer_tools = with_tools && !agent.definitions.is_empty();
+    let mut request = ChatRequest {
+        messages: messages.clone(),
+        tools: if offer_tools {
+            agent.definitions.clone()
+        } else {
+            Vec::new()
+        },
+        parallel_tool_calls: parts.settings.parallel_tool_calls.filter(|_| offer_tools),
+        temperature: parts.settings.temperature,
+        top_p: parts.settings.top_p,
+        cache: if parts.settings.cache_prompt {
+            crate::model::PromptCache::system_and_tools()
+        } else {
+            crate::model::PromptCache::default()
+        },
+        max_tokens: parts.settings.max_tokens,
+        seed: parts.settings.seed,
+        ..ChatRequest::default()
+    };
+    parts
+        .output
+        .prepare(&mut request, parts.model.profile(), offer_tools);
+    request
+}
+
+/// Where a streamed request's deltas go.
+pub(super) struct Forward<'a, T, S> {
+    pub(super) events: &'a EventSender<T, S>,
+    pub(super) turn: u32,
+    pub(super) tap: OutputTap,
+    pub(super) is_output_tool: &'a (dyn Fn(&str) -> bool + Sync),
+}
+
+/// One model request: `invoke`, or `stream` with deltas forwarded as events (the final answer
+/// as partial outputs).
+///
+/// Not an `async fn`, like [`within`](super::driver::within): an `async fn` keeps its
+/// arguments twice in its state, and this future sits in the run's.
+pub(super) fn call_model<'a, T, S>(
+    model: &'a dyn ChatModel,
+    request: ChatRequest,
+    forward: Option<Forward<'a, T, S>>,
+) -> impl Future<Output = Result<ChatResponse, ModelError>> + 'a {
+    match forward {
+        None => Either::Left(model.invoke(request)),
+        // Boxed: the stream's reader is larger than the rest of the call.
+        Some(fw) => Either::Right(Box::pin(forward_stream(model.stream(request), fw))),
+    }
+}
+
+/// Reads a model's stream to its final answer, forwarding the deltas.
+async fn forward_stream<T, S>(
+    mut stream: EventStream,
+    mut fw: Forward<'_, T, S>,
+) -> Result<ChatResponse, ModelError> {
+    while let Some(event) = stream.next().await {
+        match event? {
+            StreamEvent::Completed { response } => return Ok(*response),
+            other => send(&mut fw, other),
+        }
+    }
+    Err(ModelError::Incomplete(
+        "the model's stream ended before its final answer".to_string(),
+    ))
+}
+
+/// Sends one of the model's stream events on as the run's event (the final answer as
+/// partial outputs).
+pub(super) fn send<T, S>(fw: &mut Forward<'_, T, S>, event: StreamEvent) {
+    let turn = fw.turn;
+    let event = match event {
+        StreamEvent::TextDelta { text } => {
+            if let Some(partial) = fw.tap.feed_text(&text) {
+                let _ = fw.events.send(AgentEvent::TextDelta { text });
+                AgentEvent::PartialOutput { turn, partial }
+            } else {
+                AgentEvent::TextDelta { text }
+            }
+        }
+        StreamEvent::ReasoningDelta { text } => AgentEvent::ReasoningDelta { text },
+        StreamEvent::RefusalDelta { text } => AgentEvent::RefusalDelta { text },
+        StreamEvent::ToolCallStart { index, id, name } => {
+            if fw.tap.start_call(index, (fw.is_output_tool)(&name)) {
+                return;
+            }
+            AgentEvent::ToolCallStart { index, id, name }
+        }
+        StreamEvent::ToolCallDelta { index, arguments } => {
+            if fw.tap.is_output_call(index) {
+                match fw.tap.feed_call(&arguments) {
+                    Some(partial) => AgentEvent::PartialOutput { turn, partial },
+                    None => return,
+                }
+            } else {
+                AgentEvent::ToolCallDelta { index, arguments }
+            }
+        }
+        // Reported once per request from the final answer.
+        StreamEvent::Usage { .. } | StreamEvent::Completed { .. } => return,
+    };
+    let _ = fw.events.send(event);
+}

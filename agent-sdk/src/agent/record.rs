@@ -1,0 +1,44 @@
+//! The transcript a run builds: its messages, usage and steps.
+
+use super::error::{PartialRun, RunError, RunErrorKind};
+use super::history;
+use super::result::{RequestUsage, Step};
+use crate::message::{ContentBlock, Message, ToolCall, ToolResultMessage};
+use crate::messages::Messages;
+use crate::usage::Usage;
+
+/// The transcript being built.
+pub(super) struct Record {
+    pub(super) messages: Messages,
+    pub(super) usage: Usage,
+    pub(super) request_usage: Vec<RequestUsage>,
+    pub(super) steps: Vec<Step>,
+}
+
+impl Record {
+    pub(super) fn fail(mut self, kind: RunErrorKind) -> RunError {
+        tracing::debug!(error = %kind, "run failed");
+        history::answer_pending(&mut self.messages, "Not run: the run stopped.", true);
+        RunError::new(
+            kind,
+            PartialRun {
+                messages: self.messages.into_vec(),
+                usage: self.usage,
+                request_usage: self.request_usage,
+                steps: self.steps,
+            },
+        )
+    }
+
+    /// Answers calls that will not run, so the history stays valid for every provider.
+    pub(super) fn skip(&mut self, calls: &[ToolCall], why: &str) {
+        for call in calls {
+            self.messages.push(Message::Tool(ToolResultMessage {
+                call_id: call.id.clone(),
+                name: call.name.clone(),
+                content: vec![ContentBlock::text(format!("Not run: {why}."))],
+                is_error: true,
+            }));
+        }
+    }
+}
