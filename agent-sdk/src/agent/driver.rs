@@ -54,7 +54,7 @@ pub(crate) type RunEnd<T, S> = Result<Outcome<T, S>, RunError>;
 
 /// Runs the loop to its end, under the run's `invoke_agent` span.
 ///
-/// The run's future is boxed here, once: it is a few kilobytes, and unboxed it would be copied
+/// The run's future is boxed here, once: it is over a kilobyte, and unboxed it would be copied
 /// whole each time a caller moves the future holding it (into a task, into `join_all`, into
 /// another `async` block).
 pub(crate) fn drive<T, O, C, S>(
@@ -368,8 +368,7 @@ where
             let mut flags = Vec::new();
             let mut one_flag = false;
             let results = if range.len() == 1 {
-                // Boxed: the tool's future would otherwise widen the run's for its whole life
-                // (and keep it past the allocator's small sizes).
+                // Boxed: the tool's future would otherwise widen the run's for its whole life.
                 let run = {
                     let Some(p) = planned.next() else { break };
                     one_flag = p.return_direct;
