@@ -119,28 +119,33 @@ async fn run_calls(names: &[&str]) -> RunResult<String> {
     run
 }
 
+/// Runs `inline` and `pooled` in one answer: the first must run on the run's thread, the
+/// second on the blocking pool (`why` says which kind of tool it is).
+async fn assert_here_and_on_the_pool(inline: &str, pooled: &str, why: &str) {
+    let here = this_thread();
+    let run = run_calls(&[inline, pooled]).await;
+    assert_eq!(result_of(&run, inline).unwrap(), here);
+    assert_ne!(result_of(&run, pooled).unwrap(), here, "{why}");
+}
+
 #[tokio::test(flavor = "current_thread")]
 async fn an_inline_tool_runs_on_the_runs_thread_a_default_one_on_the_pool() {
-    let here = this_thread();
-    let run = run_calls(&["inline_thread", "pooled_thread"]).await;
-    assert_eq!(result_of(&run, "inline_thread").unwrap(), here);
-    let pooled = result_of(&run, "pooled_thread").unwrap();
-    assert_ne!(
-        pooled, here,
-        "a default sync tool runs on the blocking pool"
-    );
+    assert_here_and_on_the_pool(
+        "inline_thread",
+        "pooled_thread",
+        "a default sync tool runs on the blocking pool",
+    )
+    .await;
 }
 
 #[tokio::test(flavor = "current_thread")]
 async fn inline_takes_a_bool_and_false_is_the_default() {
-    let here = this_thread();
-    let run = run_calls(&["inline_true_thread", "not_inline_thread"]).await;
-    assert_eq!(result_of(&run, "inline_true_thread").unwrap(), here);
-    let not_inline = result_of(&run, "not_inline_thread").unwrap();
-    assert_ne!(
-        not_inline, here,
-        "`inline = false` runs on the blocking pool"
-    );
+    assert_here_and_on_the_pool(
+        "inline_true_thread",
+        "not_inline_thread",
+        "`inline = false` runs on the blocking pool",
+    )
+    .await;
 }
 
 #[tokio::test(flavor = "current_thread")]
