@@ -1,6 +1,6 @@
 //! The runtime value a tool call runs with, and the trait that injects parameters from it.
 
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use super::extract::{CustomEvent, StreamWriter, ToolCallId};
 use crate::store::Store;
@@ -10,6 +10,10 @@ pub(crate) type StateUpdate<S> = Box<dyn FnOnce(&mut S) + Send>;
 
 /// The updates one call queued, shared between its runtime and its `State` extractor.
 pub(crate) type UpdateQueue<S> = Arc<Mutex<Vec<StateUpdate<S>>>>;
+
+/// A call's update queue, made when a `State` extractor first asks for it: most calls never
+/// update state, and their runtimes allocate no queue.
+type LazyQueue<S> = OnceLock<UpdateQueue<S>>;
 
 /// Everything the runtime can inject into one tool call: the call id, the run's context and
 /// state, the store and the stream writer.
@@ -32,7 +36,7 @@ pub struct ToolRuntime<C = (), S = ()> {
     call_id: ToolCallId,
     context: Arc<C>,
     state: Arc<S>,
-    updates: UpdateQueue<S>,
+    updates: LazyQueue<S>,
     store: Option<Store>,
     writer: StreamWriter,
     /// What a sub-agent run from this call inherits from the parent run (its model, budget,
@@ -61,7 +65,7 @@ impl<C, S> ToolRuntime<C, S> {
             call_id: ToolCallId::default(),
             context,
             state,
-            updates: Arc::new(Mutex::new(Vec::new())),
+            updates: OnceLock::new(),
             store: None,
             writer: StreamWriter::disconnected(),
             scope: None,
@@ -97,7 +101,7 @@ impl<C, S> ToolRuntime<C, S> {
             call_id: self.call_id,
             context: self.context,
             state,
-            updates: Arc::new(Mutex::new(Vec::new())),
+            updates: OnceLock::new(),
             store: self.store,
             writer: self.writer,
             scope: self.scope,
@@ -160,7 +164,7 @@ impl<C, S> ToolRuntime<C, S> {
             call_id,
             context: Arc::clone(&self.context),
             state: Arc::clone(&self.state),
-            updates: Arc::new(Mutex::new(Vec::new())),
+            updates: OnceLock::new(),
             store: self.store.clone(),
             scope: self.scope.clone(),
         }
@@ -172,18 +176,16 @@ impl<C, S> ToolRuntime<C, S> {
     /// The agent runtime calls this for each call of a batch in the order the model emitted
     /// the calls, so concurrent tools update state deterministically.
     pub fn apply_state_updates(&self, state: &mut S) -> usize {
-        let updates = std::mem::take(&mut *lock(&self.updates));
-        let n = updates.len();
-        for update in updates {
-            update(state);
-        }
-        n
+        self.take_state_updates().apply(state)
     }
 
     /// Takes the state updates this call queued out of the runtime, so they can be applied
     /// after the runtime (and its shared state snapshot) is dropped.
     pub fn take_state_updates(&self) -> StateUpdates<S> {
-        StateUpdates(std::mem::take(&mut *lock(&self.updates)))
+        StateUpdates(match self.updates.get() {
+            Some(queue) => std::mem::take(&mut *lock(queue)),
+            None => Vec::new(),
+        })
     }
 
     pub(crate) fn shared_context(&self) -> &Arc<C> {
@@ -191,7 +193,7 @@ impl<C, S> ToolRuntime<C, S> {
     }
 
     pub(crate) fn shared_state(&self) -> (&Arc<S>, &UpdateQueue<S>) {
-        (&self.state, &self.updates)
+        (&self.state, self.updates.get_or_init(Default::default))
     }
 
     pub(crate) fn call_id_value(&self) -> &ToolCallId {
@@ -250,6 +252,11 @@ impl<S> StateUpdates<S> {
     /// The number of queued updates.
     pub fn len(&self) -> usize {
         self.0.len()
+    }
+
+    /// The updates, leaving none here.
+    pub(crate) fn take(&mut self) -> StateUpdates<S> {
+        StateUpdates(std::mem::take(&mut self.0))
     }
 
     /// Whether no update was queued.
