@@ -24,6 +24,7 @@ use super::limits::Limit;
 use super::machine::{AfterResponse, AfterTools, CallOutcome, Next, Stop};
 use super::model_call::{Forward, build_request, call_model};
 use super::model_turn;
+use super::one_or_many::OneOrMany;
 use super::output_tap::OutputTap;
 use super::pause::{Outcome, Start};
 use super::result::{RequestUsage, Step, StopReason};
@@ -333,11 +334,10 @@ where
 
         // Plan every call, then run them in groups: consecutive concurrent calls together,
         // each sequential call alone.
-        let planned: Vec<Planned<'_, T::Call, C, S>> = calls
-            .iter()
-            .map(|call| hooks::decided(&mut decided, call).unwrap_or_else(|| plan(agent, call)))
-            .collect();
-        let mut planned = planned.into_iter();
+        let mut planned: OneOrMany<Planned<'_, T::Call, C, S>> =
+            OneOrMany::new(calls.iter().map(|call| {
+                hooks::decided(&mut decided, call).unwrap_or_else(|| plan(agent, call))
+            }));
         let mut start = 0;
         while !planned.as_slice().is_empty() {
             let range = start..start + group_len(planned.as_slice());
@@ -380,7 +380,9 @@ where
                         p.timeout,
                     ))
                 };
-                within(deadline, run).await.map(|result| vec![result])
+                within(deadline, run)
+                    .await
+                    .map(|result| OneOrMany::One(Some(result)))
             } else {
                 // A loop, not `map`: a closure here trips the `Send` check of the boxed run.
                 let mut runs = Vec::with_capacity(range.len());
@@ -396,6 +398,7 @@ where
                         .collect::<Vec<_>>(),
                 )
                 .await
+                .map(|results| OneOrMany::Many(results.into_iter()))
             };
             let flags = if range.len() == 1 {
                 std::slice::from_ref(&one_flag)
@@ -404,98 +407,97 @@ where
             };
             drop(base);
             scope.absorb(&mut record.usage, &mut record.request_usage, &mut machine);
-            let Some(results) = results else {
+            let Some(mut results) = results else {
                 record.skip(&calls[range.start..], "the run's time limit was reached");
                 return Err(record.fail(time_limit(agent)));
             };
 
             // State updates of successful calls, applied in the order the model emitted the
             // calls, now that no tool holds the snapshot.
-            let mut group_results = Vec::with_capacity(results.len());
-            for (result, updates) in results {
+            for (result, updates) in results.as_mut_slice() {
                 if result.is_ok() && !updates.is_empty() {
                     let Some(target) = Arc::get_mut(&mut state) else {
                         record.skip(&calls[range.start..], "the run stopped");
                         return Err(record.fail(RunErrorKind::StateInUse));
                     };
-                    updates.apply(target);
+                    updates.take().apply(target);
                 }
-                group_results.push(result);
             }
 
-            for (call, result) in group_calls.iter().zip(&group_results) {
+            for (call, (result, _)) in group_calls.iter().zip(results.as_slice()) {
                 record.messages.push(tool_message(call, result));
             }
             // What the batch decides, worked out in a block so that nothing it held is kept
             // in the run's future across the final `finish`.
-            let direct =
-                {
-                    let verdict = {
-                        let mut outcomes = group_calls.iter().zip(&group_results).zip(flags).map(
-                            |((call, result), &return_direct)| CallOutcome {
-                                tool: &call.name,
-                                return_direct,
-                                result,
-                            },
-                        );
-                        if range.len() == 1 {
-                            match outcomes.next() {
-                                Some(one) => machine.after_tools(std::slice::from_ref(&one)),
-                                None => AfterTools::Continue,
-                            }
-                        } else {
-                            machine.after_tools(&outcomes.collect::<Vec<_>>())
-                        }
-                    };
-                    let first_step = record.steps.len();
-                    // The group's calls are done with (later error paths only skip the calls after
-                    // the group): each moves into its step.
-                    for (call, result) in calls[range.clone()].iter_mut().zip(group_results) {
-                        let step = Step {
-                            turn,
-                            call: std::mem::replace(call, ToolCall::new("", "", "")),
+            let direct = {
+                let verdict = {
+                    let mut outcomes = group_calls.iter().zip(results.as_slice()).zip(flags).map(
+                        |((call, (result, _)), &return_direct)| CallOutcome {
+                            tool: &call.name,
+                            return_direct,
                             result,
-                        };
-                        if sinks.is_some() {
-                            emit(AgentEvent::ToolResult(Box::new(step.clone())));
+                        },
+                    );
+                    if range.len() == 1 {
+                        match outcomes.next() {
+                            Some(one) => machine.after_tools(std::slice::from_ref(&one)),
+                            None => AfterTools::Continue,
                         }
-                        record.steps.push(step);
-                    }
-                    match verdict {
-                        AfterTools::Continue => None,
-                        AfterTools::Fail(kind) => {
-                            record.skip(&calls[range.end..], "the run stopped");
-                            return Err(record.fail(kind));
-                        }
-                        AfterTools::ReturnDirect(index) => {
-                            record.skip(&calls[range.end..], "a tool ended the run");
-                            let step = &record.steps[first_step + index];
-                            let tool = step.call.name.clone();
-                            let content = match &step.result {
-                                Ok(output) => output.content.clone(),
-                                Err(_) => Vec::new(),
-                            };
-                            let parsed = parts.output.parse(&AssistantMessage {
-                                content,
-                                ..AssistantMessage::default()
-                            });
-                            match parsed {
-                                OutputParse::Done(output) => {
-                                    Some((output, StopReason::ReturnDirect { tool }))
-                                }
-                                OutputParse::Retry { error, .. } | OutputParse::Refused(error) => {
-                                    return Err(record
-                                        .fail(RunErrorKind::ReturnDirectOutput { tool, error }));
-                                }
-                                OutputParse::Continue => {
-                                    let error = "it was not accepted as a final answer".to_string();
-                                    return Err(record
-                                        .fail(RunErrorKind::ReturnDirectOutput { tool, error }));
-                                }
-                            }
-                        }
+                    } else {
+                        machine.after_tools(&outcomes.collect::<Vec<_>>())
                     }
                 };
+                let first_step = record.steps.len();
+                // The group's calls are done with (later error paths only skip the calls after
+                // the group): each moves into its step.
+                for (call, (result, _)) in calls[range.clone()].iter_mut().zip(results) {
+                    let step = Step {
+                        turn,
+                        call: std::mem::replace(call, ToolCall::new("", "", "")),
+                        result,
+                    };
+                    if sinks.is_some() {
+                        emit(AgentEvent::ToolResult(Box::new(step.clone())));
+                    }
+                    record.steps.push(step);
+                }
+                match verdict {
+                    AfterTools::Continue => None,
+                    AfterTools::Fail(kind) => {
+                        record.skip(&calls[range.end..], "the run stopped");
+                        return Err(record.fail(kind));
+                    }
+                    AfterTools::ReturnDirect(index) => {
+                        record.skip(&calls[range.end..], "a tool ended the run");
+                        let step = &record.steps[first_step + index];
+                        let tool = step.call.name.clone();
+                        let content = match &step.result {
+                            Ok(output) => output.content.clone(),
+                            Err(_) => Vec::new(),
+                        };
+                        let parsed = parts.output.parse(&AssistantMessage {
+                            content,
+                            ..AssistantMessage::default()
+                        });
+                        match parsed {
+                            OutputParse::Done(output) => {
+                                Some((output, StopReason::ReturnDirect { tool }))
+                            }
+                            OutputParse::Retry { error, .. } | OutputParse::Refused(error) => {
+                                return Err(
+                                    record.fail(RunErrorKind::ReturnDirectOutput { tool, error })
+                                );
+                            }
+                            OutputParse::Continue => {
+                                let error = "it was not accepted as a final answer".to_string();
+                                return Err(
+                                    record.fail(RunErrorKind::ReturnDirectOutput { tool, error })
+                                );
+                            }
+                        }
+                    }
+                }
+            };
             if let Some((output, stop_reason)) = direct {
                 if parts.middleware.is_empty() {
                     return finish_plain(record, state, output, stop_reason);

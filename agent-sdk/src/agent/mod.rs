@@ -55,6 +55,7 @@ mod limits;
 pub mod machine;
 mod model_call;
 mod model_turn;
+mod one_or_many;
 mod output;
 mod output_tap;
 mod pause;
