@@ -92,7 +92,7 @@ async fn baseline(model: &FunctionModel, tool_def: &agent_sdk::tool::DefinitionR
         Message::user("2 + 3?"),
     ];
     let mut request = ChatRequest::new(messages.clone());
-    request.tools = vec![tool_def.clone()];
+    request.tools = vec![tool_def.clone()].into();
     let first = model.invoke(request).await.unwrap();
     let call = first.message.tool_calls[0].clone();
     messages.push(Message::Assistant(first.message));
@@ -100,7 +100,7 @@ async fn baseline(model: &FunctionModel, tool_def: &agent_sdk::tool::DefinitionR
     let sum = add(args.a, args.b);
     messages.push(Message::tool_result(call.id, call.name, sum.to_string()));
     let mut request = ChatRequest::new(messages);
-    request.tools = vec![tool_def.clone()];
+    request.tools = vec![tool_def.clone()].into();
     model.invoke(request).await.unwrap().message.text()
 }
 

@@ -69,7 +69,7 @@ async fn baseline(model: &FunctionModel, tool_def: &agent_sdk::tool::DefinitionR
         Message::user("2 + 3?"),
     ];
     let mut request = ChatRequest::new(messages.clone());
-    request.tools = vec![tool_def.clone()];
+    request.tools = vec![tool_def.clone()].into();
     let first = model.invoke(request).await.unwrap();
     let call = first.message.tool_calls[0].clone();
     messages.push(Message::Assistant(first.message));
@@ -77,7 +77,7 @@ async fn baseline(model: &FunctionModel, tool_def: &agent_sdk::tool::DefinitionR
     let sum = args.a + args.b;
     messages.push(Message::tool_result(call.id, call.name, sum.to_string()));
     let mut request = ChatRequest::new(messages);
-    request.tools = vec![tool_def.clone()];
+    request.tools = vec![tool_def.clone()].into();
     model.invoke(request).await.unwrap().message.text()
 }
 
@@ -136,7 +136,7 @@ fn bench(c: &mut Criterion) {
     // The pieces of a ReAct turn, on the second request of the run above.
     let react_model = ReactModel::new(Arc::new(react_model()), Default::default());
     let second = ChatRequest {
-        tools: vec![tool_def.clone()],
+        tools: vec![tool_def.clone()].into(),
         ..ChatRequest::new(vec![
             Message::system("You add numbers with the `add` tool."),
             Message::user("2 + 3?"),

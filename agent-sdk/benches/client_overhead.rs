@@ -128,7 +128,7 @@ async fn hand_written(client: &reqwest::Client, url: &str, params: &Value) -> St
 
 async fn sdk(model: &dyn ChatModel, tool: &DefinitionRef) -> String {
     let mut req = ChatRequest::new(vec![Message::system(SYSTEM), Message::user(USER)]);
-    req.tools = vec![tool.clone()];
+    req.tools = vec![tool.clone()].into();
     req.temperature = Some(0.2);
     model.invoke(req).await.unwrap().message.text()
 }

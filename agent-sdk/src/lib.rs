@@ -61,6 +61,7 @@ pub mod persist;
 pub mod protocol;
 pub mod providers;
 pub mod schema;
+mod shared_list;
 pub mod store;
 pub mod telemetry;
 #[cfg(feature = "testing")]
@@ -83,6 +84,7 @@ pub use message::{
 pub use messages::Messages;
 pub use model::init_chat_model;
 pub use schema::{Dialect, SchemaError};
+pub use shared_list::SharedList;
 pub use tool::{
     Artifact, CallTool, Context, Inject, InjectError, State, Store, StreamWriter, Tool,
     ToolArgument, ToolCallError, ToolCallId, ToolDefinition, ToolError, ToolOutput, ToolRuntime,

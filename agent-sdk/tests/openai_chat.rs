@@ -74,7 +74,8 @@ async fn request_body_follows_the_wire_format() {
         );
         t.strict = false;
         t.into()
-    }];
+    }]
+    .into();
     req.tool_choice = Some(ToolChoice::Tool("get_weather".into()));
     req.parallel_tool_calls = Some(false);
     req.temperature = Some(0.25);
@@ -165,7 +166,7 @@ async fn images_and_tool_choice_modes() {
         (ToolChoice::Required, json!("required")),
     ] {
         let mut req = ChatRequest::new(vec![user.clone()]);
-        req.tools = vec![weather_tool(false)];
+        req.tools = vec![weather_tool(false)].into();
         req.tool_choice = Some(choice);
         model.invoke(req).await.unwrap();
         assert_eq!(server.requests().last().unwrap().body["tool_choice"], wire);
@@ -252,7 +253,7 @@ async fn unsupported_settings_are_refused_or_dropped_before_sending() {
 
     for choice in [ToolChoice::Required, ToolChoice::Tool("get_weather".into())] {
         let mut req = ChatRequest::new(vec![Message::user("x")]);
-        req.tools = vec![weather_tool(false)];
+        req.tools = vec![weather_tool(false)].into();
         req.tool_choice = Some(choice);
         assert!(matches!(
             compat.invoke(req).await,
@@ -263,7 +264,7 @@ async fn unsupported_settings_are_refused_or_dropped_before_sending() {
 
     // Dropped with a warning: strict flag, seed; `max_tokens` is the compatible field.
     let mut req = ChatRequest::new(vec![Message::user("x")]);
-    req.tools = vec![weather_tool(true)];
+    req.tools = vec![weather_tool(true)].into();
     req.seed = Some(7);
     req.max_tokens = Some(64);
     compat.invoke(req).await.unwrap();
@@ -298,7 +299,7 @@ async fn user_mistakes_are_typed_errors_before_sending() {
     let server = MockServer::start().await;
     let model = server.openai_model("gpt-4o-mini");
     let mut req = ChatRequest::new(vec![Message::user("x")]);
-    req.tools = vec![weather_tool(false)];
+    req.tools = vec![weather_tool(false)].into();
     req.tool_choice = Some(ToolChoice::Tool("nope".into()));
     let err = model.invoke(req).await.unwrap_err();
     assert!(
@@ -321,7 +322,7 @@ async fn user_mistakes_are_typed_errors_before_sending() {
         json!({ "type": "object", "properties": { "tags": { "type": "object", "additionalProperties": { "type": "string" } } }, "required": ["tags"] }),
         true,
     )
-    .into()];
+    .into()].into();
     let err = model.invoke(req).await.unwrap_err();
     assert!(matches!(err, ModelError::Schema(_)), "{err}");
     assert_eq!(server.request_count(), 0);

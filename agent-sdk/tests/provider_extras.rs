@@ -34,7 +34,7 @@ fn ask() -> ChatRequest {
         Message::system("Be brief."),
         Message::user("What is the news in Paris?"),
     ]);
-    req.tools = vec![weather().into()];
+    req.tools = vec![weather().into()].into();
     req
 }
 

@@ -409,7 +409,7 @@ where
         parts.model = protocol.wrap(parts.model);
         Agent {
             parts,
-            definitions,
+            definitions: definitions.into(),
             dyn_schemas,
             protocol,
         }
@@ -422,7 +422,7 @@ where
 /// and can run many times, concurrently.
 pub struct Agent<T, O = TextOutput, C = (), S = ()> {
     pub(crate) parts: Parts<T, O, C, S>,
-    pub(crate) definitions: Vec<DefinitionRef>,
+    pub(crate) definitions: crate::model::Tools,
     /// The compiled argument schema of each dynamic tool, in `parts.dyn_tools` order.
     pub(crate) dyn_schemas: Vec<ArgsSchema>,
     /// How the tools reach the model (the model is wrapped for ReAct).

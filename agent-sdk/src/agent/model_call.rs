@@ -11,7 +11,9 @@ use super::event_queue::EventSender;
 use super::output_tap::OutputTap;
 use super::stream::AgentEvent;
 use crate::messages::Messages;
-use crate::model::{ChatModel, ChatRequest, ChatResponse, EventStream, ModelError, StreamEvent};
+use crate::model::{
+    ChatModel, ChatRequest, ChatResponse, EventStream, ModelError, StreamEvent, Tools,
+};
 use crate::output::OutputSpec;
 
 /// The request for the next turn: the transcript, the agent's tools (unless `with_tools` is
@@ -31,7 +33,7 @@ where
         tools: if offer_tools {
             agent.definitions.clone()
         } else {
-            Vec::new()
+            Tools::new()
         },
         parallel_tool_calls: parts.settings.parallel_tool_calls.filter(|_| offer_tools),
         temperature: parts.settings.temperature,

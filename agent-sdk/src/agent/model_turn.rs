@@ -20,7 +20,7 @@ use super::stream::AgentEvent;
 use super::toolset::Toolset;
 use crate::message::Message;
 use crate::middleware::{AfterModel, BeforeModel, ModelRequest, ReviewRequest};
-use crate::model::{ChatRequest, ChatResponse, StreamEvent};
+use crate::model::{ChatRequest, ChatResponse, StreamEvent, Tools};
 use crate::output::{OutputParse, OutputSpec};
 
 /// What a model turn with middleware produced.
@@ -130,7 +130,7 @@ where
         tools: if with_tools {
             agent.definitions.clone()
         } else {
-            Vec::new()
+            Tools::new()
         },
         settings: parts.settings.clone(),
         model: Arc::clone(&parts.model),
@@ -153,7 +153,7 @@ where
         tools: if offer_tools {
             before.tools
         } else {
-            Vec::new()
+            Tools::new()
         },
         ..ChatRequest::default()
     };

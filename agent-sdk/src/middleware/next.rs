@@ -10,7 +10,7 @@ use crate::agent::ModelSettings;
 use crate::message::ToolCall;
 use crate::messages::Messages;
 use crate::model::{ChatRequest, ChatResponse, ModelError, SharedModel, StreamEvent};
-use crate::tool::{DefinitionRef, ToolCallError, ToolOutput, ToolRuntime};
+use crate::tool::{ToolCallError, ToolOutput, ToolRuntime};
 
 /// The coming model request, as `before_model` hooks may change it.
 ///
@@ -22,7 +22,7 @@ pub struct BeforeModel {
     /// The transcript, system message first (shared with the run: a change copies it once).
     pub messages: Messages,
     /// The tools offered in this request.
-    pub tools: Vec<DefinitionRef>,
+    pub tools: crate::model::Tools,
     /// Sampling and length settings for this request.
     pub settings: ModelSettings,
     /// The model to ask.

@@ -23,7 +23,7 @@ pub use init::chat_model_builder;
 pub use init::init_chat_model;
 pub use profile::ModelProfile;
 pub use provider_tool::ProviderTool;
-pub use request::{ChatRequest, ResponseFormat, ToolChoice};
+pub use request::{ChatRequest, ResponseFormat, ToolChoice, Tools};
 pub use response::{ChatResponse, FinishReason};
 pub use usage_tracker::UsageTracker;
 

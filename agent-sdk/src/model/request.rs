@@ -5,7 +5,13 @@ use serde_json::Value;
 
 use super::{PromptCache, ProviderTool};
 use crate::messages::Messages;
+use crate::shared_list::SharedList;
 use crate::tool::DefinitionRef;
+
+/// The tools of a request: shared with the agent that offers them, so a request costs a
+/// reference count, not a copy of the list. It reads and changes like a `Vec<DefinitionRef>`
+/// (see [`SharedList`]).
+pub type Tools = SharedList<DefinitionRef>;
 
 /// One request to a chat model.
 #[derive(Clone, Debug, Default)]
@@ -14,7 +20,7 @@ pub struct ChatRequest {
     /// each request a clone of its transcript (see [`Messages`]).
     pub messages: Messages,
     /// The tools the model may call.
-    pub tools: Vec<DefinitionRef>,
+    pub tools: Tools,
     /// Whether and which tool the model must call.
     pub tool_choice: Option<ToolChoice>,
     /// Whether the model may call several tools in one turn (`None`: provider default).

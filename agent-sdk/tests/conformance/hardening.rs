@@ -17,7 +17,7 @@ use super::wire::{Call, Finish, Turn, TurnUsage, Wire};
 
 pub fn request() -> ChatRequest {
     let mut req = ChatRequest::new(vec![Message::user("Weather in Paris?")]);
-    req.tools = vec![weather().into(), local_time().into()];
+    req.tools = vec![weather().into(), local_time().into()].into();
     req
 }
 

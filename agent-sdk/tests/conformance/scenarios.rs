@@ -249,7 +249,7 @@ pub async fn tool_result_follow_up(w: &dyn Wire) {
         history.push(Message::tool_result(&call.id, &call.name, output));
     }
     let mut req = ChatRequest::new(history);
-    req.tools = vec![weather().into(), local_time().into()];
+    req.tools = vec![weather().into(), local_time().into()].into();
     let r = model.invoke(req).await.unwrap();
     assert_eq!(
         r.message.text(),

@@ -46,7 +46,7 @@ pub const PROVIDER: &str = "react";
 #[derive(Clone, Debug, Default)]
 pub struct ReplyContext {
     /// The tools the request offered (to read a bare input as a tool's one string argument).
-    pub tools: Vec<DefinitionRef>,
+    pub tools: crate::model::Tools,
     /// The id the reply's tool call gets.
     pub call_id: String,
 }
@@ -317,7 +317,7 @@ pub fn arguments(action: &ReactAction, tools: &[DefinitionRef]) -> Result<String
 /// use agent_sdk::tool::ToolDefinition;
 ///
 /// let search = ToolDefinition::new("search", "Search.", serde_json::json!({"type": "object"}), false);
-/// let context = ReplyContext { tools: vec![search.into()], call_id: "react_1".into() };
+/// let context = ReplyContext { tools: vec![search.into()].into(), call_id: "react_1".into() };
 /// let raw = "I think I am done.";
 /// let (answer, _) = read_reply(raw, parse(raw), &context);
 /// assert!(correction(&answer).unwrap().contains("neither `Action:` nor `Final Answer:`"));
