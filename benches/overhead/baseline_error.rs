@@ -6,6 +6,9 @@ pub enum BaselineError {
     /// The request could not be sent or the answer not read.
     #[error("HTTP: {0}")]
     Http(#[from] reqwest::Error),
+    /// The request body could not be written.
+    #[error("request body: {0}")]
+    Body(#[source] serde_json::Error),
     /// The server answered with an error status.
     #[error("status {status}: {body}")]
     Status {

@@ -3,7 +3,8 @@
 //!
 //! Each side is counted whole (`total`) and inside the function that turns the conversation
 //! into the request body (`body`: its inclusive cost in the same profile): the SDK's
-//! `WireFormat::body` (lowering and serializing), the baseline's `RequestBuilder::json`. The
+//! `WireFormat::body` (lowering and serializing), the baseline's `request_body` (what
+//! `RequestBuilder::json` does). The
 //! rest (`total - body`) is the work per turn beyond serializing
 //! the body: the loop, the history handling, sending and reading. The target is on the SDK's
 //! excess over the baseline in that rest, which must not grow with the conversation: no copy
@@ -24,7 +25,7 @@ pub const HISTORY: [usize; 3] = [10, 100, 1000];
 fn body_function(mode: Mode) -> &'static str {
     match mode {
         Mode::Sdk => "as agent_sdk::providers::driver::WireFormat>::body",
-        Mode::Baseline => "reqwest::async_impl::request::RequestBuilder::json",
+        Mode::Baseline => "overhead::baseline::request_body",
     }
 }
 
