@@ -15,7 +15,7 @@ usage: overhead [--instructions | --history | --cold] [N] [C] [--rounds R] [--wa
                   streaming, each client in its own process, paired rounds
                   (defaults N=500 C=200 R=11 W=20)
   --instructions  instructions per run under callgrind (valgrind), all four modes, each phase
-                  measured as (I(2N) - I(N)) / N to cancel start-up (defaults N=100 C=100 R=3 W=10)
+                  measured as (I(2N) - I(N)) / N to cancel start-up (defaults N=200 C=100 R=7 W=10)
   --history       instructions per run of a continued conversation of 10, 100 and 1000 prior
                   messages, sequential plain, callgrind, whole and inside the function that
                   builds the request body (defaults N=50 R=3 W=5)
@@ -82,7 +82,7 @@ impl Kind {
     fn defaults(self) -> [u64; 4] {
         match self {
             Kind::Wall => [500, 200, 11, 20],
-            Kind::Instructions => [100, 100, 3, 10],
+            Kind::Instructions => [200, 100, 7, 10],
             Kind::History => [50, 1, 3, 5],
             Kind::Cold => [1, 1, 21, 0],
         }

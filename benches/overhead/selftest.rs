@@ -51,7 +51,7 @@ pub fn run() -> Result<(), String> {
     );
     check(
         "--instructions defaults",
-        parse(&["--instructions"], &[]) == Ok(parent(Kind::Instructions, [100, 100, 3, 10])),
+        parse(&["--instructions"], &[]) == Ok(parent(Kind::Instructions, [200, 100, 7, 10])),
     );
     check(
         "--history with N",
@@ -64,7 +64,7 @@ pub fn run() -> Result<(), String> {
     check(
         "--warmup",
         parse(&["--warmup", "3", "--instructions"], &[])
-            == Ok(parent(Kind::Instructions, [100, 100, 3, 3])),
+            == Ok(parent(Kind::Instructions, [200, 100, 7, 3])),
     );
     check(
         "the environment",
