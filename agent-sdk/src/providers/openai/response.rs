@@ -66,11 +66,7 @@ fn convert_choice(
         .map(|c| ToolCall {
             id: c.id,
             name: c.function.name,
-            arguments: c
-                .function
-                .arguments
-                .map(|a| a.into_text())
-                .unwrap_or_default(),
+            arguments: c.function.arguments,
         })
         .collect();
     let message = assemble(reasoning, m.content, tool_calls, m.refusal);

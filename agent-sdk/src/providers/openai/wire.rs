@@ -200,8 +200,17 @@ pub(crate) struct WireResponseToolCall {
 pub(crate) struct WireResponseFunction {
     #[serde(default, deserialize_with = "null_default")]
     pub name: String,
-    #[serde(default)]
-    pub arguments: Option<Arguments>,
+    /// As text, read so: a call is then the size of a [`ToolCall`](crate::message::ToolCall),
+    /// and the list of calls becomes the answer's without a reallocation.
+    #[serde(default, deserialize_with = "arguments_text")]
+    pub arguments: String,
+}
+
+/// Arguments as text (a value written out as JSON); `null` or absent as empty.
+fn arguments_text<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    Ok(Option::<Arguments>::deserialize(d)?
+        .map(Arguments::into_text)
+        .unwrap_or_default())
 }
 
 /// Arguments as OpenAI sends them (a JSON string) or as some servers do (a JSON value).
@@ -397,6 +406,26 @@ mod tests {
         let other: FinishText = serde_json::from_str(r#""max_output""#).unwrap();
         assert!(matches!(other.0, Cow::Owned(ref s) if s == "max_output"));
         assert!(serde_json::from_str::<FinishText>("3").is_err());
+    }
+
+    #[test]
+    fn a_calls_arguments_are_read_as_text_whatever_the_server_sends() {
+        let args = |json: &str| {
+            serde_json::from_str::<WireResponseFunction>(json)
+                .unwrap()
+                .arguments
+        };
+        assert_eq!(
+            args(r#"{"name":"f","arguments":"{\"a\":1}"}"#),
+            r#"{"a":1}"#
+        );
+        assert_eq!(
+            args(r#"{"name":"f","arguments":{"a":[1,"x"]}}"#),
+            r#"{"a":[1,"x"]}"#
+        );
+        assert_eq!(args(r#"{"name":"f","arguments":null}"#), "");
+        assert_eq!(args(r#"{"name":"f"}"#), "");
+        assert!(serde_json::from_str::<WireResponseFunction>(r#"{"arguments":{"#).is_err());
     }
 
     #[test]
