@@ -11,10 +11,9 @@ use super::{ReactPrompt, parse};
 use crate::message::ContentBlock;
 use crate::model::{
     ChatModel, ChatRequest, ChatResponse, EventStream, FinishReason, ModelError, ModelProfile,
-    SharedModel, StreamEvent,
+    SharedModel, StreamEvent, Tools,
 };
 use crate::protocol::ReactConfig;
-use crate::tool::DefinitionRef;
 
 /// A chat model that takes requests in the loop's native shape (tool definitions, tool calls,
 /// tool results) and talks to the model it wraps in ReAct text: the request it sends carries
@@ -34,8 +33,9 @@ pub struct ReactModel {
     inner: SharedModel,
     prompt: ReactPrompt,
     profile: ModelProfile,
-    /// The system prompt rendered for the last tool list (the same definitions every turn).
-    rendered: Mutex<Option<(Vec<DefinitionRef>, Arc<str>)>>,
+    /// The system prompt rendered for the last tool list (the same definitions every turn),
+    /// with that list: shared with the requests it came from, not copied.
+    rendered: Mutex<Option<(Tools, Arc<str>)>>,
 }
 
 impl std::fmt::Debug for ReactModel {
@@ -79,23 +79,24 @@ impl ReactModel {
         render_request(request, prompt.as_deref())
     }
 
-    fn system_prompt(&self, tools: &[DefinitionRef]) -> Option<Arc<str>> {
+    fn system_prompt(&self, tools: &Tools) -> Option<Arc<str>> {
         if tools.is_empty() {
             return None;
         }
         let mut cached = self.rendered.lock().unwrap_or_else(|p| p.into_inner());
         if let Some((defs, text)) = &*cached
-            && defs.len() == tools.len()
-            && defs
-                .iter()
-                .zip(tools)
-                .all(|(a, b)| std::ptr::eq(&**a, &**b))
+            && (defs.shares_with(tools)
+                || defs.len() == tools.len()
+                    && defs
+                        .iter()
+                        .zip(tools)
+                        .all(|(a, b)| std::ptr::eq(&**a, &**b)))
         {
             return Some(Arc::clone(text));
         }
         // The cache holds the definitions, so their addresses cannot be reused while compared.
         let text: Arc<str> = self.prompt.render(tools, &[]).into();
-        *cached = Some((tools.to_vec(), Arc::clone(&text)));
+        *cached = Some((tools.clone(), Arc::clone(&text)));
         Some(text)
     }
 }
