@@ -368,17 +368,12 @@ where
             let mut flags = Vec::new();
             let mut one_flag = false;
             let results = if range.len() == 1 {
-                // Boxed: the tool's future would otherwise widen the run's for its whole life.
+                // Held inline, not boxed: the run's future is boxed once (`drive`) and never
+                // moved, so the room the call takes in it is cheaper than an allocation per call.
                 let run = {
                     let Some(p) = planned.next() else { break };
                     one_flag = p.return_direct;
-                    Box::pin(run_call(
-                        agent,
-                        &base,
-                        &group_calls[0],
-                        p.dispatch,
-                        p.timeout,
-                    ))
+                    run_call(agent, &base, &group_calls[0], p.dispatch, p.timeout)
                 };
                 within(deadline, run)
                     .await
