@@ -292,7 +292,8 @@ where
                     });
                 }
                 let parse = crate::protocol::parse_answer(&parts.output, &message, closed);
-                let calls = message.tool_calls.clone();
+                // Copied for the steps; a round of one call copies no list.
+                let calls = OneOrMany::new(message.tool_calls.iter().cloned());
                 record.messages.push(Message::Assistant(message));
                 (calls, machine.after_response(usage, parse))
             };
@@ -335,14 +336,14 @@ where
         // Plan every call, then run them in groups: consecutive concurrent calls together,
         // each sequential call alone.
         let mut planned: OneOrMany<Planned<'_, T::Call, C, S>> =
-            OneOrMany::new(calls.iter().map(|call| {
+            OneOrMany::new(calls.as_slice().iter().map(|call| {
                 hooks::decided(&mut decided, call).unwrap_or_else(|| plan(agent, call))
             }));
         let mut start = 0;
         while !planned.as_slice().is_empty() {
             let range = start..start + group_len(planned.as_slice());
             start = range.end;
-            let group_calls = &calls[range.clone()];
+            let group_calls = &calls.as_slice()[range.clone()];
 
             // What sub-agents run by this batch inherit (model, budget, usage and event sinks).
             let scope = crate::multi::batch_scope(
@@ -403,7 +404,10 @@ where
             drop(base);
             scope.absorb(&mut record.usage, &mut record.request_usage, &mut machine);
             let Some(mut results) = results else {
-                record.skip(&calls[range.start..], "the run's time limit was reached");
+                record.skip(
+                    &calls.as_slice()[range.start..],
+                    "the run's time limit was reached",
+                );
                 return Err(record.fail(time_limit(agent)));
             };
 
@@ -412,7 +416,7 @@ where
             for (result, updates) in results.as_mut_slice() {
                 if result.is_ok() && !updates.is_empty() {
                     let Some(target) = Arc::get_mut(&mut state) else {
-                        record.skip(&calls[range.start..], "the run stopped");
+                        record.skip(&calls.as_slice()[range.start..], "the run stopped");
                         return Err(record.fail(RunErrorKind::StateInUse));
                     };
                     updates.take().apply(target);
@@ -445,7 +449,9 @@ where
                 let first_step = record.steps.len();
                 // The group's calls are done with (later error paths only skip the calls after
                 // the group): each moves into its step.
-                for (call, (result, _)) in calls[range.clone()].iter_mut().zip(results) {
+                for (call, (result, _)) in
+                    calls.as_mut_slice()[range.clone()].iter_mut().zip(results)
+                {
                     let step = Step {
                         turn,
                         call: std::mem::replace(call, ToolCall::new("", "", "")),
@@ -459,11 +465,11 @@ where
                 match verdict {
                     AfterTools::Continue => None,
                     AfterTools::Fail(kind) => {
-                        record.skip(&calls[range.end..], "the run stopped");
+                        record.skip(&calls.as_slice()[range.end..], "the run stopped");
                         return Err(record.fail(kind));
                     }
                     AfterTools::ReturnDirect(index) => {
-                        record.skip(&calls[range.end..], "a tool ended the run");
+                        record.skip(&calls.as_slice()[range.end..], "a tool ended the run");
                         let step = &record.steps[first_step + index];
                         let tool = step.call.name.clone();
                         let content = match &step.result {
