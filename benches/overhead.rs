@@ -19,6 +19,9 @@
 //!   of sequential / concurrent × plain / streaming (`report.rs`);
 //! - `--instructions`: instructions per run under callgrind, the same four modes, each phase
 //!   differenced to cancel start-up (`callgrind.rs`);
+//! - `--cache`: L1 instruction and data cache misses and mispredicted branches per run,
+//!   cachegrind's simulation, the same four modes differenced the same way (`cache.rs`): what
+//!   CPU time sees beyond instructions;
 //! - `--history`: instructions per run of a continued conversation of 10, 100 and 1000 prior
 //!   messages, whole and inside the function that builds the request body, and the SDK's
 //!   excess over the baseline beyond the body at each length (`curve.rs`, `history.rs`);
@@ -40,6 +43,8 @@ mod baseline;
 mod baseline_error;
 #[path = "overhead/baseline_stream.rs"]
 mod baseline_stream;
+#[path = "overhead/cache.rs"]
+mod cache;
 #[path = "overhead/callgrind.rs"]
 mod callgrind;
 #[path = "overhead/child.rs"]
@@ -86,6 +91,7 @@ fn main() -> ExitCode {
         Command::Parent(settings) => match settings.kind {
             Kind::Wall => report::run(settings),
             Kind::Instructions => callgrind::instructions(settings),
+            Kind::Cache => cache::run(settings),
             Kind::History => curve::history(settings),
             Kind::Cold => cold::run(settings),
         }

@@ -7,7 +7,7 @@ use crate::measure::{Phases, Plan};
 
 /// The usage text.
 pub const USAGE: &str = "\
-usage: overhead [--instructions | --history | --cold] [N] [C] [--rounds R] [--warmup W]
+usage: overhead [--instructions | --cache | --history | --cold] [N] [C] [--rounds R] [--warmup W]
        cargo bench --bench overhead -- [flags as above]
        overhead --self-test
 
@@ -16,6 +16,9 @@ usage: overhead [--instructions | --history | --cold] [N] [C] [--rounds R] [--wa
                   (defaults N=500 C=200 R=11 W=20)
   --instructions  instructions per run under callgrind (valgrind), all four modes, each phase
                   measured as (I(2N) - I(N)) / N to cancel start-up (defaults N=200 C=100 R=7 W=10)
+  --cache         L1 instruction and data cache misses and mispredicted branches per run,
+                  cachegrind's simulation (valgrind), all four modes, differenced the same way
+                  (defaults N=200 C=100 R=1 W=10)
   --history       instructions per run of a continued conversation of 10, 100 and 1000 prior
                   messages, sequential plain, callgrind, whole and inside the function that
                   builds the request body (defaults N=50 R=3 W=5)
@@ -71,6 +74,8 @@ pub enum Kind {
     Wall,
     /// Instructions per run (callgrind) of the four modes.
     Instructions,
+    /// Cache misses and mispredicted branches per run (cachegrind) of the four modes.
+    Cache,
     /// Instructions per run against the length of a continued conversation.
     History,
     /// Process launch to first answer.
@@ -83,6 +88,7 @@ impl Kind {
         match self {
             Kind::Wall => [500, 200, 11, 20],
             Kind::Instructions => [200, 100, 7, 10],
+            Kind::Cache => [200, 100, 1, 10],
             Kind::History => [50, 1, 3, 5],
             Kind::Cold => [1, 1, 21, 0],
         }
@@ -175,7 +181,7 @@ pub fn parse(
     while let Some(arg) = args.next() {
         let mut set_kind = |k: Kind| match kind.replace(k) {
             Some(old) if old != k => Err(ArgsError(
-                "choose one of --instructions, --history and --cold".to_owned(),
+                "choose one of --instructions, --cache, --history and --cold".to_owned(),
             )),
             _ => Ok(()),
         };
@@ -184,6 +190,7 @@ pub fn parse(
             "--bench" => {}
             "-h" | "--help" => return Ok(Command::Help),
             "--instructions" => set_kind(Kind::Instructions)?,
+            "--cache" => set_kind(Kind::Cache)?,
             "--history" => set_kind(Kind::History)?,
             "--cold" => set_kind(Kind::Cold)?,
             "--rounds" => rounds = Some(count("--rounds", &value(&mut args, "--rounds")?)?),

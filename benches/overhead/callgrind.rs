@@ -8,7 +8,7 @@
 //! only in the measured phase: per run = (I(2N) - I(N)) / N for the sequential phase, and
 //! (I(2 bursts of C) - I(1 burst of C)) / C for the concurrent one (so the concurrency stays C).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use crate::args::{Mode, Settings};
@@ -49,6 +49,45 @@ pub fn check_valgrind() -> Result<(), BenchError> {
     }
 }
 
+/// Runs one client child under valgrind with `tool` (its options, without the output file),
+/// on a runtime with one worker thread; returns the tool's output file, which the caller
+/// reads and removes (it is removed here when the child fails).
+pub fn profile_child(
+    exe: &Path,
+    url: &str,
+    mode: Mode,
+    plan: &Plan,
+    flags: Flags,
+    tool: &[&str],
+) -> Result<PathBuf, BenchError> {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let out = std::env::temp_dir().join(format!("overhead-{}-{n}.valgrind", std::process::id()));
+    // One runtime worker: valgrind runs one thread at a time, and an idle worker spinning for
+    // work executes a number of instructions that depends on timing (±5% per run at 1000
+    // messages with two workers, ±0.2% with one). Both sides run so.
+    let mut args = vec!["TOKIO_WORKER_THREADS=1".to_owned(), "valgrind".to_owned()];
+    args.extend(tool.iter().map(|a| a.to_string()));
+    args.push("-q".to_owned());
+    args.push(format!("--{}-out-file={}", tool_name(tool), out.display()));
+    args.push(exe.display().to_string());
+    args.extend(child::client_args(url, mode, plan, flags));
+    match child::run_client(Path::new("env"), &args, mode.name()) {
+        Ok(_) => Ok(out),
+        Err(e) => {
+            let _ = std::fs::remove_file(&out);
+            Err(e)
+        }
+    }
+}
+
+/// The tool named by `--tool=NAME` in `tool` (callgrind if none).
+fn tool_name<'a>(tool: &[&'a str]) -> &'a str {
+    tool.iter()
+        .find_map(|a| a.strip_prefix("--tool="))
+        .unwrap_or("callgrind")
+}
+
 /// Instructions of one client child under callgrind: the whole process, and those inside the
 /// first function whose name contains `within` (with everything it calls, on its own thread:
 /// its inclusive cost in the profile, read with `callgrind_annotate --inclusive=yes`), or 0.
@@ -60,29 +99,13 @@ fn count(
     flags: Flags,
     within: Option<&str>,
 ) -> Result<(u64, u64), BenchError> {
-    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let out = std::env::temp_dir().join(format!("overhead-{}-{n}.callgrind", std::process::id()));
-    // One runtime worker: valgrind runs one thread at a time, and an idle worker spinning for
-    // work executes a number of instructions that depends on timing (±5% per run at 1000
-    // messages with two workers, ±0.2% with one). Both sides run so.
-    let mut args = vec![
-        "TOKIO_WORKER_THREADS=1".to_owned(),
-        "valgrind".to_owned(),
-        "--tool=callgrind".to_owned(),
-        "-q".to_owned(),
-        format!("--callgrind-out-file={}", out.display()),
-        exe.display().to_string(),
-    ];
-    args.extend(child::client_args(url, mode, plan, flags));
-    let outcome = child::run_client(Path::new("env"), &args, mode.name());
+    let out = profile_child(exe, url, mode, plan, flags, &["--tool=callgrind"])?;
     let text = std::fs::read_to_string(&out);
-    let inside = match (&outcome, within) {
-        (Ok(_), Some(name)) => inclusive_cost(&out, name),
-        _ => Ok(0),
+    let inside = match within {
+        Some(name) => inclusive_cost(&out, name),
+        None => Ok(0),
     };
     let _ = std::fs::remove_file(&out);
-    outcome?;
     let text = text.map_err(io(format!("could not read {}", out.display())))?;
     let total = parse_total(&text).ok_or_else(|| {
         BenchError::Child(format!("no totals: or summary: line in {}", out.display()))
@@ -121,6 +144,25 @@ pub fn parse_inclusive(annotated: &str, name: &str) -> Option<u64> {
     })
 }
 
+/// The two plans of a differenced phase (the phase once, then twice: twice the sequential
+/// runs, or two bursts) and the number of runs the second has more.
+pub fn phase_plans(settings: &Settings, phases: Phases) -> (Plan, Plan, f64) {
+    let mut one = settings.plan();
+    one.phases = phases;
+    let mut two = one;
+    let extra = match phases {
+        Phases::Concurrent => {
+            two.bursts = 2;
+            settings.concurrent
+        }
+        _ => {
+            two.sequential *= 2;
+            settings.sequential
+        }
+    };
+    (one, two, extra as f64)
+}
+
 /// Instructions per run of one phase: the difference of two processes over the extra runs;
 /// the same for the instructions inside the function named like `within` (0 without).
 pub fn per_run(
@@ -132,23 +174,22 @@ pub fn per_run(
     flags: Flags,
     within: Option<&str>,
 ) -> Result<(f64, f64), BenchError> {
-    let mut plan = settings.plan();
-    plan.phases = phases;
-    let extra = match phases {
-        Phases::Concurrent => settings.concurrent,
-        _ => settings.sequential,
-    } as f64;
-    let one = count(exe, url, mode, &plan, flags, within)?;
-    match phases {
-        Phases::Concurrent => plan.bursts = 2,
-        _ => plan.sequential *= 2,
-    }
-    let two = count(exe, url, mode, &plan, flags, within)?;
+    let (one, two, extra) = phase_plans(settings, phases);
+    let one = count(exe, url, mode, &one, flags, within)?;
+    let two = count(exe, url, mode, &two, flags, within)?;
     Ok((
         (two.0 as f64 - one.0 as f64) / extra,
         (two.1 as f64 - one.1 as f64) / extra,
     ))
 }
+
+/// The four modes: name, phase, streamed.
+pub const MODES: [(&str, Phases, bool); 4] = [
+    ("sequential plain", Phases::Sequential, false),
+    ("concurrent plain", Phases::Concurrent, false),
+    ("sequential stream", Phases::Sequential, true),
+    ("concurrent stream", Phases::Concurrent, true),
+];
 
 /// `--instructions`: the four modes.
 pub fn instructions(settings: Settings) -> Result<(), BenchError> {
@@ -160,15 +201,9 @@ pub fn instructions(settings: Settings) -> Result<(), BenchError> {
          concurrent, warm-up {} + one burst, {} round(s)\n",
         settings.sequential, settings.concurrent, settings.warmup, settings.rounds
     );
-    let modes = [
-        ("sequential plain", Phases::Sequential, false),
-        ("concurrent plain", Phases::Concurrent, false),
-        ("sequential stream", Phases::Sequential, true),
-        ("concurrent stream", Phases::Concurrent, true),
-    ];
-    let mut results = vec![(Vec::new(), Vec::new()); modes.len()];
+    let mut results = vec![(Vec::new(), Vec::new()); MODES.len()];
     for round in 0..settings.rounds {
-        for (i, (name, phases, stream)) in modes.iter().enumerate() {
+        for (i, (name, phases, stream)) in MODES.iter().enumerate() {
             let flags = Flags {
                 stream: *stream,
                 ..Flags::default()
@@ -196,7 +231,7 @@ pub fn instructions(settings: Settings) -> Result<(), BenchError> {
         "mode", "baseline instr", "sdk instr", "ratio"
     );
     let mut worst = f64::NEG_INFINITY;
-    for ((name, ..), (b, s)) in modes.iter().zip(results) {
+    for ((name, ..), (b, s)) in MODES.iter().zip(results) {
         let paired: Vec<f64> = s.iter().zip(&b).map(|(s, b)| s / b).collect();
         let (lo, hi) = range(&paired);
         let (b, s) = (median(b), median(s));

@@ -3,6 +3,7 @@
 //! `cargo bench --bench overhead -- --self-test` instead (and fail the process on a mismatch).
 
 use crate::args::{self, ClientArgs, Command, Kind, Mode, Settings};
+use crate::cache::parse_columns;
 use crate::callgrind::{parse_inclusive, parse_total};
 use crate::child::{self, Flags};
 use crate::measure::{Phases, Plan};
@@ -52,6 +53,14 @@ pub fn run() -> Result<(), String> {
     check(
         "--instructions defaults",
         parse(&["--instructions"], &[]) == Ok(parent(Kind::Instructions, [200, 100, 7, 10])),
+    );
+    check(
+        "--cache defaults",
+        parse(&["--cache"], &[]) == Ok(parent(Kind::Cache, [200, 100, 1, 10])),
+    );
+    check(
+        "--cache and --instructions",
+        parse(&["--cache", "--instructions"], &[]).is_err(),
     );
     check(
         "--history with N",
@@ -237,6 +246,24 @@ pub fn run() -> Result<(), String> {
             back == client(plan, flags.stream, flags.history, flags.cold),
         );
     }
+
+    // Cachegrind output.
+    let cachegrind = "desc: I1 cache: 32768 B\ncmd: x\n\
+        events: Ir I1mr ILmr Dr D1mr DLmr Dw D1mw DLmw Bc Bcm Bi Bim\n\
+        fl=a.rs\nfn=main\n1 9 9 9 9 9 9 9 9 9 9 9 9 9\n\
+        summary: 1000 20 1 300 7 1 200 5 1 90 11 10 3\n";
+    check(
+        "cachegrind: the columns from the summary, by event name",
+        parse_columns(cachegrind) == Some([1000, 20, 12, 14]),
+    );
+    check(
+        "cachegrind: no branch events (run without --branch-sim)",
+        parse_columns("events: Ir I1mr D1mr D1mw\nsummary: 1 2 3 4\n").is_none(),
+    );
+    check(
+        "cachegrind: a summary shorter than the events",
+        parse_columns("events: Ir I1mr D1mr D1mw Bcm Bim\nsummary: 1 2 3\n").is_none(),
+    );
 
     // Callgrind output.
     let file = "# callgrind format\nversion: 1\ncreator: callgrind-3.22.0\ncmd: overhead --client sdk\n\
