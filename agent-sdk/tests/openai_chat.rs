@@ -92,6 +92,10 @@ async fn request_body_follows_the_wire_format() {
     );
     assert_eq!(recorded.header("openai-organization"), Some("org-test"));
     assert_eq!(recorded.header("content-type"), Some("application/json"));
+    assert_eq!(
+        recorded.header("user-agent"),
+        Some(concat!("agent-sdk/", env!("CARGO_PKG_VERSION")))
+    );
     let body = &recorded.body;
     assert_eq!(body["model"], "gpt-4o-mini");
     assert_eq!(
@@ -138,6 +142,34 @@ async fn request_body_follows_the_wire_format() {
     assert!(body.get("stream").is_none());
     assert!(body.get("stream_options").is_none());
     assert!(body.get("response_format").is_none());
+}
+
+#[tokio::test]
+async fn a_user_agent_set_as_a_header_replaces_the_sdks_on_plain_and_streamed_requests() {
+    let server = MockServer::with_script([MockResponse::text("a"), MockResponse::text("b")]).await;
+    let model = server
+        .openai_builder("gpt-4o-mini")
+        .header("User-Agent", "my-app/2.1")
+        .build()
+        .unwrap();
+    model
+        .invoke(ChatRequest::new(vec![Message::user("hi")]))
+        .await
+        .unwrap();
+    let events: Vec<_> = model
+        .stream(ChatRequest::new(vec![Message::user("hi")]))
+        .collect()
+        .await;
+    assert!(events.iter().all(Result::is_ok), "{events:?}");
+    for recorded in server.requests() {
+        let sent: Vec<_> = recorded
+            .headers
+            .iter()
+            .filter(|(name, _)| name == "user-agent")
+            .map(|(_, value)| value.as_str())
+            .collect();
+        assert_eq!(sent, ["my-app/2.1"], "{}", recorded.path);
+    }
 }
 
 #[tokio::test]

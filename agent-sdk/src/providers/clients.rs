@@ -10,10 +10,13 @@
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use reqwest::header::HeaderMap;
+use reqwest::header::{HeaderMap, HeaderValue, USER_AGENT};
 
 use crate::http::Timeouts;
 use crate::model::ModelError;
+
+/// The `user-agent` of the clients built here.
+const SDK_USER_AGENT: &str = concat!("agent-sdk/", env!("CARGO_PKG_VERSION"));
 
 /// The clients of one model.
 pub(crate) enum Clients {
@@ -105,10 +108,17 @@ fn build(
     connect: Duration,
     timeout: Option<Duration>,
 ) -> Result<reqwest::Client, ModelError> {
+    let mut defaults = headers.clone();
+    // The SDK's name, unless the user's headers name another client. Not set with
+    // `ClientBuilder::user_agent`, which would override the user's. A static value: every
+    // request (and the connector, which keeps one for a proxy's `CONNECT`) copies it without
+    // a reference count.
+    defaults
+        .entry(USER_AGENT)
+        .or_insert(HeaderValue::from_static(SDK_USER_AGENT));
     let mut builder = reqwest::Client::builder()
-        .default_headers(headers.clone())
-        .connect_timeout(connect)
-        .user_agent(concat!("agent-sdk/", env!("CARGO_PKG_VERSION")));
+        .default_headers(defaults)
+        .connect_timeout(connect);
     if let Some(timeout) = timeout {
         builder = builder.timeout(timeout);
     }
