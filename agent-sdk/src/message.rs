@@ -113,7 +113,22 @@ pub struct AssistantMessage {
 }
 
 impl AssistantMessage {
-    /// The text blocks joined together.
+    /// The text blocks joined together (reasoning and other blocks left out).
+    ///
+    /// ```
+    /// use agent_sdk::message::{AssistantMessage, ContentBlock};
+    ///
+    /// let answer = AssistantMessage {
+    ///     content: vec![
+    ///         ContentBlock::text("It is "),
+    ///         ContentBlock::Reasoning { text: "check the units".into(), signature: None },
+    ///         ContentBlock::text("21 degrees."),
+    ///     ],
+    ///     ..AssistantMessage::default()
+    /// };
+    /// assert_eq!(answer.text(), "It is 21 degrees.");
+    /// assert_eq!(AssistantMessage::default().text(), "");
+    /// ```
     pub fn text(&self) -> String {
         join_text(&self.content)
     }
@@ -227,8 +242,10 @@ pub enum ImageSource {
 }
 
 fn join_text(blocks: &[ContentBlock]) -> String {
-    let mut out = String::new();
-    for text in blocks.iter().filter_map(ContentBlock::as_text) {
+    let mut texts = blocks.iter().filter_map(ContentBlock::as_text);
+    // The first text copied at its size: one text (the usual case) is one allocation.
+    let mut out = texts.next().map(String::from).unwrap_or_default();
+    for text in texts {
         out.push_str(text);
     }
     out

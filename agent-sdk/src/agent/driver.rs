@@ -109,8 +109,13 @@ where
     S: Send + Sync + 'static,
 {
     let parts = &agent.parts;
-    let started = Instant::now();
-    let deadline = parts.policy.limits.max_execution_time.map(|d| started + d);
+    // The clock is read only for a run with a time limit.
+    let started = parts
+        .policy
+        .limits
+        .max_execution_time
+        .map(|limit| (Instant::now(), limit));
+    let deadline = started.map(|(at, limit)| at + limit);
     let hooks::Begin {
         mut machine,
         mut state,
@@ -178,7 +183,8 @@ where
     }
 
     loop {
-        let (turn, with_tools) = match machine.before_request(started.elapsed()) {
+        let elapsed = started.map_or(Duration::ZERO, |(at, _)| at.elapsed());
+        let (turn, with_tools) = match machine.before_request(elapsed) {
             Next::Request { turn } => (turn, true),
             Next::FinalRequest { turn, prompt, .. } => {
                 record.messages.push(Message::user(prompt));

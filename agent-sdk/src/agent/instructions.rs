@@ -36,7 +36,8 @@ impl<C, S> Instructions<C, S> {
     pub(crate) fn render(&self, context: &C, state: &S) -> Option<String> {
         match self {
             Instructions::None => None,
-            Instructions::Static(text) => Some(text.to_string()),
+            // Not `to_string`, which goes through `Display` for an `Arc<str>`.
+            Instructions::Static(text) => Some(String::from(&**text)),
             Instructions::Dynamic(f) => Some(f(context, state)),
         }
     }
