@@ -13,7 +13,7 @@ usage: overhead [--instructions | --cache | --history | --cold] [N] [C] [--round
 
   (no mode)       CPU and wall clock, all four modes: sequential / concurrent x plain /
                   streaming, each client in its own process, paired rounds
-                  (defaults N=500 C=200 R=11 W=20)
+                  (defaults N=500 C=200 R=31 W=20)
   --instructions  instructions per run under callgrind (valgrind), all four modes, each phase
                   measured as (I(2N) - I(N)) / N to cancel start-up (defaults N=200 C=100 R=7 W=10)
   --cache         L1 instruction and data cache misses and mispredicted branches per run,
@@ -86,7 +86,7 @@ impl Kind {
     /// Default (N, C, rounds, warm-up).
     fn defaults(self) -> [u64; 4] {
         match self {
-            Kind::Wall => [500, 200, 11, 20],
+            Kind::Wall => [500, 200, 31, 20],
             Kind::Instructions => [200, 100, 7, 10],
             Kind::Cache => [200, 100, 1, 10],
             Kind::History => [50, 1, 3, 5],

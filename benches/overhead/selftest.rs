@@ -40,15 +40,15 @@ pub fn run() -> Result<(), String> {
     // The parent.
     check(
         "no flags: the wall mode with its defaults",
-        parse(&[], &[]) == Ok(parent(Kind::Wall, [500, 200, 11, 20])),
+        parse(&[], &[]) == Ok(parent(Kind::Wall, [500, 200, 31, 20])),
     );
     check(
         "--bench is ignored",
-        parse(&["--bench"], &[]) == Ok(parent(Kind::Wall, [500, 200, 11, 20])),
+        parse(&["--bench"], &[]) == Ok(parent(Kind::Wall, [500, 200, 31, 20])),
     );
     check(
         "N and C",
-        parse(&["--bench", "30", "40"], &[]) == Ok(parent(Kind::Wall, [30, 40, 11, 20])),
+        parse(&["--bench", "30", "40"], &[]) == Ok(parent(Kind::Wall, [30, 40, 31, 20])),
     );
     check(
         "--instructions defaults",
@@ -78,11 +78,11 @@ pub fn run() -> Result<(), String> {
     check(
         "the environment",
         parse(&[], &[("OVERHEAD_N", "7"), ("OVERHEAD_ROUNDS", " ")])
-            == Ok(parent(Kind::Wall, [7, 200, 11, 20])),
+            == Ok(parent(Kind::Wall, [7, 200, 31, 20])),
     );
     check(
         "arguments win over the environment",
-        parse(&["9"], &[("OVERHEAD_N", "7")]) == Ok(parent(Kind::Wall, [9, 200, 11, 20])),
+        parse(&["9"], &[("OVERHEAD_N", "7")]) == Ok(parent(Kind::Wall, [9, 200, 31, 20])),
     );
     check("two modes", parse(&["--cold", "--history"], &[]).is_err());
     check(
