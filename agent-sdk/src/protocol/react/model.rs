@@ -85,12 +85,11 @@ impl ReactModel {
         }
         let mut cached = self.rendered.lock().unwrap_or_else(|p| p.into_inner());
         if let Some((defs, text)) = &*cached
-            && (defs.shares_with(tools)
-                || defs.len() == tools.len()
-                    && defs
-                        .iter()
-                        .zip(tools)
-                        .all(|(a, b)| std::ptr::eq(&**a, &**b)))
+            && defs.len() == tools.len()
+            && defs
+                .iter()
+                .zip(tools)
+                .all(|(a, b)| std::ptr::eq(&**a, &**b))
         {
             return Some(Arc::clone(text));
         }
