@@ -17,6 +17,7 @@
 mod guard;
 pub(crate) mod limits;
 mod rate_limit;
+pub(crate) mod refused;
 mod retry;
 pub(crate) mod secret;
 // Wire-level helpers the providers share; public for provider authors and their tests, hidden

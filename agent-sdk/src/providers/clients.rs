@@ -15,8 +15,14 @@ use reqwest::header::{HeaderMap, HeaderValue, USER_AGENT};
 use crate::http::Timeouts;
 use crate::model::ModelError;
 
-/// The `user-agent` of the clients built here.
+/// The `user-agent` of the requests sent through clients built here.
 const SDK_USER_AGENT: &str = concat!("agent-sdk/", env!("CARGO_PKG_VERSION"));
+
+/// [`SDK_USER_AGENT`] as a header value: static, so that each request copies it without a
+/// reference count.
+pub(crate) fn sdk_user_agent() -> HeaderValue {
+    HeaderValue::from_static(SDK_USER_AGENT)
+}
 
 /// The clients of one model.
 pub(crate) enum Clients {
@@ -30,6 +36,8 @@ pub(crate) enum Clients {
         headers: HeaderMap,
         /// The connect timeout both use.
         connect: Duration,
+        /// Whether requests carry [`SDK_USER_AGENT`] (the user's headers name no client).
+        user_agent: bool,
     },
     /// The user's client; `headers` are added to each request.
     Given {
@@ -46,6 +54,8 @@ pub(crate) struct Picked<'a> {
     /// A total timeout to set on the request (only with a user-supplied client, for whole
     /// requests).
     pub(crate) timeout: Option<Duration>,
+    /// Whether to add the SDK's `user-agent` ([`sdk_user_agent`]).
+    pub(crate) user_agent: bool,
 }
 
 impl Clients {
@@ -60,6 +70,7 @@ impl Clients {
             None => Clients::Own {
                 timed: build(&headers, timeouts.connect, Some(timeouts.request))?,
                 streams: OnceLock::new(),
+                user_agent: !headers.contains_key(USER_AGENT),
                 headers,
                 connect: timeouts.connect,
             },
@@ -69,15 +80,19 @@ impl Clients {
     /// The client for a whole request (`stream == false`) or a streamed one.
     pub(crate) fn pick(&self, stream: bool, timeouts: &Timeouts) -> Result<Picked<'_>, ModelError> {
         Ok(match self {
-            Clients::Own { timed, .. } if !stream => Picked {
+            Clients::Own {
+                timed, user_agent, ..
+            } if !stream => Picked {
                 client: timed,
                 headers: None,
                 timeout: None,
+                user_agent: *user_agent,
             },
             Clients::Own {
                 streams,
                 headers,
                 connect,
+                user_agent,
                 ..
             } => {
                 let client = match streams.get() {
@@ -91,12 +106,14 @@ impl Clients {
                     client,
                     headers: None,
                     timeout: None,
+                    user_agent: *user_agent,
                 }
             }
             Clients::Given { client, headers } => Picked {
                 client,
                 headers: Some(headers),
                 timeout: (!stream).then_some(timeouts.request),
+                user_agent: false,
             },
         })
     }
@@ -108,17 +125,15 @@ fn build(
     connect: Duration,
     timeout: Option<Duration>,
 ) -> Result<reqwest::Client, ModelError> {
-    let mut defaults = headers.clone();
-    // The SDK's name, unless the user's headers name another client. Not set with
-    // `ClientBuilder::user_agent`, which would override the user's. A static value: every
-    // request (and the connector, which keeps one for a proxy's `CONNECT`) copies it without
-    // a reference count.
-    defaults
-        .entry(USER_AGENT)
-        .or_insert(HeaderValue::from_static(SDK_USER_AGENT));
+    // The SDK's `user-agent` is added to each request (see `Picked::user_agent`), not set
+    // here: `ClientBuilder::user_agent` would override the user's, and as a default header
+    // the connector keeps a copy (for a proxy's `CONNECT`) that it clones five times a request.
     let mut builder = reqwest::Client::builder()
-        .default_headers(defaults)
-        .connect_timeout(connect);
+        .default_headers(headers.clone())
+        .connect_timeout(connect)
+        // Refused requests are resent by the transport (see `http::refused`); reqwest's own
+        // layer for that copies every request in case it is refused.
+        .retry(reqwest::retry::never().max_retries_per_request(0));
     if let Some(timeout) = timeout {
         builder = builder.timeout(timeout);
     }

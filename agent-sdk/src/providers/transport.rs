@@ -6,9 +6,10 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use futures::future::{Either, ready};
 use futures::{StreamExt, TryFutureExt, TryStreamExt};
-use reqwest::header::{CONTENT_TYPE, HeaderMap};
+use reqwest::header::{CONTENT_TYPE, HeaderMap, USER_AGENT};
 
-use super::clients::Clients;
+use super::clients::{Clients, Picked, sdk_user_agent};
+use crate::http::refused;
 use crate::http::status::truncate;
 use crate::http::{
     ApiKey, RateLimitPermit, RateLimiter, ResponseLimit, ResponseLimits, RetryPolicy, Timeouts,
@@ -44,7 +45,7 @@ impl Transport {
     async fn attempt(
         &self,
         call: &Call<'_>,
-        body: Bytes,
+        body: &Bytes,
         stream: bool,
         attempt: u32,
     ) -> Result<(reqwest::Response, Option<RateLimitPermit>), ModelError> {
@@ -59,28 +60,22 @@ impl Transport {
             attempt,
             "sending model request"
         );
-        let started = Instant::now();
+        // Read only for the log: most runs do not log at this level.
+        let started = tracing::enabled!(tracing::Level::DEBUG).then(Instant::now);
         let picked = self.clients.pick(stream, &self.timeouts)?;
-        let mut builder = picked.client.post(call.url.clone()).body(body);
-        if let Some(headers) = picked.headers {
-            builder = builder.headers(headers.clone());
-        }
-        if let Some(timeout) = picked.timeout {
-            builder = builder.timeout(timeout);
-        }
         // A stream is timed until its headers arrive; a whole request by its client (or
         // `picked.timeout`), to its last byte.
         let sent = if stream {
-            match tokio::time::timeout(self.timeouts.request, builder.send()).await {
+            match tokio::time::timeout(self.timeouts.request, send(&picked, call.url, body)).await {
                 Ok(result) => result,
                 Err(_) => return Err(ModelError::Timeout(self.timeouts.request)),
             }
         } else {
-            builder.send().await
+            send(&picked, call.url, body).await
         };
         let response = sent.map_err(|e| self.network_error(e, self.timeouts.request))?;
         let status = response.status();
-        tracing::debug!(status = status.as_u16(), elapsed = ?started.elapsed(), "response headers received");
+        tracing::debug!(status = status.as_u16(), elapsed = ?started.map(|at| at.elapsed()), "response headers received");
         if status.is_success() {
             return Ok((response, permit));
         }
@@ -163,13 +158,10 @@ impl Transport {
         async move {
             check_url(call.url)?;
             let (call, body, decode) = (&call, &body, &decode);
-            retry(&self.retry, call.provider, move |n| {
-                let body = body.clone();
-                async move {
-                    let (response, _permit) = self.attempt(call, body, false, n).await?;
-                    let bytes = self.read_body(response).await?;
-                    decode(&bytes)
-                }
+            retry(&self.retry, call.provider, move |n| async move {
+                let (response, _permit) = self.attempt(call, body, false, n).await?;
+                let bytes = self.read_body(response).await?;
+                decode(&bytes)
             })
             .await
         }
@@ -180,7 +172,7 @@ impl Transport {
     pub(crate) async fn open(&self, call: &Call<'_>, body: Bytes) -> Result<Opened, ModelError> {
         check_url(call.url)?;
         let (response, permit) = retry(&self.retry, call.provider, |n| {
-            self.attempt(call, body.clone(), true, n)
+            self.attempt(call, &body, true, n)
         })
         .await?;
         let is_json = response
@@ -215,6 +207,43 @@ impl Transport {
             "{err}; the answer began with: {}",
             truncate(&text, 200)
         ))
+    }
+}
+
+/// Sends `body` through `picked`, and again at once when the server refused it unprocessed
+/// ([`refused::MAX_RESENDS`] times at most).
+///
+/// The request is built as a [`reqwest::Request`], not with a `RequestBuilder`, which would
+/// hold a second reference to the client and be moved whole by each of its methods.
+async fn send(
+    picked: &Picked<'_>,
+    url: &reqwest::Url,
+    body: &Bytes,
+) -> Result<reqwest::Response, reqwest::Error> {
+    let mut resends = 0;
+    loop {
+        let mut request = reqwest::Request::new(reqwest::Method::POST, url.clone());
+        *request.body_mut() = Some(body.clone().into());
+        if let Some(headers) = picked.headers {
+            *request.headers_mut() = headers.clone();
+        }
+        if picked.user_agent {
+            request.headers_mut().insert(USER_AGENT, sdk_user_agent());
+        }
+        if let Some(timeout) = picked.timeout {
+            // Only when set: the first access makes the request's map of extensions.
+            *request.timeout_mut() = Some(timeout);
+        }
+        match picked.client.execute(request).await {
+            Err(e) if resends < refused::MAX_RESENDS && refused::is_refused(&e) => {
+                resends += 1;
+                tracing::debug!(
+                    resends,
+                    "the server refused the request unprocessed; resending"
+                );
+            }
+            sent => return sent,
+        }
     }
 }
 
