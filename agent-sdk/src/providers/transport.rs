@@ -75,7 +75,7 @@ impl Transport {
         };
         let response = sent.map_err(|e| self.network_error(e, self.timeouts.request))?;
         let status = response.status();
-        tracing::debug!(status = status.as_u16(), elapsed = ?started.map(|at| at.elapsed()), "response headers received");
+        tracing::debug!(status = status.as_u16(), elapsed = ?started.map(|at| at.elapsed()).unwrap_or_default(), "response headers received");
         if status.is_success() {
             return Ok((response, permit));
         }
