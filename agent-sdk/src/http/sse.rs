@@ -200,15 +200,47 @@ impl SseDecoder {
                     None => self.skip_lf = true,
                 }
             }
-            self.line(&input[start..end], out)?;
+            let line = &input[start..end];
             start = next;
             // The blank line that usually follows (`\n\n`) is taken without another search.
-            if input.get(start) == Some(&b'\n') && !self.skip_lf {
-                self.line(&[], out)?;
+            let blank_follows = input.get(start) == Some(&b'\n') && !self.skip_lf;
+            if blank_follows {
                 start += 1;
+            }
+            match field_value(line) {
+                // The usual event, one `data` line and the blank line ending it: its data
+                // is handed on from the input, not copied into `self.data` first.
+                Some((b"data", value)) if blank_follows && !self.has_data => {
+                    self.single_data_event(value, out)?;
+                }
+                _ => {
+                    self.line(line, out)?;
+                    if blank_follows {
+                        self.line(&[], out)?;
+                    }
+                }
             }
         }
         Ok(start)
+    }
+
+    /// Dispatches an event whose data is the one line `value`.
+    fn single_data_event<F>(&mut self, value: &[u8], out: &mut F) -> Result<(), ModelError>
+    where
+        F: FnMut(SseEventRef<'_>) -> Result<(), ModelError>,
+    {
+        let data = utf8(value)?;
+        if data.len() >= self.max_event_bytes {
+            return Err(ResponseLimit::EventBytes.exceeded(self.max_event_bytes));
+        }
+        let event = if self.event.is_empty() {
+            "message"
+        } else {
+            &self.event
+        };
+        let result = out(SseEventRef { event, data });
+        self.event.clear();
+        result
     }
 
     fn line<F>(&mut self, line: &[u8], out: &mut F) -> Result<(), ModelError>
@@ -235,24 +267,12 @@ impl SseDecoder {
             self.event.clear();
             return result;
         }
-        if line[0] == b':' {
+        let Some((field, value)) = field_value(line) else {
             return Ok(());
-        }
-        // The field name is compared as bytes; only the values kept are checked as UTF-8.
-        let (field, value) = match memchr::memchr(b':', line) {
-            Some(at) => {
-                let value = &line[at + 1..];
-                (&line[..at], value.strip_prefix(b" ").unwrap_or(value))
-            }
-            None => (line, &b""[..]),
-        };
-        let text = |value| {
-            std::str::from_utf8(value)
-                .map_err(|e| ModelError::Decode(format!("stream is not valid UTF-8: {e}")))
         };
         match field {
             b"data" => {
-                let value = text(value)?;
+                let value = utf8(value)?;
                 if self.data.len() + value.len() >= self.max_event_bytes {
                     return Err(ResponseLimit::EventBytes.exceeded(self.max_event_bytes));
                 }
@@ -261,7 +281,7 @@ impl SseDecoder {
                 self.has_data = true;
             }
             b"event" => {
-                let value = text(value)?;
+                let value = utf8(value)?;
                 self.event.clear();
                 self.event.push_str(value);
             }
@@ -269,6 +289,27 @@ impl SseDecoder {
         }
         Ok(())
     }
+}
+
+/// A non-blank line's field name and value (without the one space that may follow the
+/// colon); `None` for a comment. The name is compared as bytes; only the values kept are
+/// checked as UTF-8.
+fn field_value(line: &[u8]) -> Option<(&[u8], &[u8])> {
+    if line.first() == Some(&b':') {
+        return None;
+    }
+    Some(match memchr::memchr(b':', line) {
+        Some(at) => {
+            let value = &line[at + 1..];
+            (&line[..at], value.strip_prefix(b" ").unwrap_or(value))
+        }
+        None => (line, &b""[..]),
+    })
+}
+
+fn utf8(value: &[u8]) -> Result<&str, ModelError> {
+    std::str::from_utf8(value)
+        .map_err(|e| ModelError::Decode(format!("stream is not valid UTF-8: {e}")))
 }
 
 /// Decodes a body, given as a stream of byte chunks, into events. Transport errors pass
@@ -348,6 +389,34 @@ mod tests {
         }
         let singles: Vec<&[u8]> = body.chunks(1).collect();
         assert_eq!(all(&singles), expected);
+    }
+
+    #[test]
+    fn one_line_events_read_in_place_follow_the_same_rules() {
+        let body: &[u8] = b"data: {\"a\":1}\n\nevent: x\ndata: y\n\ndata: z\r\n\r\ndata: 1\ndata: 2\n\n: c\ndata\n\ndata:last\n\n";
+        let expected = vec![
+            ev("message", "{\"a\":1}"),
+            ev("x", "y"),
+            ev("message", "z"),
+            ev("message", "1\n2"),
+            ev("message", ""),
+            ev("message", "last"),
+        ];
+        assert_eq!(all(&[body]), expected);
+        for at in 0..body.len() {
+            assert_eq!(all(&[&body[..at], &body[at..]]), expected, "split at {at}");
+        }
+        let singles: Vec<&[u8]> = body.chunks(1).collect();
+        assert_eq!(all(&singles), expected);
+    }
+
+    #[test]
+    fn a_one_line_event_over_the_cap_is_refused() {
+        let mut d = SseDecoder::with_max_event_bytes(8);
+        let err = d
+            .push(b"data: 0123456789\n\n", &mut VecDeque::new())
+            .unwrap_err();
+        assert!(matches!(err, ModelError::LimitExceeded { max: 8, .. }));
     }
 
     #[test]

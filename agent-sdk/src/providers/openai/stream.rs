@@ -86,7 +86,9 @@ impl SseDecoder for Decoder {
         event: SseEventRef<'_>,
         out: &mut VecDeque<StreamEvent>,
     ) -> Result<(), ModelError> {
-        let data = event.data.trim();
+        // ASCII only: JSON allows no other whitespace around a value, and `trim` decodes
+        // characters at both ends of every event to look for Unicode spaces.
+        let data = event.data.trim_ascii();
         if data == "[DONE]" {
             return self.complete(out);
         }

@@ -43,7 +43,7 @@ impl SseDecoder for Decoder {
         event: SseEventRef<'_>,
         out: &mut VecDeque<StreamEvent>,
     ) -> Result<(), ModelError> {
-        if event.data.trim() == "[DONE]" {
+        if event.data.trim_ascii() == "[DONE]" {
             return Ok(());
         }
         let Some(data) = event_json(event.data)? else {
