@@ -372,6 +372,16 @@ mod tests {
         out.into()
     }
 
+    /// `body` decodes to `expected` whole, split anywhere in two, and fed byte by byte.
+    fn decodes_however_split(body: &[u8], expected: &[SseEvent]) {
+        assert_eq!(all(&[body]), expected);
+        for at in 0..body.len() {
+            assert_eq!(all(&[&body[..at], &body[at..]]), expected, "split at {at}");
+        }
+        let singles: Vec<&[u8]> = body.chunks(1).collect();
+        assert_eq!(all(&singles), expected);
+    }
+
     fn ev(event: &str, data: &str) -> SseEvent {
         SseEvent {
             event: event.into(),
@@ -383,12 +393,7 @@ mod tests {
     fn spec_rules() {
         let body: &[u8] = b"\xEF\xBB\xBFdata: a\r\rdata:b\ndata:  c\n\nevent: e\ndata\n\n:c\nid: 1\nretry: 5\n\ndata: tail";
         let expected = vec![ev("message", "a"), ev("message", "b\n c"), ev("e", "")];
-        assert_eq!(all(&[body]), expected);
-        for at in 0..body.len() {
-            assert_eq!(all(&[&body[..at], &body[at..]]), expected, "split at {at}");
-        }
-        let singles: Vec<&[u8]> = body.chunks(1).collect();
-        assert_eq!(all(&singles), expected);
+        decodes_however_split(body, &expected);
     }
 
     #[test]
@@ -402,12 +407,7 @@ mod tests {
             ev("message", ""),
             ev("message", "last"),
         ];
-        assert_eq!(all(&[body]), expected);
-        for at in 0..body.len() {
-            assert_eq!(all(&[&body[..at], &body[at..]]), expected, "split at {at}");
-        }
-        let singles: Vec<&[u8]> = body.chunks(1).collect();
-        assert_eq!(all(&singles), expected);
+        decodes_however_split(body, &expected);
     }
 
     #[test]
