@@ -207,18 +207,24 @@ impl SseDecoder {
             if blank_follows {
                 start += 1;
             }
-            match field_value(line) {
+            let parsed = if line.is_empty() {
+                None
+            } else {
+                field_value(line)
+            };
+            match parsed {
                 // The usual event, one `data` line and the blank line ending it: its data
                 // is handed on from the input, not copied into `self.data` first.
                 Some((b"data", value)) if blank_follows && !self.has_data => {
                     self.single_data_event(value, out)?;
+                    continue;
                 }
-                _ => {
-                    self.line(line, out)?;
-                    if blank_follows {
-                        self.line(&[], out)?;
-                    }
-                }
+                Some((field, value)) => self.field(field, value)?,
+                None if line.is_empty() => self.dispatch(out)?,
+                None => {} // a comment
+            }
+            if blank_follows {
+                self.dispatch(out)?;
             }
         }
         Ok(start)
@@ -233,14 +239,21 @@ impl SseDecoder {
         if data.len() >= self.max_event_bytes {
             return Err(ResponseLimit::EventBytes.exceeded(self.max_event_bytes));
         }
-        let event = if self.event.is_empty() {
+        let result = out(SseEventRef {
+            event: self.event_name(),
+            data,
+        });
+        self.event.clear();
+        result
+    }
+
+    /// The pending event's type: `message` unless an `event` field named one.
+    fn event_name(&self) -> &str {
+        if self.event.is_empty() {
             "message"
         } else {
             &self.event
-        };
-        let result = out(SseEventRef { event, data });
-        self.event.clear();
-        result
+        }
     }
 
     fn line<F>(&mut self, line: &[u8], out: &mut F) -> Result<(), ModelError>
@@ -248,28 +261,36 @@ impl SseDecoder {
         F: FnMut(SseEventRef<'_>) -> Result<(), ModelError>,
     {
         if line.is_empty() {
-            let result = if self.has_data {
-                self.data.pop(); // the `\n` after the last data line
-                let event = if self.event.is_empty() {
-                    "message"
-                } else {
-                    &self.event
-                };
-                out(SseEventRef {
-                    event,
-                    data: &self.data,
-                })
-            } else {
-                Ok(())
-            };
-            self.has_data = false;
-            self.data.clear();
-            self.event.clear();
-            return result;
+            return self.dispatch(out);
         }
-        let Some((field, value)) = field_value(line) else {
-            return Ok(());
+        match field_value(line) {
+            Some((field, value)) => self.field(field, value),
+            None => Ok(()), // a comment
+        }
+    }
+
+    /// A blank line: dispatches the pending event, if it has data, and starts the next.
+    fn dispatch<F>(&mut self, out: &mut F) -> Result<(), ModelError>
+    where
+        F: FnMut(SseEventRef<'_>) -> Result<(), ModelError>,
+    {
+        let result = if self.has_data {
+            self.data.pop(); // the `\n` after the last data line
+            out(SseEventRef {
+                event: self.event_name(),
+                data: &self.data,
+            })
+        } else {
+            Ok(())
         };
+        self.has_data = false;
+        self.data.clear();
+        self.event.clear();
+        result
+    }
+
+    /// A field line's value, kept if it is `data` or `event`.
+    fn field(&mut self, field: &[u8], value: &[u8]) -> Result<(), ModelError> {
         match field {
             b"data" => {
                 let value = utf8(value)?;
