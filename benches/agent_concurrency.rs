@@ -11,11 +11,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
-use agent_sdk::model::{
-    ChatModel, ChatRequest, ChatResponse, EventStream, ModelError, ModelProfile,
-};
-use agent_sdk::prelude::*;
-use agent_sdk::testing::FunctionModel;
+use agentry::model::{ChatModel, ChatRequest, ChatResponse, EventStream, ModelError, ModelProfile};
+use agentry::prelude::*;
+use agentry::testing::FunctionModel;
 use futures::future::BoxFuture;
 use tokio::sync::watch;
 

@@ -29,11 +29,11 @@
 use std::hint::black_box;
 use std::sync::Arc;
 
-use agent_sdk::agent::{Outcome, Pause};
-use agent_sdk::middleware::{Decision, DecisionKind, HumanInTheLoop, Middleware};
-use agent_sdk::model::{ChatModel, ChatRequest};
-use agent_sdk::prelude::*;
-use agent_sdk::testing::FunctionModel;
+use agentry::agent::{Outcome, Pause};
+use agentry::middleware::{Decision, DecisionKind, HumanInTheLoop, Middleware};
+use agentry::model::{ChatModel, ChatRequest};
+use agentry::prelude::*;
+use agentry::testing::FunctionModel;
 use criterion::{Criterion, criterion_group, criterion_main};
 
 /// A middleware with no hook of its own.
@@ -86,7 +86,7 @@ struct HandArgs {
     b: i64,
 }
 
-async fn baseline(model: &FunctionModel, tool_def: &agent_sdk::tool::DefinitionRef) -> String {
+async fn baseline(model: &FunctionModel, tool_def: &agentry::tool::DefinitionRef) -> String {
     let mut messages = vec![
         Message::system("You add numbers with the `add` tool."),
         Message::user("2 + 3?"),
@@ -112,7 +112,7 @@ fn bench(c: &mut Criterion) {
     let agent = Adder::builder(Arc::new(model())).build();
     let async_agent = AsyncAdder::builder(Arc::new(model())).build();
     let direct = model();
-    let tool_def: agent_sdk::tool::DefinitionRef = <add as Tool>::definition().into();
+    let tool_def: agentry::tool::DefinitionRef = <add as Tool>::definition().into();
 
     let with_middleware = Adder::builder(Arc::new(model()))
         .middleware(Noop)

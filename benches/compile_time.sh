@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Compile time of a crate with 50 tools and one agent: agent-sdk's `#[tool]` + `#[agent]` against
+# Compile time of a crate with 50 tools and one agent: agentry's `#[tool]` + `#[agent]` against
 # rig's `#[rig_tool]` + `AgentBuilder::tool`, the same tools (two documented arguments each).
 #
 # What is timed: editing one tool's body and rebuilding (`cargo build`, dev profile), the edit
@@ -18,7 +18,7 @@ ROUNDS="${ROUNDS:-7}"
 RIG_VERSION="${RIG_VERSION:-=0.44.0}"
 mkdir -p "$WORK/ours/src" "$WORK/rig/src"
 
-# --- agent-sdk ---------------------------------------------------------------------------------
+# --- agentry ---------------------------------------------------------------------------------
 cat > "$WORK/ours/Cargo.toml" <<EOF
 [package]
 name = "compile-bench-ours"
@@ -27,7 +27,7 @@ edition = "2024"
 publish = false
 
 [dependencies]
-agent-sdk = { path = "$ROOT/agent-sdk", features = ["testing"] }
+agentry = { path = "$ROOT/agentry", features = ["testing"] }
 serde = { version = "1", features = ["derive"] }
 schemars = "1"
 tokio = { version = "1", features = ["macros", "rt-multi-thread"] }
@@ -35,7 +35,7 @@ tokio = { version = "1", features = ["macros", "rt-multi-thread"] }
 [workspace]
 EOF
 {
-  echo 'use agent_sdk::prelude::*;'
+  echo 'use agentry::prelude::*;'
   echo
   for i in $(seq 0 $((TOOLS - 1))); do
     cat <<EOF
@@ -58,7 +58,7 @@ EOF
   echo 'struct Bench;'
   echo
   echo 'fn main() {'
-  echo '    let agent = Bench::builder(agent_sdk::testing::ScriptedModel::new([])).build();'
+  echo '    let agent = Bench::builder(agentry::testing::ScriptedModel::new([])).build();'
   echo '    println!("{} tools", agent.tool_definitions().len());'
   echo '}'
 } > "$WORK/ours/src/main.rs"
@@ -135,9 +135,9 @@ ours_times=(); rig_times=(); ratios=()
 for r in $(seq 1 "$ROUNDS"); do
   if (( r % 2 )); then o=$(timed ours "$r"); g=$(timed rig "$r"); else g=$(timed rig "$r"); o=$(timed ours "$r"); fi
   ours_times+=("$o"); rig_times+=("$g"); ratios+=("$(echo "scale=3; $o / $g" | bc)")
-  printf 'round %d: agent-sdk %.2f s, rig %.2f s, ratio %s\n' "$r" "$o" "$g" "${ratios[-1]}"
+  printf 'round %d: agentry %.2f s, rig %.2f s, ratio %s\n' "$r" "$o" "$g" "${ratios[-1]}"
 done
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 echo "rebuild after editing one tool body, $TOOLS tools, $ROUNDS paired rounds:"
-echo "  agent-sdk median $(median "${ours_times[@]}") s, rig median $(median "${rig_times[@]}") s"
-echo "  median of per-round ratios (agent-sdk / rig): $(median "${ratios[@]}")x"
+echo "  agentry median $(median "${ours_times[@]}") s, rig median $(median "${rig_times[@]}") s"
+echo "  median of per-round ratios (agentry / rig): $(median "${ratios[@]}")x"

@@ -16,10 +16,10 @@
 use std::hint::black_box;
 use std::sync::Arc;
 
-use agent_sdk::agent::{DynTool, FnTool, Typed};
-use agent_sdk::mcp::{McpClient, McpServer, McpToolset};
-use agent_sdk::prelude::*;
-use agent_sdk::{ToolDefinition, ToolOutput};
+use agentry::agent::{DynTool, FnTool, Typed};
+use agentry::mcp::{McpClient, McpServer, McpToolset};
+use agentry::prelude::*;
+use agentry::{ToolDefinition, ToolOutput};
 use criterion::Criterion;
 use serde_json::{Value, json};
 

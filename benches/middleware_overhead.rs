@@ -22,11 +22,11 @@ use std::hint::black_box;
 use std::sync::Arc;
 use std::time::Instant;
 
-use agent_sdk::agent::{Outcome, Pause};
-use agent_sdk::middleware::{Decision, DecisionKind, HumanInTheLoop, Middleware};
-use agent_sdk::model::ChatRequest;
-use agent_sdk::prelude::*;
-use agent_sdk::testing::FunctionModel;
+use agentry::agent::{Outcome, Pause};
+use agentry::middleware::{Decision, DecisionKind, HumanInTheLoop, Middleware};
+use agentry::model::ChatRequest;
+use agentry::prelude::*;
+use agentry::testing::FunctionModel;
 
 /// Add two integers.
 ///

@@ -16,10 +16,10 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use agent_sdk::model::StreamEvent;
-use agent_sdk::output::{OutputMode, PartialJson, StructuredEvent, StructuredExt};
-use agent_sdk::prelude::*;
-use agent_sdk::testing::{ScriptedModel, Turn};
+use agentry::model::StreamEvent;
+use agentry::output::{OutputMode, PartialJson, StructuredEvent, StructuredExt};
+use agentry::prelude::*;
+use agentry::testing::{ScriptedModel, Turn};
 use futures::StreamExt;
 use serde_json::{Value, json};
 

@@ -3,8 +3,8 @@
 
 use std::hint::black_box;
 
-use agent_sdk::output::{StructuredOutput, parse_output};
-use agent_sdk::prelude::{Deserialize, JsonSchema};
+use agentry::output::{StructuredOutput, parse_output};
+use agentry::prelude::{Deserialize, JsonSchema};
 use criterion::{Criterion, criterion_group, criterion_main};
 
 /// A 20-field record with constraints on most fields.

@@ -9,7 +9,7 @@
 //! consuming every event to `Done`; the baseline with `"stream": true`, `bytes_stream()`, a
 //! hand-written SSE line splitter and serde structs for the chunks (`baseline_stream.rs`).
 //!
-//! The mock server (`agent_sdk::testing::MockServer`, which answers in SSE chunks when the
+//! The mock server (`agentry::testing::MockServer`, which answers in SSE chunks when the
 //! request has `"stream": true`) runs in a child process and each client in its own child
 //! process, so the CPU time (getrusage, user + system) and the peak RSS (VmHWM) are those of
 //! one client alone.

@@ -16,11 +16,11 @@
 use std::hint::black_box;
 use std::sync::Arc;
 
-use agent_sdk::model::{ChatModel, ChatRequest};
-use agent_sdk::prelude::*;
-use agent_sdk::protocol::ToolProtocol;
-use agent_sdk::protocol::react::{ReactModel, parse, read_reply};
-use agent_sdk::testing::FunctionModel;
+use agentry::model::{ChatModel, ChatRequest};
+use agentry::prelude::*;
+use agentry::protocol::ToolProtocol;
+use agentry::protocol::react::{ReactModel, parse, read_reply};
+use agentry::testing::FunctionModel;
 use criterion::{Criterion, criterion_group, criterion_main};
 
 /// Add two integers.
@@ -63,7 +63,7 @@ struct HandArgs {
     b: i64,
 }
 
-async fn baseline(model: &FunctionModel, tool_def: &agent_sdk::tool::DefinitionRef) -> String {
+async fn baseline(model: &FunctionModel, tool_def: &agentry::tool::DefinitionRef) -> String {
     let mut messages = vec![
         Message::system("You add numbers with the `add` tool."),
         Message::user("2 + 3?"),
@@ -91,7 +91,7 @@ fn bench(c: &mut Criterion) {
         .protocol(ToolProtocol::react())
         .build();
     let direct = native_model();
-    let tool_def: agent_sdk::tool::DefinitionRef = <add as Tool>::definition().into();
+    let tool_def: agentry::tool::DefinitionRef = <add as Tool>::definition().into();
 
     for agent in [&native, &react] {
         let run = rt.block_on(agent.run("2 + 3?", ())).unwrap();
@@ -140,7 +140,7 @@ fn bench(c: &mut Criterion) {
         ..ChatRequest::new(vec![
             Message::system("You add numbers with the `add` tool."),
             Message::user("2 + 3?"),
-            Message::Assistant(agent_sdk::message::AssistantMessage {
+            Message::Assistant(agentry::message::AssistantMessage {
                 tool_calls: vec![ToolCall::new("react_1", "add", r#"{"a":2,"b":3}"#)],
                 ..Default::default()
             }),

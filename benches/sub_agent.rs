@@ -14,10 +14,10 @@
 use std::hint::black_box;
 use std::sync::Arc;
 
-use agent_sdk::agent::{AgentBuilder, FnTool};
-use agent_sdk::model::ChatRequest;
-use agent_sdk::prelude::*;
-use agent_sdk::testing::FunctionModel;
+use agentry::agent::{AgentBuilder, FnTool};
+use agentry::model::ChatRequest;
+use agentry::prelude::*;
+use agentry::testing::FunctionModel;
 use criterion::{Criterion, criterion_group, criterion_main};
 use futures::StreamExt;
 use serde_json::{Value, json};
@@ -65,7 +65,7 @@ fn bench(c: &mut Criterion) {
         }),
         false,
     );
-    let hand = AgentBuilder::<_, _, (), ()>::new(shared.clone(), agent_sdk::agent::NoTools)
+    let hand = AgentBuilder::<_, _, (), ()>::new(shared.clone(), agentry::agent::NoTools)
         .instructions("You delegate to the child.")
         .dyn_tool(FnTool::new(
             definition,
@@ -110,7 +110,7 @@ fn bench(c: &mut Criterion) {
 }
 
 /// Polls a stream to its end, counting events.
-async fn drain(mut stream: agent_sdk::agent::AgentStream<'_, String, ()>) -> usize {
+async fn drain(mut stream: agentry::agent::AgentStream<'_, String, ()>) -> usize {
     let mut n = 0usize;
     while let Some(event) = stream.next().await {
         black_box(event.unwrap());

@@ -26,12 +26,12 @@ use std::hint::black_box;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use agent_sdk::agent::{Agent, Input, IntoSharedModel};
-use agent_sdk::model::ChatRequest;
-use agent_sdk::output::TextOutput;
-use agent_sdk::persist::{CheckpointWrite, Checkpointer, InMemoryCheckpointer, SqliteCheckpointer};
-use agent_sdk::prelude::*;
-use agent_sdk::testing::{FunctionModel, MockResponse, MockServer, RecordedRequest};
+use agentry::agent::{Agent, Input, IntoSharedModel};
+use agentry::model::ChatRequest;
+use agentry::output::TextOutput;
+use agentry::persist::{CheckpointWrite, Checkpointer, InMemoryCheckpointer, SqliteCheckpointer};
+use agentry::prelude::*;
+use agentry::testing::{FunctionModel, MockResponse, MockServer, RecordedRequest};
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 
 /// Add two integers.
@@ -94,7 +94,7 @@ struct Setup {
 
 fn agents(
     rt: &tokio::runtime::Runtime,
-    model: impl Fn() -> agent_sdk::model::SharedModel,
+    model: impl Fn() -> agentry::model::SharedModel,
     dir: &std::path::Path,
     name: &str,
 ) -> Setup {
@@ -315,7 +315,7 @@ fn bench(c: &mut Criterion) {
 }
 
 fn tempfile_dir() -> TempDir {
-    let path = std::env::temp_dir().join(format!("agent-sdk-thread-bench-{}", std::process::id()));
+    let path = std::env::temp_dir().join(format!("agentry-thread-bench-{}", std::process::id()));
     std::fs::create_dir_all(&path).unwrap();
     TempDir(path)
 }

@@ -7,8 +7,8 @@
 
 use std::hint::black_box;
 
-use agent_sdk::prelude::*;
-use agent_sdk::tool::invoke;
+use agentry::prelude::*;
+use agentry::tool::invoke;
 use criterion::{Criterion, criterion_group, criterion_main};
 use futures::FutureExt;
 

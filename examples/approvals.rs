@@ -3,7 +3,7 @@
 //! recipient, subject or body first).
 //!
 //! Offline by default (the built-in MockServer plays the model); with `OPENAI_API_KEY`,
-//! `ANTHROPIC_API_KEY`, `GEMINI_API_KEY`, `OPENAI_BASE_URL` or `AGENT_SDK_MODEL` set, a real
+//! `ANTHROPIC_API_KEY`, `GEMINI_API_KEY`, `OPENAI_BASE_URL` or `AGENTRY_MODEL` set, a real
 //! model writes the email. When standard input is not a terminal (or closes), the example does
 //! not wait: it takes a scripted decision — approve against the offline model, reject against
 //! a real one (a real email is never approved without a person).
@@ -17,10 +17,10 @@ mod support;
 
 use std::io::{BufRead, IsTerminal, Write};
 
-use agent_sdk::agent::Outcome;
-use agent_sdk::middleware::Decision;
-use agent_sdk::prelude::*;
-use agent_sdk::testing::{MockResponse, RecordedRequest};
+use agentry::agent::Outcome;
+use agentry::middleware::Decision;
+use agentry::prelude::*;
+use agentry::testing::{MockResponse, RecordedRequest};
 use serde_json::json;
 
 #[derive(Debug)]

@@ -7,17 +7,17 @@
 //! key, see `examples/support/mod.rs`) to chat with a real model.
 //!
 //! Run: `cargo run --example chat_memory [-- <file.db> [<thread id>]]` — the file defaults to
-//! `agent-sdk-chat-memory.db` in the temporary directory, the thread to `me`.
+//! `agentry-chat-memory.db` in the temporary directory, the thread to `me`.
 //! Commands: `/history` (the thread's checkpoints), `/forget` (delete the thread), `/quit`.
 
 mod support;
 
 use std::io::Write;
 
-use agent_sdk::agent::{AgentEvent, ThreadStatus};
-use agent_sdk::persist::SqliteCheckpointer;
-use agent_sdk::prelude::*;
-use agent_sdk::testing::{MockResponse, RecordedRequest};
+use agentry::agent::{AgentEvent, ThreadStatus};
+use agentry::persist::SqliteCheckpointer;
+use agentry::prelude::*;
+use agentry::testing::{MockResponse, RecordedRequest};
 use futures::StreamExt;
 use tokio::io::{AsyncBufReadExt, BufReader};
 
@@ -53,7 +53,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let path = args
         .next()
         .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| std::env::temp_dir().join("agent-sdk-chat-memory.db"));
+        .unwrap_or_else(|| std::env::temp_dir().join("agentry-chat-memory.db"));
     let thread_id = args.next().unwrap_or_else(|| "me".to_string());
 
     let backend = support::backend(mock_model).await?;

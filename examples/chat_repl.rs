@@ -11,9 +11,9 @@ mod support;
 
 use std::io::Write;
 
-use agent_sdk::agent::{AgentEvent, Input};
-use agent_sdk::prelude::*;
-use agent_sdk::testing::{MockResponse, RecordedRequest};
+use agentry::agent::{AgentEvent, Input};
+use agentry::prelude::*;
+use agentry::testing::{MockResponse, RecordedRequest};
 use futures::StreamExt;
 use tokio::io::{AsyncBufReadExt, BufReader};
 

@@ -9,9 +9,9 @@
 
 mod support;
 
-use agent_sdk::output::StructuredExt;
-use agent_sdk::prelude::*;
-use agent_sdk::testing::{MockResponse, RecordedRequest};
+use agentry::output::StructuredExt;
+use agentry::prelude::*;
+use agentry::testing::{MockResponse, RecordedRequest};
 use serde_json::json;
 
 /// One line of an invoice.

@@ -9,9 +9,9 @@
 //! Run: `cargo run --example mcp_server` (speaks MCP on stdin/stdout; logs go to stderr), or
 //! `cargo run --example mcp_server -- --http 127.0.0.1:8000` for streamable HTTP at `/mcp`.
 
-use agent_sdk::agent::Typed;
-use agent_sdk::mcp::McpServer;
-use agent_sdk::prelude::*;
+use agentry::agent::Typed;
+use agentry::mcp::McpServer;
+use agentry::prelude::*;
 
 /// Who is asking; built per request from the MCP request's `_meta`.
 struct Traveller {

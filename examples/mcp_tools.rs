@@ -19,9 +19,9 @@ mod support;
 
 use std::time::Duration;
 
-use agent_sdk::mcp::{McpClient, McpToolset, StructuredContent};
-use agent_sdk::prelude::*;
-use agent_sdk::testing::{MockResponse, RecordedRequest};
+use agentry::mcp::{McpClient, McpToolset, StructuredContent};
+use agentry::prelude::*;
+use agentry::testing::{MockResponse, RecordedRequest};
 
 /// The number of whole hours between two UTC offsets written like `+09:00`.
 ///

@@ -11,8 +11,8 @@ mod support;
 
 use std::time::{Duration, Instant};
 
-use agent_sdk::prelude::*;
-use agent_sdk::testing::{MockResponse, RecordedRequest};
+use agentry::prelude::*;
+use agentry::testing::{MockResponse, RecordedRequest};
 
 /// Look up the price of a stock, in USD. Takes a while, like any remote API.
 ///

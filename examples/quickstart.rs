@@ -3,7 +3,7 @@
 //!
 //! Offline by default, against the SDK's built-in `MockServer`; against a real provider when
 //! `OPENAI_API_KEY`, `ANTHROPIC_API_KEY`, `GEMINI_API_KEY`, `OPENAI_BASE_URL` (any
-//! OpenAI-compatible server, e.g. Ollama) or `AGENT_SDK_MODEL=provider:model` is set.
+//! OpenAI-compatible server, e.g. Ollama) or `AGENTRY_MODEL=provider:model` is set.
 //!
 //! Run: `cargo run --example quickstart`
 
@@ -11,9 +11,9 @@ mod support;
 
 use std::io::Write;
 
-use agent_sdk::agent::AgentEvent;
-use agent_sdk::prelude::*;
-use agent_sdk::testing::{MockResponse, RecordedRequest};
+use agentry::agent::AgentEvent;
+use agentry::prelude::*;
+use agentry::testing::{MockResponse, RecordedRequest};
 use futures::StreamExt;
 use serde_json::json;
 
@@ -146,7 +146,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// What the model is shown: each tool's parameters (`?` marks optional ones; the injected
 /// `Context<Traveller>` is not there) and whether its schema lowers into each provider's
 /// dialect. `cargo run --example tool_schemas` prints the schemas themselves.
-fn print_tools(definitions: &[agent_sdk::tool::DefinitionRef]) {
+fn print_tools(definitions: &[agentry::tool::DefinitionRef]) {
     println!("tools offered to the model:");
     for def in definitions {
         let schema = &def.parameters;

@@ -5,7 +5,7 @@
 //! Offline by default, against the SDK's built-in `MockServer` set to refuse any request that
 //! carries `tools` (as servers for models without a tool-calling chat template do) and playing
 //! a text-only model. With `OPENAI_BASE_URL` (e.g. `http://localhost:11434/v1` for Ollama, and
-//! `OPENAI_MODEL=gemma2:2b`) or `AGENT_SDK_MODEL` it runs against that model instead.
+//! `OPENAI_MODEL=gemma2:2b`) or `AGENTRY_MODEL` it runs against that model instead.
 //!
 //! Run: `cargo run --example react`
 
@@ -13,10 +13,10 @@ mod support;
 
 use std::io::Write;
 
-use agent_sdk::agent::AgentEvent;
-use agent_sdk::prelude::*;
-use agent_sdk::protocol::ToolProtocol;
-use agent_sdk::testing::{MockResponse, RecordedRequest};
+use agentry::agent::AgentEvent;
+use agentry::prelude::*;
+use agentry::protocol::ToolProtocol;
+use agentry::testing::{MockResponse, RecordedRequest};
 use futures::StreamExt;
 
 /// Count the letters of a word.

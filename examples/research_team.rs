@@ -12,10 +12,10 @@
 
 mod support;
 
-use agent_sdk::agent::{AgentEvent, Input};
-use agent_sdk::multi::{AgentInput, HandoffInput, Team};
-use agent_sdk::prelude::*;
-use agent_sdk::testing::{MockResponse, RecordedRequest};
+use agentry::agent::{AgentEvent, Input};
+use agentry::multi::{AgentInput, HandoffInput, Team};
+use agentry::prelude::*;
+use agentry::testing::{MockResponse, RecordedRequest};
 use futures::StreamExt;
 use serde_json::{Value, json};
 

@@ -10,9 +10,9 @@ mod support;
 
 use std::collections::BTreeMap;
 
-use agent_sdk::agent::Input;
-use agent_sdk::prelude::*;
-use agent_sdk::testing::{MockResponse, RecordedRequest};
+use agentry::agent::Input;
+use agentry::prelude::*;
+use agentry::testing::{MockResponse, RecordedRequest};
 
 /// The cart: item name → quantity. Tools receive it as `State<Cart>`.
 #[derive(Debug, Clone, Default, PartialEq)]

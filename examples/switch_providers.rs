@@ -4,15 +4,15 @@
 //! Offline, it builds a model for each provider (no request is sent: building never touches
 //! the network), shows what each supports, and runs the agent against the built-in
 //! `MockServer`. With keys set (`OPENAI_API_KEY`, `ANTHROPIC_API_KEY`, `GEMINI_API_KEY`, or
-//! `AGENT_SDK_MODEL=provider:model`), it runs the same agent on each configured provider.
+//! `AGENTRY_MODEL=provider:model`), it runs the same agent on each configured provider.
 //!
 //! Run: `cargo run --example switch_providers`
 
 mod support;
 
-use agent_sdk::model::{SharedModel, init_chat_model};
-use agent_sdk::prelude::*;
-use agent_sdk::testing::MockResponse;
+use agentry::model::{SharedModel, init_chat_model};
+use agentry::prelude::*;
+use agentry::testing::MockResponse;
 
 /// Convert a temperature from Celsius to Fahrenheit.
 ///
@@ -63,7 +63,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
 
     let configured: Vec<String> = [
-        std::env::var("AGENT_SDK_MODEL").ok(),
+        std::env::var("AGENTRY_MODEL").ok(),
         std::env::var("OPENAI_API_KEY")
             .ok()
             .map(|_| "openai:gpt-4o-mini".to_string()),

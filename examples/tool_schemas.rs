@@ -4,7 +4,7 @@
 //!
 //! Run: `cargo run --example tool_schemas`
 
-use agent_sdk::prelude::*;
+use agentry::prelude::*;
 
 /// Temperature unit.
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
@@ -61,7 +61,7 @@ fn print_definition(def: &ToolDefinition) {
 }
 
 #[tokio::main]
-async fn main() -> agent_sdk::Result<()> {
+async fn main() -> agentry::Result<()> {
     print_definition(<get_weather as Tool>::definition());
     print_definition(<book_hotel as Tool>::definition());
 
@@ -70,11 +70,11 @@ async fn main() -> agent_sdk::Result<()> {
         name: "Ada".to_string(),
     });
     let call = ToolCall::new("call_1", "get_weather", r#"{"city":"Paris"}"#);
-    let out = agent_sdk::tool::invoke(&get_weather {}, &call, &runtime).await?;
+    let out = agentry::tool::invoke(&get_weather {}, &call, &runtime).await?;
     println!("\nget_weather(Paris) -> {}", out.text_content());
 
     let bad = ToolCall::new("call_2", "book_hotel", r#"{"hotel":"Ritz","nights":"two"}"#);
-    let err = agent_sdk::tool::invoke(&book_hotel {}, &bad, &runtime)
+    let err = agentry::tool::invoke(&book_hotel {}, &bad, &runtime)
         .await
         .unwrap_err();
     println!("book_hotel(nights: \"two\") -> {}", err.model_message());

@@ -12,8 +12,8 @@ mod support;
 use std::collections::BTreeMap;
 use std::sync::{Arc, RwLock};
 
-use agent_sdk::prelude::*;
-use agent_sdk::testing::{MockResponse, RecordedRequest};
+use agentry::prelude::*;
+use agentry::testing::{MockResponse, RecordedRequest};
 
 /// A book in the catalogue.
 #[derive(Debug, Clone, Serialize)]

@@ -4,9 +4,9 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use agent_sdk::agent::StopReason;
-use agent_sdk::prelude::*;
-use agent_sdk::testing::{ScriptedModel, Turn};
+use agentry::agent::StopReason;
+use agentry::prelude::*;
+use agentry::testing::{ScriptedModel, Turn};
 use serde_json::json;
 
 struct User {
@@ -143,7 +143,7 @@ async fn into_builder_takes_the_value() {
 /// regression is a compile error of this test).
 #[deny(private_interfaces, private_bounds, warnings)]
 mod private_tools {
-    use agent_sdk::prelude::*;
+    use agentry::prelude::*;
 
     struct Clerk {
         greeting: String,
@@ -162,9 +162,9 @@ mod private_tools {
     }
 
     pub(super) async fn run() -> String {
-        let model = agent_sdk::testing::ScriptedModel::new([
-            agent_sdk::testing::Turn::tool_call("greet", serde_json::json!({ "name": "Ada" })),
-            agent_sdk::testing::Turn::text("done"),
+        let model = agentry::testing::ScriptedModel::new([
+            agentry::testing::Turn::tool_call("greet", serde_json::json!({ "name": "Ada" })),
+            agentry::testing::Turn::text("done"),
         ]);
         let clerk = Clerk {
             greeting: "Hello".into(),

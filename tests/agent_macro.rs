@@ -2,9 +2,9 @@
 
 use std::sync::Arc;
 
-use agent_sdk::agent::{Instructions, RunErrorKind, StopReason, Toolset};
-use agent_sdk::prelude::*;
-use agent_sdk::testing::{ScriptedModel, Turn};
+use agentry::agent::{Instructions, RunErrorKind, StopReason, Toolset};
+use agentry::prelude::*;
+use agentry::testing::{ScriptedModel, Turn};
 use serde_json::json;
 
 #[derive(Debug, Clone, Copy, Deserialize, Serialize, JsonSchema)]
@@ -252,13 +252,13 @@ async fn an_agent_with_fields_is_built_from_its_value() {
 
 #[tokio::test]
 async fn a_run_error_converts_into_the_crate_error() {
-    async fn go() -> agent_sdk::Result<String> {
+    async fn go() -> agentry::Result<String> {
         let model = ScriptedModel::new([Turn::refusal("I cannot help with that.")]);
         let run = Translator::builder(model).build().run("Hi", ()).await?;
         Ok(run.output)
     }
     let err = go().await.unwrap_err();
-    let agent_sdk::Error::Agent(run_error) = &err else {
+    let agentry::Error::Agent(run_error) = &err else {
         panic!("{err:?}")
     };
     assert!(matches!(run_error.kind(), RunErrorKind::Refused(_)));

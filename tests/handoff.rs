@@ -3,10 +3,10 @@
 
 use std::sync::Arc;
 
-use agent_sdk::agent::{AgentEvent, StopReason};
-use agent_sdk::multi::{HandoffInput, Team, TeamBuildError, TeamError, TeamEvent};
-use agent_sdk::prelude::*;
-use agent_sdk::testing::{ScriptedModel, Turn};
+use agentry::agent::{AgentEvent, StopReason};
+use agentry::multi::{HandoffInput, Team, TeamBuildError, TeamError, TeamEvent};
+use agentry::prelude::*;
+use agentry::testing::{ScriptedModel, Turn};
 use futures::StreamExt;
 use serde_json::json;
 
@@ -36,10 +36,10 @@ struct Billing;
 
 /// A text agent without tools, context or state.
 fn plain(
-    model: impl agent_sdk::agent::IntoSharedModel,
-    tools: agent_sdk::agent::NoTools,
-) -> agent_sdk::agent::AgentBuilder<agent_sdk::agent::NoTools> {
-    agent_sdk::agent::AgentBuilder::new(model, tools)
+    model: impl agentry::agent::IntoSharedModel,
+    tools: agentry::agent::NoTools,
+) -> agentry::agent::AgentBuilder<agentry::agent::NoTools> {
+    agentry::agent::AgentBuilder::new(model, tools)
 }
 
 fn used(input: u64) -> Usage {
@@ -175,7 +175,7 @@ async fn an_input_filter_decides_what_the_next_agent_sees() {
         Message::user("I was charged twice for invoice 7."),
     ];
     team(&triage, &billing, HandoffInput::last_user_message())
-        .run(agent_sdk::agent::Input::from_messages(history), ())
+        .run(agentry::agent::Input::from_messages(history), ())
         .await
         .unwrap();
     assert_eq!(
@@ -281,8 +281,8 @@ async fn handing_back_and_forth_stops_at_the_cap() {
         (0..3).map(|_| Turn::tool_call("transfer_to_a", json!({}))),
     ));
     let team = Team::<String>::builder()
-        .agent("a", "A.", plain(a.clone(), agent_sdk::agent::NoTools))
-        .agent("b", "B.", plain(b.clone(), agent_sdk::agent::NoTools))
+        .agent("a", "A.", plain(a.clone(), agentry::agent::NoTools))
+        .agent("b", "B.", plain(b.clone(), agentry::agent::NoTools))
         .handoff("a", "b")
         .handoff("b", "a")
         .max_handoffs(3)
@@ -305,11 +305,11 @@ async fn a_member_failure_names_the_member() {
         json!({}),
     )]));
     let b = Arc::new(ScriptedModel::new([Turn::error(
-        agent_sdk::model::ModelError::Incomplete("cut off".into()),
+        agentry::model::ModelError::Incomplete("cut off".into()),
     )]));
     let team = Team::<String>::builder()
-        .agent("a", "A.", plain(a, agent_sdk::agent::NoTools))
-        .agent("b", "B.", plain(b, agent_sdk::agent::NoTools))
+        .agent("a", "A.", plain(a, agentry::agent::NoTools))
+        .agent("b", "B.", plain(b, agentry::agent::NoTools))
         .handoff("a", "b")
         .build()
         .unwrap();
@@ -323,7 +323,7 @@ async fn a_member_failure_names_the_member() {
 #[test]
 fn a_team_with_unknown_or_repeated_names_is_refused() {
     let model = || ScriptedModel::new([Turn::text("hi")]);
-    let builder = |m: ScriptedModel| plain(m, agent_sdk::agent::NoTools);
+    let builder = |m: ScriptedModel| plain(m, agentry::agent::NoTools);
     let unknown = Team::<String>::builder()
         .agent("a", "A.", builder(model()))
         .handoff("a", "b")

@@ -12,21 +12,21 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use agent_sdk::agent::{AgentBuilder, FnTool, NoTools, Typed};
-use agent_sdk::mcp::{
+use agentry::agent::{AgentBuilder, FnTool, NoTools, Typed};
+use agentry::mcp::{
     AgentTool, McpClient, McpError, McpServer, McpToolset, Reconnect, StructuredContent,
 };
-use agent_sdk::message::{ContentBlock, ImageSource};
-use agent_sdk::prelude::*;
-use agent_sdk::testing::{ScriptedModel, Turn};
-use agent_sdk::{Dialect, ToolDefinition, ToolOutput};
+use agentry::message::{ContentBlock, ImageSource};
+use agentry::prelude::*;
+use agentry::testing::{ScriptedModel, Turn};
+use agentry::{Dialect, ToolDefinition, ToolOutput};
 use serde_json::{Value, json};
 
 // ---------------------------------------------------------------------------------------
 // Where the Python environment and our example server are.
 
 fn venv() -> PathBuf {
-    let dir = std::env::var_os("AGENT_SDK_MCP_VENV")
+    let dir = std::env::var_os("AGENTRY_MCP_VENV")
         .map(PathBuf::from)
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target/mcp-venv"));
     let python = dir.join("bin/python");
@@ -34,7 +34,7 @@ fn venv() -> PathBuf {
         python.exists(),
         "the MCP interop tests need a Python virtual environment with the official MCP SDK at {}; \
          create it with `python3 -m venv target/mcp-venv && target/mcp-venv/bin/pip install -r tests/mcp/requirements.txt` \
-         (what .ci/run does), or point AGENT_SDK_MCP_VENV at one",
+         (what .ci/run does), or point AGENTRY_MCP_VENV at one",
         dir.display()
     );
     dir
@@ -389,7 +389,7 @@ async fn the_python_client_uses_our_stdio_server() {
 // rmcp on both sides.
 
 /// Counts calls; shouts its input.
-fn shout(calls: Arc<AtomicUsize>) -> impl agent_sdk::agent::DynTool<Caller, ()> {
+fn shout(calls: Arc<AtomicUsize>) -> impl agentry::agent::DynTool<Caller, ()> {
     FnTool::new(
         ToolDefinition::new(
             "shout",
@@ -509,7 +509,7 @@ async fn an_agent_served_as_one_tool_returns_its_typed_output_as_structured_cont
         )]),
         NoTools,
     )
-    .output(agent_sdk::output::StructuredSpec::<Capital>::default())
+    .output(agentry::output::StructuredSpec::<Capital>::default())
     .build();
     let server = McpServer::builder("geo")
         .context(|_| Caller { transport: "http" })

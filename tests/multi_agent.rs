@@ -4,10 +4,10 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use agent_sdk::agent::{AgentEvent, Input, RunErrorKind};
-use agent_sdk::multi::{AgentInput, SubAgentOptions};
-use agent_sdk::prelude::*;
-use agent_sdk::testing::{ScriptedModel, Turn};
+use agentry::agent::{AgentEvent, Input, RunErrorKind};
+use agentry::multi::{AgentInput, SubAgentOptions};
+use agentry::prelude::*;
+use agentry::testing::{ScriptedModel, Turn};
 use futures::StreamExt;
 use serde_json::json;
 
@@ -219,7 +219,7 @@ async fn a_sub_agent_spends_the_parent_token_budget() {
     // The researcher stopped at the budget it inherited; the planner then stopped at its own,
     // which counts the researcher's tokens.
     match error.kind() {
-        RunErrorKind::LimitExceeded(agent_sdk::agent::Limit::Tokens { max, used }) => {
+        RunErrorKind::LimitExceeded(agentry::agent::Limit::Tokens { max, used }) => {
             assert_eq!((*max, *used), (100, 110));
         }
         other => panic!("expected the token limit, got {other:?}"),
@@ -256,7 +256,7 @@ async fn a_sub_agent_stops_at_the_parent_deadline() {
         .unwrap_err();
     assert!(matches!(
         error.kind(),
-        RunErrorKind::LimitExceeded(agent_sdk::agent::Limit::Time { .. })
+        RunErrorKind::LimitExceeded(agentry::agent::Limit::Time { .. })
     ));
     assert_eq!(parent.request_count(), 1);
     assert_eq!(slow.request_count(), 1);
@@ -300,8 +300,8 @@ async fn a_failing_sub_agent_is_a_tool_error_within_the_parent_budget() {
         Turn::tool_call("researcher", json!({ "prompt": "Rust, again?" })),
     ]));
     let failing = Arc::new(ScriptedModel::new([
-        Turn::error(agent_sdk::model::ModelError::Incomplete("cut off".into())),
-        Turn::error(agent_sdk::model::ModelError::Incomplete("cut off".into())),
+        Turn::error(agentry::model::ModelError::Incomplete("cut off".into())),
+        Turn::error(agentry::model::ModelError::Incomplete("cut off".into())),
     ]));
     let error = Planner::builder(parent.clone())
         .max_tool_retries(1)
@@ -521,7 +521,7 @@ async fn usage_and_events_of_a_grandchild_are_tagged_with_its_path() {
 #[tokio::test]
 async fn an_agent_tool_called_by_hand_needs_a_model() {
     let rt = ToolRuntime::new();
-    let args = agent_sdk::multi::Prompt {
+    let args = agentry::multi::Prompt {
         prompt: "hi".into(),
     };
     let error = Echo.call(args.clone(), &rt).await.unwrap_err();

@@ -4,12 +4,12 @@
 
 use std::sync::Arc;
 
-use agent_sdk::agent::AgentBuilder;
-use agent_sdk::agent::NoTools;
-use agent_sdk::model::ModelProfile;
-use agent_sdk::output::{OutputMode, StructuredSpec};
-use agent_sdk::prelude::*;
-use agent_sdk::testing::{ScriptedModel, Turn};
+use agentry::agent::AgentBuilder;
+use agentry::agent::NoTools;
+use agentry::model::ModelProfile;
+use agentry::output::{OutputMode, StructuredSpec};
+use agentry::prelude::*;
+use agentry::testing::{ScriptedModel, Turn};
 use serde_json::json;
 
 /// A forecast.

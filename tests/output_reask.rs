@@ -1,12 +1,12 @@
 //! Validation and re-asking: every kind of invalid answer goes back to the model as a precise
 //! correction, within a retry budget; usage of failed attempts is counted.
 
-use agent_sdk::message::ToolResultMessage;
-use agent_sdk::model::ModelError;
-use agent_sdk::output::{AnswerError, OutputMode, ParseFailure, StructuredError};
-use agent_sdk::prelude::*;
-use agent_sdk::testing::{ScriptedModel, Turn};
-use agent_sdk::{Message, Usage};
+use agentry::message::ToolResultMessage;
+use agentry::model::ModelError;
+use agentry::output::{AnswerError, OutputMode, ParseFailure, StructuredError};
+use agentry::prelude::*;
+use agentry::testing::{ScriptedModel, Turn};
+use agentry::{Message, Usage};
 
 /// A review.
 #[derive(Debug, PartialEq, Deserialize, JsonSchema, StructuredOutput)]

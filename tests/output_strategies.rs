@@ -1,11 +1,11 @@
 //! Structured output through every strategy, against scripted models: a struct, a unit enum,
 //! a data enum and a `Vec` root each come back typed through native, tool and prompted mode.
 
-use agent_sdk::model::{ChatRequest, ModelProfile, ResponseFormat, ToolChoice};
-use agent_sdk::output::{OutputMode, OutputParse, OutputSpec, StructuredSpec};
-use agent_sdk::prelude::*;
-use agent_sdk::testing::{ScriptedModel, Turn};
-use agent_sdk::{AssistantMessage, Message};
+use agentry::model::{ChatRequest, ModelProfile, ResponseFormat, ToolChoice};
+use agentry::output::{OutputMode, OutputParse, OutputSpec, StructuredSpec};
+use agentry::prelude::*;
+use agentry::testing::{ScriptedModel, Turn};
+use agentry::{AssistantMessage, Message};
 use serde_json::{Value, json};
 
 /// A film recommendation.

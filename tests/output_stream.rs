@@ -1,11 +1,11 @@
 //! Streaming structured output: partial values as the JSON arrives, a validated final value,
 //! and a re-ask in the middle of a stream.
 
-use agent_sdk::Message;
-use agent_sdk::model::StreamEvent;
-use agent_sdk::output::{OutputMode, StructuredError, StructuredEvent};
-use agent_sdk::prelude::*;
-use agent_sdk::testing::{ScriptedModel, Turn};
+use agentry::Message;
+use agentry::model::StreamEvent;
+use agentry::output::{OutputMode, StructuredError, StructuredEvent};
+use agentry::prelude::*;
+use agentry::testing::{ScriptedModel, Turn};
 use futures::StreamExt;
 use serde_json::{Value, json};
 
@@ -145,7 +145,7 @@ async fn a_cut_off_stream_is_an_error() {
         Ok(StreamEvent::TextDelta {
             text: "{\"title\": \"Gro".into(),
         }),
-        Err(agent_sdk::model::ModelError::Incomplete(
+        Err(agentry::model::ModelError::Incomplete(
             "connection reset".into(),
         )),
     ])]);
@@ -161,7 +161,7 @@ async fn a_cut_off_stream_is_an_error() {
 
 #[tokio::test]
 async fn a_vec_root_streams_unwrapped() {
-    let name = agent_sdk::output::StructuredSpec::<Vec<String>>::default()
+    let name = agentry::output::StructuredSpec::<Vec<String>>::default()
         .name()
         .to_string();
     assert_eq!(name, "string_list");

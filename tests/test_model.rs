@@ -1,9 +1,9 @@
 //! `TestModel` exercises an agent's wiring with zero scripting: every tool is called once with
 //! arguments generated from its schema, then the output comes back valid.
 
-use agent_sdk::agent::StopReason;
-use agent_sdk::prelude::*;
-use agent_sdk::testing::TestModel;
+use agentry::agent::StopReason;
+use agentry::prelude::*;
+use agentry::testing::TestModel;
 use std::sync::Arc;
 
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
@@ -125,9 +125,9 @@ async fn a_text_agent_gets_a_summary_of_the_tool_results() {
 mod every_schema_shape {
     use std::collections::{BTreeMap, HashMap};
 
-    use agent_sdk::output::{OutputMode, StructuredExt};
-    use agent_sdk::prelude::*;
-    use agent_sdk::testing::TestModel;
+    use agentry::output::{OutputMode, StructuredExt};
+    use agentry::prelude::*;
+    use agentry::testing::TestModel;
 
     /// A circle.
     #[derive(Debug, Deserialize, JsonSchema)]

@@ -6,10 +6,10 @@ use std::sync::Arc;
 use std::thread;
 use std::time::Duration;
 
-use agent_sdk::ToolCallError;
-use agent_sdk::agent::RunResult;
-use agent_sdk::prelude::*;
-use agent_sdk::testing::{ScriptedModel, Turn};
+use agentry::ToolCallError;
+use agentry::agent::RunResult;
+use agentry::prelude::*;
+use agentry::testing::{ScriptedModel, Turn};
 
 /// The calling thread, as text.
 fn this_thread() -> String {

@@ -2,9 +2,9 @@
 
 use std::collections::HashMap;
 
-use agent_sdk::prelude::*;
-use agent_sdk::tool::{invoke, parse_arguments};
-use agent_sdk::{ToolCallError, WithArtifact};
+use agentry::prelude::*;
+use agentry::tool::{invoke, parse_arguments};
+use agentry::{ToolCallError, WithArtifact};
 use serde_json::{Value, json};
 
 #[derive(Debug, Clone, Copy, PartialEq, Deserialize, Serialize, JsonSchema)]
@@ -106,8 +106,8 @@ async fn remember(fact: String, store: Store, writer: StreamWriter) -> Result<St
 
 struct Db(&'static str);
 
-impl<S> agent_sdk::Inject<User, S> for Db {
-    fn inject(rt: &ToolRuntime<User, S>) -> Result<Self, agent_sdk::InjectError> {
+impl<S> agentry::Inject<User, S> for Db {
+    fn inject(rt: &ToolRuntime<User, S>) -> Result<Self, agentry::InjectError> {
         Ok(Db(if rt.context().name == "ada" {
             "db-ada"
         } else {
@@ -388,7 +388,7 @@ async fn artifacts_stay_with_the_program() {
 
 #[tokio::test]
 async fn store_and_stream_writer_are_injected() {
-    let store = agent_sdk::Store::in_memory();
+    let store = agentry::Store::in_memory();
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     let rt = ToolRuntime::new()
         .with_call_id("c7")

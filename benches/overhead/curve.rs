@@ -24,7 +24,7 @@ pub const HISTORY: [usize; 3] = [10, 100, 1000];
 /// The function that builds the request body, per side (part of its name in the profile).
 fn body_function(mode: Mode) -> &'static str {
     match mode {
-        Mode::Sdk => "as agent_sdk::providers::driver::WireFormat>::body",
+        Mode::Sdk => "as agentry::providers::driver::WireFormat>::body",
         Mode::Baseline => "overhead::baseline::request_body",
     }
 }

@@ -12,8 +12,8 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use agent_sdk::Message;
-use agent_sdk::agent::Input;
+use agentry::Message;
+use agentry::agent::Input;
 
 use crate::args::Mode;
 use crate::baseline::{Baseline, OutMessage};

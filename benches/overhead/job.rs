@@ -1,6 +1,6 @@
 //! The job both clients do, and what the mock model answers: one tool, one city, one answer.
 
-use agent_sdk::prelude::*;
+use agentry::prelude::*;
 
 /// The model name both clients send.
 pub const MODEL: &str = "gpt-4o-mini";

@@ -2,10 +2,10 @@
 
 use std::sync::Arc;
 
-use agent_sdk::Error;
-use agent_sdk::agent::{Agent, AgentEvent};
-use agent_sdk::model::ModelError;
-use agent_sdk::providers::openai::OpenAiModel;
+use agentry::Error;
+use agentry::agent::{Agent, AgentEvent};
+use agentry::model::ModelError;
+use agentry::providers::openai::OpenAiModel;
 use futures::StreamExt;
 
 use crate::job::{self, Forecaster};
@@ -16,7 +16,7 @@ pub struct Sdk {
 }
 
 /// The agent type of the bench.
-pub type AgentOf = Agent<Forecaster, agent_sdk::output::TextOutput, (), ()>;
+pub type AgentOf = Agent<Forecaster, agentry::output::TextOutput, (), ()>;
 
 impl Sdk {
     /// An agent whose model talks to the server at `base_url`.

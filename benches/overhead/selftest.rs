@@ -283,13 +283,13 @@ pub fn run() -> Result<(), String> {
     );
     let annotated = "--------\nIr\n--------\n\
                      3,054,873 (100.0%)  PROGRAM TOTALS\n\
-                     2,934,024 (96.04%)  ???:<agent_sdk::providers::openai::ChatCompletions as agent_sdk::providers::driver::WireFormat>::body [/x/overhead]\n\
+                     2,934,024 (96.04%)  ???:<agentry::providers::openai::ChatCompletions as agentry::providers::driver::WireFormat>::body [/x/overhead]\n\
                      2,492,498 (81.59%)  ???:serde_json::ser::format_escaped_str [/x/overhead]\n";
     check(
         "callgrind_annotate: inclusive count by name",
         parse_inclusive(
             annotated,
-            "as agent_sdk::providers::driver::WireFormat>::body",
+            "as agentry::providers::driver::WireFormat>::body",
         ) == Some(2_934_024),
     );
     check(

@@ -5,8 +5,8 @@
 
 use std::io::{Read, Write};
 
-use agent_sdk::ToolCall;
-use agent_sdk::testing::{MockResponse, MockServer, RecordedRequest};
+use agentry::ToolCall;
+use agentry::testing::{MockResponse, MockServer, RecordedRequest};
 
 use crate::job;
 

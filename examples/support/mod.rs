@@ -1,12 +1,12 @@
 //! Shared by the examples: pick a real provider when one is configured, otherwise start the
 //! SDK's built-in `MockServer` (an in-process OpenAI-compatible server, a test double) and
 //! say so. The helpers that play the model's part (reading tool results, answering in the
-//! requested output mode) live in `agent_sdk::testing::scripting`.
+//! requested output mode) live in `agentry::testing::scripting`.
 
 #![allow(dead_code)] // each example uses part of this module
 
-use agent_sdk::model::{SharedModel, init_chat_model};
-use agent_sdk::testing::{MockResponse, MockServer, RecordedRequest};
+use agentry::model::{SharedModel, init_chat_model};
+use agentry::testing::{MockResponse, MockServer, RecordedRequest};
 
 /// Where the example's model requests go.
 pub struct Backend {
@@ -18,16 +18,23 @@ pub struct Backend {
 
 /// The provider the environment asks for, if any:
 ///
-/// * `AGENT_SDK_MODEL=provider:model` (e.g. `anthropic:claude-sonnet-4-5`, `ollama:llama3.2`);
+/// * `AGENTRY_MODEL=provider:model` (e.g. `anthropic:claude-sonnet-4-5`, `ollama:llama3.2`;
+///   the pre-rename `AGENT_SDK_MODEL` is still read, with a deprecation notice);
 /// * `OPENAI_API_KEY` or `OPENAI_BASE_URL` → `openai:$OPENAI_MODEL` (default `gpt-4o-mini`), so
 ///   any OpenAI-compatible server (Ollama, vLLM, LM Studio) works through `OPENAI_BASE_URL`;
 /// * `ANTHROPIC_API_KEY` → `anthropic:claude-sonnet-4-5`;
 /// * `GEMINI_API_KEY` or `GOOGLE_API_KEY` → `google:gemini-2.5-flash`.
 pub fn configured_model_spec() -> Option<String> {
     let set = |name: &str| std::env::var(name).is_ok_and(|v| !v.trim().is_empty());
+    if let Ok(spec) = std::env::var("AGENTRY_MODEL")
+        && !spec.trim().is_empty()
+    {
+        return Some(spec);
+    }
     if let Ok(spec) = std::env::var("AGENT_SDK_MODEL")
         && !spec.trim().is_empty()
     {
+        eprintln!("note: AGENT_SDK_MODEL is deprecated; set AGENTRY_MODEL instead");
         return Some(spec);
     }
     if set("OPENAI_API_KEY") || set("OPENAI_BASE_URL") {
@@ -47,7 +54,7 @@ pub fn configured_model_spec() -> Option<String> {
 /// `mock` (which plays the model's part, from the request it receives).
 pub async fn backend(
     mock: impl Fn(&RecordedRequest) -> MockResponse + Send + Sync + 'static,
-) -> Result<Backend, agent_sdk::model::ModelError> {
+) -> Result<Backend, agentry::model::ModelError> {
     if let Some(spec) = configured_model_spec() {
         let model = init_chat_model(&spec)?;
         println!("model: {spec} (a real provider; set by the environment)\n");
@@ -60,7 +67,7 @@ pub async fn backend(
     let model: SharedModel = std::sync::Arc::new(server.openai_model("mock-gpt"));
     println!(
         "model: the built-in MockServer at {} (offline; set OPENAI_API_KEY, ANTHROPIC_API_KEY, \
-         GEMINI_API_KEY, OPENAI_BASE_URL or AGENT_SDK_MODEL to use a real model)\n",
+         GEMINI_API_KEY, OPENAI_BASE_URL or AGENTRY_MODEL to use a real model)\n",
         server.url()
     );
     Ok(Backend {

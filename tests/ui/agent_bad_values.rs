@@ -1,4 +1,4 @@
-use agent_sdk::agent;
+use agentry::agent;
 
 /// A planner.
 #[agent(tools(), instructions = 42, max_turns = -1)]

@@ -1,4 +1,4 @@
-use agent_sdk::{Context, agent, tool};
+use agentry::{Context, agent, tool};
 
 struct User {
     name: String,

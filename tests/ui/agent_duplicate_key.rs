@@ -1,4 +1,4 @@
-use agent_sdk::agent;
+use agentry::agent;
 
 /// A planner.
 #[agent(tools(), max_turns = 3, max_turns = 5)]

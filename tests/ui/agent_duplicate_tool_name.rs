@@ -1,4 +1,4 @@
-use agent_sdk::{agent, tool};
+use agentry::{agent, tool};
 
 /// Find a flight.
 ///

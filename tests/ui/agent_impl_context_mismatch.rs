@@ -1,4 +1,4 @@
-use agent_sdk::{Context, agent};
+use agentry::{Context, agent};
 
 struct User;
 struct Tenant;

@@ -1,4 +1,4 @@
-use agent_sdk::prelude::*;
+use agentry::prelude::*;
 
 /// A planner.
 #[agent(tools(), max_turns = "10")]

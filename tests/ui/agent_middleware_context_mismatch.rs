@@ -1,5 +1,5 @@
-use agent_sdk::middleware::Middleware;
-use agent_sdk::{agent, tool};
+use agentry::middleware::Middleware;
+use agentry::{agent, tool};
 
 struct User;
 struct Tenant;

@@ -1,4 +1,4 @@
-use agent_sdk::agent;
+use agentry::agent;
 
 /// A planner.
 #[agent(max_turns = 3)]

@@ -1,4 +1,4 @@
-use agent_sdk::{State, agent, tool};
+use agentry::{State, agent, tool};
 
 #[derive(Default)]
 struct Trip {

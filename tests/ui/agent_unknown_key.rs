@@ -1,4 +1,4 @@
-use agent_sdk::agent;
+use agentry::agent;
 
 /// A planner.
 #[agent(tools(), max_turn = 3, model = "gpt-4o")]

@@ -1,5 +1,5 @@
-use agent_sdk::middleware::{Flow, Hook, Middleware, MiddlewareError, RunCx};
-use agent_sdk::{Message, agent, tool};
+use agentry::middleware::{Flow, Hook, Middleware, MiddlewareError, RunCx};
+use agentry::{Message, agent, tool};
 
 struct User;
 struct Tenant {
@@ -31,6 +31,6 @@ fn hello() -> String {
 struct Greeter;
 
 fn main() {
-    let model = agent_sdk::testing::TestModel::new();
+    let model = agentry::testing::TestModel::new();
     let _agent = Greeter::builder(model).middleware(AuditTenant).build();
 }

@@ -1,4 +1,4 @@
-use agent_sdk::middleware::{Allowed, HumanInTheLoop};
+use agentry::middleware::{Allowed, HumanInTheLoop};
 
 fn main() {
     // There is no empty set of decisions: a review allows at least one.

@@ -1,5 +1,5 @@
-use agent_sdk::prelude::JsonSchema;
-use agent_sdk::StructuredOutput;
+use agentry::prelude::JsonSchema;
+use agentry::StructuredOutput;
 
 /// A film.
 #[derive(JsonSchema, StructuredOutput)]

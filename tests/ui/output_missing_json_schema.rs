@@ -1,5 +1,5 @@
-use agent_sdk::prelude::Deserialize;
-use agent_sdk::StructuredOutput;
+use agentry::prelude::Deserialize;
+use agentry::StructuredOutput;
 
 /// A film.
 #[derive(Deserialize, StructuredOutput)]

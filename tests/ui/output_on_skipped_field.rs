@@ -1,4 +1,4 @@
-use agent_sdk::prelude::*;
+use agentry::prelude::*;
 
 /// A film.
 #[derive(Deserialize, JsonSchema, StructuredOutput)]

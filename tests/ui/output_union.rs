@@ -1,4 +1,4 @@
-use agent_sdk::StructuredOutput;
+use agentry::StructuredOutput;
 
 #[derive(StructuredOutput)]
 union Bits {

@@ -1,4 +1,4 @@
-use agent_sdk::agent;
+use agentry::agent;
 
 /// Finds facts.
 #[agent(tools(), as_tool(nmae = "finder"))]

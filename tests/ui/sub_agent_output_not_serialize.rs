@@ -1,4 +1,4 @@
-use agent_sdk::prelude::*;
+use agentry::prelude::*;
 
 /// What the researcher found.
 #[derive(Deserialize, JsonSchema, StructuredOutput)]

@@ -1,6 +1,6 @@
-use agent_sdk::multi::Team;
-use agent_sdk::prelude::*;
-use agent_sdk::testing::{ScriptedModel, Turn};
+use agentry::multi::Team;
+use agentry::prelude::*;
+use agentry::testing::{ScriptedModel, Turn};
 
 /// A refund decision.
 #[derive(Serialize, Deserialize, JsonSchema, StructuredOutput)]

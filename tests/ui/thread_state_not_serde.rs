@@ -1,6 +1,6 @@
-use agent_sdk::agent::{AgentBuilder, NoTools};
-use agent_sdk::persist::InMemoryCheckpointer;
-use agent_sdk::testing::{ScriptedModel, Turn};
+use agentry::agent::{AgentBuilder, NoTools};
+use agentry::persist::InMemoryCheckpointer;
+use agentry::testing::{ScriptedModel, Turn};
 
 /// The agent's state, without serde derives.
 #[derive(Default)]

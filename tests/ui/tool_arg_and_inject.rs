@@ -1,4 +1,4 @@
-use agent_sdk::{ToolCallId, tool};
+use agentry::{ToolCallId, tool};
 
 /// Echo the call id.
 #[tool]

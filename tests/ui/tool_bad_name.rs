@@ -1,4 +1,4 @@
-use agent_sdk::tool;
+use agentry::tool;
 
 /// Look up the weather.
 #[tool(name = "get weather")]

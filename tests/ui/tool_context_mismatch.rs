@@ -1,4 +1,4 @@
-use agent_sdk::{CallTool, Context, tool};
+use agentry::{CallTool, Context, tool};
 
 struct User;
 struct Tenant;

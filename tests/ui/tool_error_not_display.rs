@@ -1,4 +1,4 @@
-use agent_sdk::tool;
+use agentry::tool;
 
 #[derive(Debug)]
 struct LookupError;

@@ -1,4 +1,4 @@
-use agent_sdk::{Context, tool};
+use agentry::{Context, tool};
 
 struct User;
 

@@ -1,4 +1,4 @@
-use agent_sdk::tool;
+use agentry::tool;
 
 #[tool]
 fn undocumented(x: i32) -> i32 {

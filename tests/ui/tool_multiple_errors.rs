@@ -1,4 +1,4 @@
-use agent_sdk::tool;
+use agentry::tool;
 
 /// Several mistakes at once; all of them are reported.
 #[tool(name = "9lives", colour = "red")]

@@ -1,4 +1,4 @@
-use agent_sdk::tool;
+use agentry::tool;
 
 /// Not a function.
 #[tool]

@@ -1,4 +1,4 @@
-use agent_sdk::tool;
+use agentry::tool;
 
 struct Db;
 

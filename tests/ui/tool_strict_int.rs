@@ -1,4 +1,4 @@
-use agent_sdk::prelude::*;
+use agentry::prelude::*;
 
 /// Do something.
 #[tool(strict = 1)]

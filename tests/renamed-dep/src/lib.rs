@@ -1,5 +1,5 @@
-//! Macro-generated code must compile when `agent-sdk` is renamed in `Cargo.toml`
-//! (here to `my_sdk`) and no crate named `agent_sdk`, `serde` or `schemars` is in scope.
+//! Macro-generated code must compile when `agentry` is renamed in `Cargo.toml`
+//! (here to `my_sdk`) and no crate named `agentry`, `serde` or `schemars` is in scope.
 
 use my_sdk::Context;
 

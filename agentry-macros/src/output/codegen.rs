@@ -1,0 +1,447 @@
+//! Writing the `StructuredOutput` impl: schema constraints and run-time checks per field,
+//! nested outputs reached through auto-ref probes, and the custom validators.
+
+use darling::Error;
+use proc_macro2::{Literal, Span, TokenStream};
+use quote::{ToTokens, quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{Data, DeriveInput, Fields, Type};
+
+use super::attrs::{ContainerAttrs, FieldAttrs, first_output_attr};
+use super::serde_attrs::{SerdeAttrs, unraw};
+use crate::crate_path::sdk_path;
+use crate::docs;
+
+/// Where a field's value sits relative to its parent's JSON and schema.
+enum Place {
+    /// An object property.
+    Key(String),
+    /// An item of a tuple (`prefixItems`).
+    Index(usize),
+    /// The parent itself (newtype, `transparent`).
+    Same,
+    /// Merged into the parent (`#[serde(flatten)]`): no node of its own.
+    Flatten,
+}
+
+/// One field to check.
+struct FieldPlan<'a> {
+    ty: &'a Type,
+    /// How to reach the value: `&self.name`, or a binding in an enum arm.
+    access: TokenStream,
+    place: Place,
+    attrs: FieldAttrs,
+}
+
+pub fn expand(input: &DeriveInput) -> darling::Result<TokenStream> {
+    let sdk = sdk_path();
+    let mut errors = Error::accumulator();
+    let container = errors.handle(ContainerAttrs::parse(&input.attrs));
+    let serde = SerdeAttrs::parse(&input.attrs);
+
+    let (constraints, validation) = match &input.data {
+        Data::Struct(data) => {
+            let plans = errors
+                .handle(struct_plans(&data.fields, &serde))
+                .unwrap_or_default();
+            let constraints = plans.iter().map(|p| field_constraints(&sdk, p)).collect();
+            let validation = plans.iter().map(|p| field_validation(&sdk, p)).collect();
+            (constraints, validation)
+        }
+        Data::Enum(data) => errors
+            .handle(enum_code(&sdk, data, &serde))
+            .unwrap_or_default(),
+        Data::Union(data) => {
+            errors.push(
+                Error::custom(
+                    "`StructuredOutput` cannot be derived for a union: use a struct or an enum",
+                )
+                .with_span(&data.union_token),
+            );
+            (TokenStream::new(), TokenStream::new())
+        }
+    };
+    errors.finish()?;
+    let container = container.unwrap_or(ContainerAttrs {
+        name: None,
+        description: None,
+        validate: None,
+    });
+
+    let ident = &input.ident;
+    let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+    let mut where_clause = where_clause
+        .cloned()
+        .unwrap_or_else(|| syn::parse_quote!(where));
+    let generic = !input.generics.params.is_empty();
+    // Higher-ranked for a concrete type, so rustc does not report it as a trivially false
+    // bound: a missing derive is reported once, by the assertion below, not also here.
+    let binder = (!generic).then(|| quote!(for<'__agentry>));
+    where_clause.predicates.push(syn::parse_quote!(
+        #binder #ident #ty_generics: #sdk::serde::de::DeserializeOwned + #sdk::schemars::JsonSchema
+            + ::core::marker::Send + 'static
+    ));
+
+    let name_fn = match (&container.name, generic) {
+        (Some(name), _) => Some(name.clone()),
+        (None, false) => Some(unraw(ident)),
+        (None, true) => None,
+    }
+    .map(|name| {
+        quote! {
+            const OUTPUT_NAME: ::core::option::Option<&'static str> =
+                ::core::option::Option::Some(#name);
+
+            fn output_name() -> ::std::borrow::Cow<'static, str> {
+                ::std::borrow::Cow::Borrowed(#name)
+            }
+        }
+    });
+
+    let doc = docs::doc_text(&input.attrs);
+    let description = container
+        .description
+        .clone()
+        .or_else(|| (!doc.is_empty()).then_some(doc));
+    let description_fn = description.as_ref().map(|d| {
+        quote! {
+            fn output_description() -> ::core::option::Option<::std::borrow::Cow<'static, str>> {
+                ::core::option::Option::Some(::std::borrow::Cow::Borrowed(#d))
+            }
+        }
+    });
+    let description_override = container.description.as_ref().map(|d| {
+        quote! {
+            if let ::core::option::Option::Some(map) = schema.as_object_mut() {
+                map.insert("description".into(), #sdk::serde_json::Value::from(#d));
+            }
+        }
+    });
+
+    let type_validator = container.validate.as_ref().map(|path| {
+        quote_spanned! {path.span()=>
+            #sdk::__private::output::check_custom::<Self>(self, #path, v);
+        }
+    });
+
+    // Checked where the user wrote the type, so a missing derive is reported there by name.
+    let assertion = (!generic).then(|| {
+        quote_spanned! {ident.span()=>
+            const _: () = #sdk::__private::output::assert_output_bounds::<#ident>();
+        }
+    });
+
+    Ok(quote! {
+        #assertion
+
+        #[automatically_derived]
+        impl #impl_generics #sdk::output::StructuredOutput for #ident #ty_generics #where_clause {
+            #name_fn
+            #description_fn
+
+            #[allow(unused_variables)]
+            fn add_constraints(
+                schema: &mut #sdk::serde_json::Value,
+                patch: &mut #sdk::output::SchemaPatch,
+            ) {
+                #[allow(unused_imports)]
+                use #sdk::__private::output::{ViaOutputType as _, ViaPlainType as _};
+                #description_override
+                #constraints
+            }
+
+            #[allow(unused_variables)]
+            fn validate_into(&self, v: &mut #sdk::output::Validation) {
+                #[allow(unused_imports)]
+                use #sdk::__private::output::{ViaOutput as _, ViaPlain as _};
+                #validation
+                #type_validator
+            }
+        }
+    })
+}
+
+/// The fields of a struct, placed as serde places them.
+fn struct_plans<'a>(fields: &'a Fields, serde: &SerdeAttrs) -> darling::Result<Vec<FieldPlan<'a>>> {
+    let mut errors = Error::accumulator();
+    let mut plans = Vec::new();
+    let live = fields
+        .iter()
+        .filter(|f| !SerdeAttrs::parse(&f.attrs).skip)
+        .count();
+    for (index, field) in fields.iter().enumerate() {
+        let Some(attrs) = errors.handle(FieldAttrs::parse(&field.attrs)) else {
+            continue;
+        };
+        let fserde = SerdeAttrs::parse(&field.attrs);
+        if fserde.skip {
+            if let Some(span) = attrs.span {
+                errors.push(skipped_error(span));
+            }
+            continue;
+        }
+        let place = if fserde.flatten {
+            Place::Flatten
+        } else if serde.transparent || (matches!(fields, Fields::Unnamed(_)) && live == 1) {
+            Place::Same
+        } else {
+            match &field.ident {
+                Some(ident) => Place::Key(field_name(ident, &fserde, serde.rename_all)),
+                None => Place::Index(index),
+            }
+        };
+        if matches!(place, Place::Flatten)
+            && let Some(span) = attrs.span
+            && !attrs.is_empty()
+        {
+            errors.push(
+                Error::custom(
+                    "constraints cannot go on a `#[serde(flatten)]` field: put them on the \
+                     fields of the flattened type, and derive `StructuredOutput` for it",
+                )
+                .with_span(&span),
+            );
+            continue;
+        }
+        let access = match &field.ident {
+            Some(ident) => quote!(&self.#ident),
+            None => {
+                let index = syn::Index::from(index);
+                quote!(&self.#index)
+            }
+        };
+        plans.push(FieldPlan {
+            ty: &field.ty,
+            access,
+            place,
+            attrs,
+        });
+    }
+    errors.finish_with(plans)
+}
+
+fn field_name(
+    ident: &syn::Ident,
+    field: &SerdeAttrs,
+    rule: Option<super::serde_attrs::RenameRule>,
+) -> String {
+    match (&field.rename, rule) {
+        (Some(name), _) => name.clone(),
+        (None, Some(rule)) => rule.field(&unraw(ident)),
+        (None, None) => unraw(ident),
+    }
+}
+
+fn skipped_error(span: Span) -> Error {
+    Error::custom(
+        "this field is skipped by serde (`skip` / `skip_deserializing`): the model never fills \
+         it, so it cannot have `#[output]` constraints; remove them",
+    )
+    .with_span(&span)
+}
+
+fn opt_f64(x: Option<f64>) -> TokenStream {
+    match x {
+        Some(x) => {
+            let lit = Literal::f64_unsuffixed(x);
+            quote!(::core::option::Option::Some(#lit))
+        }
+        None => quote!(::core::option::Option::None),
+    }
+}
+
+fn opt_usize(x: Option<usize>) -> TokenStream {
+    match x {
+        Some(x) => {
+            let lit = Literal::usize_unsuffixed(x);
+            quote!(::core::option::Option::Some(#lit))
+        }
+        None => quote!(::core::option::Option::None),
+    }
+}
+
+/// Adds a struct field's constraints to its schema node and patches nested outputs.
+fn field_constraints(sdk: &TokenStream, plan: &FieldPlan) -> TokenStream {
+    let ty = plan.ty;
+    let o = quote!(#sdk::__private::output);
+    let mut body = TokenStream::new();
+    if let Some((min, max)) = plan.attrs.range {
+        let (min, max) = (opt_f64(min), opt_f64(max));
+        body.extend(quote!(#o::add_range(node, #min, #max);));
+    }
+    if let Some((min, max)) = plan.attrs.length {
+        let (min, max) = (opt_usize(min), opt_usize(max));
+        body.extend(quote!(#o::add_length(node, #min, #max);));
+    }
+    if let Some(pattern) = &plan.attrs.pattern {
+        body.extend(quote!(#o::add_pattern(node, #pattern);));
+    }
+    body.extend(quote!((&#o::TypeProbe::<#ty>::new()).output_patch(node, patch);));
+    match &plan.place {
+        Place::Key(name) => quote! {
+            if let ::core::option::Option::Some(node) = #o::property(schema, #name) {
+                #body
+            }
+        },
+        Place::Index(index) => quote! {
+            if let ::core::option::Option::Some(node) = schema
+                .get_mut("prefixItems")
+                .and_then(|items| items.get_mut(#index))
+            {
+                #body
+            }
+        },
+        Place::Same => quote! {{
+            let node: &mut #sdk::serde_json::Value = &mut *schema;
+            #body
+        }},
+        Place::Flatten => quote!((&#o::TypeProbe::<#ty>::new()).output_patch_def(patch);),
+    }
+}
+
+/// Checks one field's value: constraints, custom validator, nested outputs.
+fn field_validation(sdk: &TokenStream, plan: &FieldPlan) -> TokenStream {
+    let ty = plan.ty;
+    let o = quote!(#sdk::__private::output);
+    let access = &plan.access;
+    let mut body = TokenStream::new();
+    if let Some((min, max)) = plan.attrs.range {
+        let (min, max) = (opt_f64(min), opt_f64(max));
+        body.extend(quote_spanned!(ty.span()=> #o::check_range::<#ty>(value, #min, #max, v);));
+    }
+    if let Some((min, max)) = plan.attrs.length {
+        let (min, max) = (opt_usize(min), opt_usize(max));
+        body.extend(quote_spanned!(ty.span()=> #o::check_length::<#ty>(value, #min, #max, v);));
+    }
+    if let Some(pattern) = &plan.attrs.pattern {
+        body.extend(quote_spanned! {ty.span()=>
+            {
+                static REGEX: ::std::sync::OnceLock<#o::Regex> = ::std::sync::OnceLock::new();
+                #o::check_pattern::<#ty>(value, #o::cached_regex(&REGEX, #pattern), v);
+            }
+        });
+    }
+    if let Some(path) = &plan.attrs.validate {
+        body.extend(quote_spanned!(path.span()=> #o::check_custom::<#ty>(value, #path, v);));
+    }
+    body.extend(quote!((&#o::Probe(value)).output_validate(v);));
+    let body = quote! {
+        let value: &#ty = #access;
+        #body
+    };
+    wrap_place(&plan.place, body)
+}
+
+fn wrap_place(place: &Place, body: TokenStream) -> TokenStream {
+    match place {
+        Place::Key(name) => quote!(v.field(#name, |v| { #body });),
+        Place::Index(index) => quote!(v.index(#index, |v| { #body });),
+        Place::Same | Place::Flatten => quote!({ #body }),
+    }
+}
+
+/// An enum: nested outputs of every variant are validated at their JSON path (which depends
+/// on serde's tagging) and their definitions patched; field constraints are refused.
+fn enum_code(
+    sdk: &TokenStream,
+    data: &syn::DataEnum,
+    serde: &SerdeAttrs,
+) -> darling::Result<(TokenStream, TokenStream)> {
+    let o = quote!(#sdk::__private::output);
+    let mut errors = Error::accumulator();
+    let mut constraints = TokenStream::new();
+    let mut arms = TokenStream::new();
+    for variant in &data.variants {
+        if let Some(attr) = first_output_attr(&variant.attrs) {
+            errors.push(
+                Error::custom(
+                    "`#[output]` does not go on enum variants: put `#[output(validate = path)]` \
+                     on the enum, or move the variant's data into a struct that derives \
+                     `StructuredOutput`",
+                )
+                .with_span(attr),
+            );
+        }
+        let vserde = SerdeAttrs::parse(&variant.attrs);
+        if vserde.skip {
+            continue;
+        }
+        let vname = match (&vserde.rename, serde.rename_all) {
+            (Some(name), _) => name.clone(),
+            (None, Some(rule)) => rule.variant(&unraw(&variant.ident)),
+            (None, None) => unraw(&variant.ident),
+        };
+        let field_rule = vserde.rename_all.or(serde.rename_all_fields);
+        let live: Vec<_> = variant
+            .fields
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| !SerdeAttrs::parse(&f.attrs).skip)
+            .collect();
+        let mut checks = TokenStream::new();
+        let mut bindings = Vec::new();
+        for (index, field) in &live {
+            if let Some(attr) = first_output_attr(&field.attrs) {
+                errors.push(
+                    Error::custom(
+                        "field constraints are not supported inside enum variants: move the \
+                         fields into a struct that derives `StructuredOutput` and use it as a \
+                         newtype variant, e.g. `Variant(VariantData)`",
+                    )
+                    .with_span(attr),
+                );
+                continue;
+            }
+            let ty = &field.ty;
+            constraints.extend(quote!((&#o::TypeProbe::<#ty>::new()).output_patch_def(patch);));
+            let binding = syn::Ident::new(&format!("__field{index}"), Span::call_site());
+            let fserde = SerdeAttrs::parse(&field.attrs);
+            let place = match &field.ident {
+                _ if fserde.flatten => Place::Flatten,
+                Some(ident) => Place::Key(field_name(ident, &fserde, field_rule)),
+                None if live.len() == 1 => Place::Same,
+                None => Place::Index(*index),
+            };
+            let check = quote! {
+                let value: &#ty = #binding;
+                (&#o::Probe(value)).output_validate(v);
+            };
+            checks.extend(wrap_place(&place, check));
+            let member = match &field.ident {
+                Some(ident) => ident.to_token_stream(),
+                None => syn::Index::from(*index).to_token_stream(),
+            };
+            bindings.push(quote!(#member: #binding));
+        }
+        if bindings.is_empty() {
+            continue;
+        }
+        let prefix = if serde.untagged || (serde.tag.is_some() && serde.content.is_none()) {
+            None
+        } else if let Some(content) = &serde.content {
+            Some(content.clone())
+        } else {
+            Some(vname)
+        };
+        let checks = match prefix {
+            Some(key) => quote!(v.field(#key, |v| { #checks });),
+            None => checks,
+        };
+        let vident = &variant.ident;
+        arms.extend(quote! {
+            Self::#vident { #(#bindings,)* .. } => { #checks }
+        });
+    }
+    let validation = if arms.is_empty() {
+        TokenStream::new()
+    } else {
+        quote! {
+            #[allow(unreachable_patterns)]
+            match self {
+                #arms
+                _ => {}
+            }
+        }
+    };
+    errors.finish_with((constraints, validation))
+}

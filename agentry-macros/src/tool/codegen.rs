@@ -1,0 +1,296 @@
+//! The expansion of `#[tool]`.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{Ident, ItemFn, Type, Visibility};
+
+use super::attrs::ToolAttrs;
+use super::params::{ParamKind, Signature};
+use crate::crate_path::{sdk_path, sdk_path_string};
+
+/// What the tool calls.
+pub enum Target<'a> {
+    /// A free function: emitted unchanged beside a marker struct of the same name.
+    Free(&'a ItemFn),
+    /// A `&self` method of an `#[agent]` impl block: the marker struct holds an
+    /// `Arc<SelfTy>` and is named `marker`; the method itself is emitted by the impl block.
+    Method {
+        self_ty: &'a Type,
+        method: &'a Ident,
+        vis: &'a Visibility,
+        marker: Ident,
+    },
+}
+
+/// `get_weather` → `GetWeather`.
+pub fn camel(ident: &Ident) -> String {
+    crate::names::upper_camel(ident)
+}
+
+pub fn generate(target: &Target<'_>, attrs: &ToolAttrs, sig: &Signature) -> TokenStream {
+    let sdk = sdk_path();
+    let sdk_str = sdk_path_string();
+    let serde_crate = format!("{sdk_str}::serde");
+    let schemars_crate = format!("{sdk_str}::schemars");
+
+    let (vis, fn_ident, marker) = match target {
+        Target::Free(func) => (&func.vis, &func.sig.ident, func.sig.ident.clone()),
+        Target::Method {
+            vis,
+            method,
+            marker,
+            ..
+        } => (*vis, *method, marker.clone()),
+    };
+    let args_ident = match target {
+        Target::Free(_) => format_ident!("{}Args", camel(fn_ident), span = fn_ident.span()),
+        Target::Method { marker, .. } => {
+            let base = marker.to_string();
+            let base = base.strip_suffix("Tool").unwrap_or(&base);
+            format_ident!("{}Args", base, span = fn_ident.span())
+        }
+    };
+    let name = &attrs.name;
+    let description = &attrs.description;
+    let strict = attrs.strict;
+    let return_direct = attrs.return_direct;
+    let sequential = attrs.sequential;
+    let idempotent = attrs.idempotent;
+    let timeout = match attrs.timeout_ms {
+        Some(ms) => quote!(::core::option::Option::Some(::core::time::Duration::from_millis(#ms))),
+        None => quote!(::core::option::Option::None),
+    };
+
+    // The generated `Args` struct: one field per model-filled parameter.
+    let fields = sig.params.iter().filter_map(|p| {
+        let ParamKind::Model {
+            json_name,
+            renamed,
+            description,
+        } = &p.kind
+        else {
+            return None;
+        };
+        let ident = &p.ident;
+        let ty = &p.ty;
+        let rename = renamed.then(|| quote!(#[serde(rename = #json_name)]));
+        let description = description
+            .as_ref()
+            .map(|d| quote!(#[schemars(description = #d)]));
+        Some(quote! {
+            #rename
+            #description
+            #vis #ident: #ty,
+        })
+    });
+    let model_idents: Vec<&Ident> = sig
+        .params
+        .iter()
+        .filter(|p| matches!(p.kind, ParamKind::Model { .. }))
+        .map(|p| &p.ident)
+        .collect();
+
+    // Each model-filled type must be a tool argument. The check is made once, at the user's
+    // type; the generated items assume it through a higher-ranked where clause (which rustc
+    // does not check on its own as a trivially false bound), so a type without the derives is
+    // one error, not one per derive and per use.
+    let model_tys: Vec<&Type> = sig
+        .params
+        .iter()
+        .filter(|p| matches!(p.kind, ParamKind::Model { .. }))
+        .map(|p| &p.ty)
+        .collect();
+    let arg_checks = model_tys.iter().map(|ty| {
+        let sdk = respan(&sdk, ty.span());
+        quote_spanned! {ty.span()=>
+            const _: () = #sdk::tool::tool_argument::<#ty>();
+        }
+    });
+    let arg_bounds: Vec<TokenStream> = model_tys
+        .iter()
+        .map(|ty| {
+            let sdk = respan(&sdk, ty.span());
+            quote_spanned! {ty.span()=> for<'__agentry> #ty: #sdk::ToolArgument }
+        })
+        .collect();
+    let args_where = (!arg_bounds.is_empty()).then(|| quote!(where #(#arg_bounds,)*));
+
+    // Injected parameters: extracted before the future starts, so the future owns them.
+    let injected: Vec<_> = sig
+        .params
+        .iter()
+        .filter(|p| matches!(p.kind, ParamKind::Injected))
+        .collect();
+    let inject_bounds = injected.iter().map(|p| {
+        let ty = &p.ty;
+        quote_spanned! {ty.span()=>
+            #ty: #sdk::Inject<__C, __S> + ::core::marker::Send + 'static
+        }
+    });
+    let inject_lets = injected.iter().map(|p| {
+        let ident = &p.ident;
+        let ty = &p.ty;
+        quote! {
+            let #ident = <#ty as #sdk::Inject<__C, __S>>::inject(__agentry_runtime);
+        }
+    });
+    let inject_unwraps = injected.iter().map(|p| {
+        let ident = &p.ident;
+        quote! {
+            let #ident = match #ident {
+                ::core::result::Result::Ok(value) => value,
+                ::core::result::Result::Err(error) => {
+                    return ::core::result::Result::Err(#sdk::__private::inject_error(#name, error));
+                }
+            };
+        }
+    });
+
+    let call_args = sig.params.iter().map(|p| &p.ident);
+    let await_ = sig.is_async.then(|| quote!(.await));
+    // Methods: the future owns a clone of the `Arc` so it does not borrow the marker.
+    let (this_let, callee, receiver_arg) = match target {
+        Target::Free(_) => (quote!(), quote!(#fn_ident), quote!()),
+        Target::Method { self_ty, .. } if sig.has_receiver => (
+            quote!(let __agentry_this = ::std::sync::Arc::clone(&self.0);),
+            quote!(<#self_ty>::#fn_ident),
+            quote!(&*__agentry_this,),
+        ),
+        Target::Method { self_ty, .. } => (quote!(), quote!(<#self_ty>::#fn_ident), quote!()),
+    };
+    let ret_span = sig
+        .ret_ty
+        .as_ref()
+        .map(|t| t.span())
+        .unwrap_or_else(|| fn_ident.span());
+    let finish = if sig.returns_result {
+        quote_spanned! {ret_span=> #sdk::tool::tool_result(#name, __agentry_out) }
+    } else {
+        quote_spanned! {ret_span=>
+            #sdk::tool::tool_result(
+                #name,
+                ::core::result::Result::<_, #sdk::__private::Infallible>::Ok(__agentry_out),
+            )
+        }
+    };
+
+    // A sync body runs on the blocking pool (moving the arguments, injected values and the
+    // receiver's `Arc` into the closure); an async body is awaited in place, and an `inline`
+    // sync body is called in place.
+    let body = if sig.is_async || attrs.inline {
+        quote! {
+            let __agentry_out = #callee(#receiver_arg #(#call_args),*) #await_;
+            #finish
+        }
+    } else {
+        quote! {
+            #sdk::__private::run_blocking(#name, move || {
+                let __agentry_out = #callee(#receiver_arg #(#call_args),*);
+                #finish
+            }).await
+        }
+    };
+
+    let marker_item = match target {
+        Target::Free(func) => {
+            let doc = format!(
+                "The `{name}` tool: implements [`Tool`]({sdk_str}::Tool) and \
+                 [`CallTool`]({sdk_str}::CallTool) for the function of the same name. \
+                 Generated by `#[tool]`."
+            );
+            quote! {
+                #func
+
+                #[doc = #doc]
+                #[allow(non_camel_case_types)]
+                #[derive(::core::clone::Clone, ::core::marker::Copy, ::core::fmt::Debug, ::core::default::Default)]
+                #vis struct #marker {}
+            }
+        }
+        Target::Method { self_ty, .. } => {
+            let doc = format!(
+                "The `{name}` tool: calls the method `{fn_ident}` on a shared value. \
+                 Generated by `#[agent]`."
+            );
+            quote! {
+                #[doc = #doc]
+                #vis struct #marker(pub ::std::sync::Arc<#self_ty>);
+
+                impl ::core::clone::Clone for #marker {
+                    fn clone(&self) -> Self {
+                        #marker(::std::sync::Arc::clone(&self.0))
+                    }
+                }
+            }
+        }
+    };
+    let args_doc = format!("The arguments of the `{name}` tool, as the model fills them.");
+
+    quote! {
+        #marker_item
+
+        #[doc = #args_doc]
+        #[derive(#sdk::serde::Deserialize, #sdk::schemars::JsonSchema)]
+        #[serde(crate = #serde_crate, deny_unknown_fields)]
+        #[schemars(crate = #schemars_crate)]
+        #[allow(missing_docs)]
+        #vis struct #args_ident #args_where {
+            #(#fields)*
+        }
+
+        #(#arg_checks)*
+
+        impl #sdk::Tool for #marker #args_where {
+            const NAME: &'static str = #name;
+            const RETURN_DIRECT: bool = #return_direct;
+            const SEQUENTIAL: bool = #sequential;
+            const IDEMPOTENT: bool = #idempotent;
+            const TIMEOUT: ::core::option::Option<::core::time::Duration> = #timeout;
+            type Args = #args_ident;
+
+            fn definition() -> &'static #sdk::ToolDefinition {
+                static DEFINITION: #sdk::__private::OnceLock<#sdk::ToolDefinition> =
+                    #sdk::__private::OnceLock::new();
+                DEFINITION.get_or_init(|| {
+                    #sdk::__private::tool_definition::<#args_ident>(#name, #description, #strict)
+                })
+            }
+        }
+
+        impl<__C, __S> #sdk::CallTool<__C, __S> for #marker
+        where
+            #(#inject_bounds,)*
+            #(#arg_bounds,)*
+        {
+            #[allow(clippy::manual_async_fn)]
+            fn call(
+                &self,
+                __agentry_args: #args_ident,
+                __agentry_runtime: &#sdk::ToolRuntime<__C, __S>,
+            ) -> impl #sdk::__private::Future<
+                Output = ::core::result::Result<#sdk::ToolOutput, #sdk::ToolCallError>,
+            > + ::core::marker::Send {
+                #(#inject_lets)*
+                #this_let
+                async move {
+                    #(#inject_unwraps)*
+                    let #args_ident { #(#model_idents),* } = __agentry_args;
+                    #body
+                }
+            }
+        }
+    }
+}
+
+/// `tokens` with every span set to `span`, so errors about them point at the user's tokens.
+fn respan(tokens: &TokenStream, span: proc_macro2::Span) -> TokenStream {
+    tokens
+        .clone()
+        .into_iter()
+        .map(|mut tt| {
+            tt.set_span(span);
+            tt
+        })
+        .collect()
+}

@@ -1,0 +1,483 @@
+//! [`AgentBuilder`] and the built [`Agent`].
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::dyn_args::ArgsSchema;
+use super::dyn_tool::{DynTool, SharedDynTool};
+use super::instructions::Instructions;
+use super::limits::{LimitPolicy, RunPolicy, ToolErrorPolicy};
+use super::toolset::Toolset;
+use crate::cost::{Cost, PriceTable};
+use crate::middleware::{Chain, Middleware, SharedMiddleware};
+use crate::model::{ChatModel, SharedModel};
+use crate::output::{OutputSpec, TextOutput};
+use crate::persist::Checkpointer;
+use crate::protocol::ToolProtocol;
+use crate::store::Store;
+use crate::tool::DefinitionRef;
+
+/// Anything that can be an agent's model: a [`SharedModel`], an `Arc<M>`, a `Box<dyn
+/// ChatModel>` or a model by value.
+pub trait IntoSharedModel {
+    /// The conversion.
+    fn into_shared_model(self) -> SharedModel;
+}
+
+impl IntoSharedModel for SharedModel {
+    fn into_shared_model(self) -> SharedModel {
+        self
+    }
+}
+
+impl IntoSharedModel for Box<dyn ChatModel> {
+    fn into_shared_model(self) -> SharedModel {
+        Arc::from(self)
+    }
+}
+
+impl<M: ChatModel> IntoSharedModel for Arc<M> {
+    fn into_shared_model(self) -> SharedModel {
+        self
+    }
+}
+
+impl<M: ChatModel> IntoSharedModel for M {
+    fn into_shared_model(self) -> SharedModel {
+        Arc::new(self)
+    }
+}
+
+/// Request settings passed to the model on every request of a run.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ModelSettings {
+    /// Sampling temperature, sent exactly as written.
+    pub temperature: Option<f64>,
+    /// Nucleus sampling (`top_p`), sent exactly as written.
+    pub top_p: Option<f64>,
+    /// Whether to ask the provider to cache the system prompt and the tools
+    /// ([`PromptCache::system_and_tools`](crate::model::PromptCache::system_and_tools)).
+    pub cache_prompt: bool,
+    /// Maximum tokens per answer.
+    pub max_tokens: Option<u32>,
+    /// Whether the model may call several tools per answer (`None`: provider default).
+    pub parallel_tool_calls: Option<bool>,
+    /// Seed, where supported.
+    pub seed: Option<u64>,
+}
+
+/// Configures an [`Agent`]. Made by `#[agent]`'s `builder`, or by [`AgentBuilder::new`].
+///
+/// ```
+/// use agentry::agent::{AgentBuilder, LimitPolicy, NoTools};
+/// use agentry::testing::{ScriptedModel, Turn};
+/// use std::time::Duration;
+///
+/// let agent = AgentBuilder::<_, _, (), ()>::new(ScriptedModel::new([Turn::text("hi")]), NoTools)
+///     .instructions("Be brief.")
+///     .max_turns(4)
+///     .max_execution_time(Duration::from_secs(30))
+///     .on_limit(LimitPolicy::FinalAnswer)
+///     .build();
+/// assert_eq!(agent.policy().limits.max_turns, 4);
+/// ```
+pub struct AgentBuilder<T, O = TextOutput, C = (), S = ()> {
+    pub(crate) parts: Parts<T, O, C, S>,
+}
+
+/// The pieces of an agent, shared by the builder and the agent.
+pub(crate) struct Parts<T, O, C, S> {
+    pub(crate) model: SharedModel,
+    pub(crate) toolset: T,
+    pub(crate) output: O,
+    pub(crate) instructions: Instructions<C, S>,
+    pub(crate) dyn_tools: Vec<SharedDynTool<C, S>>,
+    pub(crate) policy: RunPolicy,
+    pub(crate) settings: ModelSettings,
+    pub(crate) max_parallel_tools: usize,
+    pub(crate) tool_timeout: Option<Duration>,
+    pub(crate) store: Option<Store>,
+    pub(crate) middleware: Chain<C, S>,
+    pub(crate) checkpointer: Option<Arc<dyn Checkpointer>>,
+    /// The protocol asked for; `None`: chosen from the model's profile at `build`.
+    pub(crate) protocol: Option<ToolProtocol>,
+    /// Options for sub-agents listed among the tools.
+    pub(crate) sub_agents: crate::multi::SubAgents,
+    /// The agent's name (`gen_ai.agent.name` on its run spans).
+    pub(crate) name: Option<Arc<str>>,
+    /// Prices for `policy.limits.max_cost`.
+    pub(crate) prices: Option<Arc<PriceTable>>,
+}
+
+/// The default cap on tool calls of one answer running at once.
+pub const DEFAULT_MAX_PARALLEL_TOOLS: usize = 8;
+
+impl<T, C, S> AgentBuilder<T, TextOutput, C, S>
+where
+    T: Toolset<C, S>,
+{
+    /// A builder for an agent with these tools, answering in text.
+    pub fn new(model: impl IntoSharedModel, toolset: T) -> Self {
+        AgentBuilder {
+            parts: Parts {
+                model: model.into_shared_model(),
+                toolset,
+                output: TextOutput,
+                instructions: Instructions::None,
+                dyn_tools: Vec::new(),
+                policy: RunPolicy::default(),
+                settings: ModelSettings::default(),
+                max_parallel_tools: DEFAULT_MAX_PARALLEL_TOOLS,
+                tool_timeout: None,
+                store: None,
+                middleware: Chain::default(),
+                checkpointer: None,
+                protocol: None,
+                sub_agents: Default::default(),
+                name: None,
+                prices: None,
+            },
+        }
+    }
+}
+
+impl<T, O, C, S> AgentBuilder<T, O, C, S>
+where
+    T: Toolset<C, S>,
+    O: OutputSpec,
+    C: 'static,
+    S: 'static,
+{
+    /// Sets how the final answer is requested and parsed (e.g. a
+    /// structured output in a chosen mode).
+    pub fn output<O2: OutputSpec>(self, output: O2) -> AgentBuilder<T, O2, C, S> {
+        let p = self.parts;
+        AgentBuilder {
+            parts: Parts {
+                model: p.model,
+                toolset: p.toolset,
+                output,
+                instructions: p.instructions,
+                dyn_tools: p.dyn_tools,
+                policy: p.policy,
+                settings: p.settings,
+                max_parallel_tools: p.max_parallel_tools,
+                tool_timeout: p.tool_timeout,
+                store: p.store,
+                middleware: p.middleware,
+                checkpointer: p.checkpointer,
+                protocol: p.protocol,
+                sub_agents: p.sub_agents,
+                name: p.name,
+                prices: p.prices,
+            },
+        }
+    }
+
+    /// Sets fixed instructions (the system message).
+    pub fn instructions(mut self, text: impl Into<Arc<str>>) -> Self {
+        self.parts.instructions = Instructions::text(text);
+        self
+    }
+
+    /// Sets instructions computed from the context and current state before each request.
+    pub fn dynamic_instructions(
+        mut self,
+        f: impl Fn(&C, &S) -> String + Send + Sync + 'static,
+    ) -> Self {
+        self.parts.instructions = Instructions::dynamic(f);
+        self
+    }
+
+    /// Adds a tool known only at run time.
+    pub fn dyn_tool(mut self, tool: impl DynTool<C, S>) -> Self {
+        self.parts.dyn_tools.push(Arc::new(tool));
+        self
+    }
+
+    /// Adds a shared tool known only at run time.
+    pub fn shared_dyn_tool(mut self, tool: SharedDynTool<C, S>) -> Self {
+        self.parts.dyn_tools.push(tool);
+        self
+    }
+
+    /// Model requests per run (default 10).
+    pub fn max_turns(mut self, max: u32) -> Self {
+        self.parts.policy.limits.max_turns = max;
+        self
+    }
+
+    /// Wall-clock time per run.
+    pub fn max_execution_time(mut self, max: Duration) -> Self {
+        self.parts.policy.limits.max_execution_time = Some(max);
+        self
+    }
+
+    /// Input plus output tokens per run.
+    pub fn max_total_tokens(mut self, max: u64) -> Self {
+        self.parts.policy.limits.max_total_tokens = Some(max);
+        self
+    }
+
+    /// What a run does at a limit (default: a typed error).
+    pub fn on_limit(mut self, policy: LimitPolicy) -> Self {
+        self.parts.policy.on_limit = policy;
+        self
+    }
+
+    /// What a run does when a tool fails (default: tell the model).
+    pub fn tool_errors(mut self, policy: ToolErrorPolicy) -> Self {
+        self.parts.policy.tool_errors = policy;
+        self
+    }
+
+    /// Consecutive failures of one tool sent back to the model before the run stops
+    /// (default 3).
+    pub fn max_tool_retries(mut self, max: u32) -> Self {
+        self.parts.policy.max_tool_retries = max;
+        self
+    }
+
+    /// Invalid final answers sent back for correction before the run stops (default 3).
+    pub fn max_output_retries(mut self, max: u32) -> Self {
+        self.parts.policy.max_output_retries = max;
+        self
+    }
+
+    /// Tool calls of one answer that run at once (default 8; at least 1).
+    pub fn max_parallel_tools(mut self, max: usize) -> Self {
+        self.parts.max_parallel_tools = max.max(1);
+        self
+    }
+
+    /// How long one tool call may take when its tool sets no timeout of its own
+    /// (`#[tool(timeout = "5s")]` wins). A call that takes longer is cancelled (its future
+    /// dropped) and reported as [`ToolCallError::TimedOut`](crate::ToolCallError::TimedOut):
+    /// to the model within the tool's retry budget, or as a run error under
+    /// [`ToolErrorPolicy::Propagate`].
+    pub fn tool_timeout(mut self, after: Duration) -> Self {
+        self.parts.tool_timeout = Some(after);
+        self
+    }
+
+    /// Sampling temperature, sent exactly as written (`0.1` goes out as `0.1`).
+    pub fn temperature(mut self, temperature: f64) -> Self {
+        self.parts.settings.temperature = Some(temperature);
+        self
+    }
+
+    /// Nucleus sampling (`top_p`), sent exactly as written.
+    pub fn top_p(mut self, top_p: f64) -> Self {
+        self.parts.settings.top_p = Some(top_p);
+        self
+    }
+
+    /// Asks the provider to cache the system prompt and the tools, which repeat on every
+    /// request of a run (Anthropic's `cache_control`; providers that cache on their own ignore
+    /// it). Cache reads and writes show in the run's usage.
+    pub fn cache_prompt(mut self, on: bool) -> Self {
+        self.parts.settings.cache_prompt = on;
+        self
+    }
+
+    /// Maximum tokens per answer.
+    pub fn max_tokens(mut self, max: u32) -> Self {
+        self.parts.settings.max_tokens = Some(max);
+        self
+    }
+
+    /// Whether the model may call several tools per answer.
+    pub fn parallel_tool_calls(mut self, allowed: bool) -> Self {
+        self.parts.settings.parallel_tool_calls = Some(allowed);
+        self
+    }
+
+    /// Adds a middleware. `before_*` hooks run in the order middleware is added, `after_*`
+    /// hooks in reverse, and `wrap_*` hooks nest with the first added outermost.
+    pub fn middleware(mut self, middleware: impl Middleware<C, S>) -> Self
+    where
+        C: Send + Sync,
+        S: Send + Sync,
+    {
+        self.parts.middleware.push(Arc::new(middleware));
+        self
+    }
+
+    /// Adds a shared middleware (see [`AgentBuilder::middleware`]).
+    pub fn shared_middleware(mut self, middleware: SharedMiddleware<C, S>) -> Self
+    where
+        C: Send + Sync,
+        S: Send + Sync,
+    {
+        self.parts.middleware.push(middleware);
+        self
+    }
+
+    /// How the tools reach the model: native function calling, or the ReAct text protocol
+    /// (`ToolProtocol::react()`) for models without function calling. Without this, an agent
+    /// with tools uses ReAct when its model's profile has no
+    /// [`tool_calling`](crate::model::ModelProfile::tool_calling), native calling otherwise.
+    ///
+    /// ```
+    /// use agentry::agent::{AgentBuilder, NoTools};
+    /// use agentry::protocol::ToolProtocol;
+    /// use agentry::testing::ScriptedModel;
+    ///
+    /// let agent = AgentBuilder::<_, _, (), ()>::new(ScriptedModel::new([]), NoTools)
+    ///     .protocol(ToolProtocol::react())
+    ///     .build();
+    /// assert!(matches!(agent.protocol(), ToolProtocol::React(_)));
+    /// ```
+    pub fn protocol(mut self, protocol: ToolProtocol) -> Self {
+        self.parts.protocol = Some(protocol);
+        self
+    }
+
+    /// Names the agent: `gen_ai.agent.name` of its runs' `invoke_agent` spans (`#[agent]`
+    /// names it after its type).
+    pub fn name(mut self, name: impl Into<Arc<str>>) -> Self {
+        self.parts.name = Some(name.into());
+        self
+    }
+
+    /// Stops a run once its requests have cost `max` or more at `prices` (checked before
+    /// each request, like the token budget: the request that crosses the limit completes).
+    /// Each answer is priced by the model that answered it, else by the agent's model; a
+    /// model the table does not price stops the run with
+    /// [`RunErrorKind::Cost`](super::RunErrorKind::Cost) rather than run unbounded.
+    ///
+    /// ```
+    /// use agentry::agent::{AgentBuilder, NoTools};
+    /// use agentry::cost::{Cost, ModelPrice, PriceTable};
+    /// use agentry::testing::{ScriptedModel, Turn};
+    ///
+    /// let prices = PriceTable::new().with("scripted", ModelPrice::new(0.15, 0.60));
+    /// let agent = AgentBuilder::<_, _, (), ()>::new(ScriptedModel::new([Turn::text("hi")]), NoTools)
+    ///     .max_cost(Cost::from_usd(0.50), prices)
+    ///     .build();
+    /// assert_eq!(agent.policy().limits.max_cost, Some(Cost::from_usd(0.50)));
+    /// ```
+    pub fn max_cost(mut self, max: Cost, prices: PriceTable) -> Self {
+        self.parts.policy.limits.max_cost = Some(max);
+        self.parts.prices = Some(Arc::new(prices));
+        self
+    }
+
+    /// Gives tools a store.
+    pub fn store(mut self, store: Store) -> Self {
+        self.parts.store = Some(store);
+        self
+    }
+
+    /// Saves runs in threads with this checkpointer: [`Agent::thread`] then runs the agent in
+    /// a conversation that is loaded before each run and checkpointed after each model answer
+    /// and each tool batch (see [`Thread`](super::Thread)). Plain [`Agent::run`] saves
+    /// nothing.
+    pub fn checkpointer(mut self, checkpointer: impl Checkpointer) -> Self {
+        self.parts.checkpointer = Some(Arc::new(checkpointer));
+        self
+    }
+
+    /// [`AgentBuilder::checkpointer`] with a checkpointer shared with other agents or code.
+    pub fn shared_checkpointer(mut self, checkpointer: Arc<dyn Checkpointer>) -> Self {
+        self.parts.checkpointer = Some(checkpointer);
+        self
+    }
+
+    /// The agent.
+    pub fn build(self) -> Agent<T, O, C, S> {
+        let mut definitions = self.parts.toolset.definitions();
+        let mut dyn_schemas = Vec::with_capacity(self.parts.dyn_tools.len());
+        for tool in &self.parts.dyn_tools {
+            let def = tool.definition();
+            dyn_schemas.push(ArgsSchema::compile(&def));
+            if definitions.iter().any(|d| d.name == def.name) {
+                tracing::warn!(tool = %def.name, "dynamic tool shadowed by a tool of the same name; it will not be offered");
+                continue;
+            }
+            definitions.push(def);
+        }
+        let mut parts = self.parts;
+        let protocol = parts.protocol.take().unwrap_or_else(|| {
+            if definitions.is_empty() {
+                ToolProtocol::Native
+            } else {
+                ToolProtocol::for_profile(parts.model.profile())
+            }
+        });
+        parts.model = protocol.wrap(parts.model);
+        Agent {
+            parts,
+            definitions: definitions.into(),
+            dyn_schemas,
+            protocol,
+        }
+    }
+}
+
+/// A configured agent: a model, tools, an output type, context `C` and state `S`.
+///
+/// Run it with [`Agent::run`], [`Agent::stream`] or [`Agent::batch`]. An agent is immutable
+/// and can run many times, concurrently.
+pub struct Agent<T, O = TextOutput, C = (), S = ()> {
+    pub(crate) parts: Parts<T, O, C, S>,
+    pub(crate) definitions: crate::model::Tools,
+    /// The compiled argument schema of each dynamic tool, in `parts.dyn_tools` order.
+    pub(crate) dyn_schemas: Vec<ArgsSchema>,
+    /// How the tools reach the model (the model is wrapped for ReAct).
+    pub(crate) protocol: ToolProtocol,
+}
+
+impl<T, O, C, S> Agent<T, O, C, S> {
+    /// The agent's name, if it has one ([`AgentBuilder::name`]).
+    pub fn name(&self) -> Option<&str> {
+        self.parts.name.as_deref()
+    }
+
+    /// The decisions' configuration: limits and policies.
+    pub fn policy(&self) -> &RunPolicy {
+        &self.parts.policy
+    }
+
+    /// How the tools reach the model.
+    pub fn protocol(&self) -> &ToolProtocol {
+        &self.protocol
+    }
+
+    /// The model (for ReAct, the [`ReactModel`](crate::protocol::react::ReactModel) wrapping
+    /// the one given to the builder).
+    pub fn model(&self) -> &SharedModel {
+        &self.parts.model
+    }
+
+    /// The definitions of every tool offered to the model (static, then dynamic).
+    pub fn tool_definitions(&self) -> &[DefinitionRef] {
+        &self.definitions
+    }
+
+    /// The instructions.
+    pub fn instructions(&self) -> &Instructions<C, S> {
+        &self.parts.instructions
+    }
+}
+
+impl<T, O, C, S> fmt::Debug for Agent<T, O, C, S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Agent")
+            .field("model", &self.parts.model.model_name())
+            .field(
+                "tools",
+                &self
+                    .definitions
+                    .iter()
+                    .map(|d| d.name.as_str())
+                    .collect::<Vec<_>>(),
+            )
+            .field("instructions", &self.parts.instructions)
+            .field("policy", &self.parts.policy)
+            .field("context", &std::any::type_name::<C>())
+            .field("state", &std::any::type_name::<S>())
+            .finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,464 @@
+//! Running an agent in a thread: [`Thread`], its journal of checkpoints and crash recovery.
+
+mod error;
+mod inspect;
+mod journal;
+mod recover;
+
+use std::sync::Arc;
+
+use futures::FutureExt;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use super::builder::Agent;
+use super::driver::{Sinks, drive_saving};
+use super::dyn_tool::DynTool;
+use super::error::{PartialRun, RunError, RunErrorKind};
+use super::input::Input;
+use super::pause::{Outcome, Pause, Start};
+use super::run::{RunOutcome, finished};
+use super::snapshot::RunSnapshot;
+use super::stream::AgentStream;
+use super::toolset::Toolset;
+use crate::message::{Message, ToolCall};
+use crate::middleware::Decision;
+use crate::output::OutputSpec;
+use crate::persist::{Checkpoint, Checkpointer, Lease, ThreadInfo};
+
+pub use error::{ThreadError, ThreadStatus};
+pub(crate) use journal::{Journal, SavePoint};
+use journal::{RunInfo, RunStatus, ThreadJournal};
+pub use recover::NOT_COMPLETED;
+
+/// A state type that can be saved in a thread: `Serialize + DeserializeOwned` (derive both).
+/// Only runs in a thread need it.
+#[diagnostic::on_unimplemented(
+    message = "the state `{Self}` cannot be saved in a thread: it does not implement `Serialize` and `Deserialize`",
+    label = "this agent's state",
+    note = "add `#[derive(serde::Serialize, serde::Deserialize)]` to `{Self}`, or run without a thread (`agent.run(..)`), which does not save the state"
+)]
+pub trait ThreadState: Serialize + DeserializeOwned + Send + Sync + 'static {}
+
+impl<S: Serialize + DeserializeOwned + Send + Sync + 'static> ThreadState for S {}
+
+/// Running an agent in a thread: a conversation saved by a
+/// [`Checkpointer`](crate::persist::Checkpointer), continued across requests and processes,
+/// and recovered after a crash.
+///
+/// Build the agent with [`AgentBuilder::checkpointer`](super::AgentBuilder::checkpointer),
+/// then [`Agent::thread`] names a conversation. Each run loads the thread's messages and typed
+/// state, appends the new input and saves a checkpoint — atomically, messages append-only —
+/// when the input is in, after each model answer that calls tools, after that answer's
+/// tool batch, and when the run ends (finished, failed, or paused for review, the
+/// [`Pause`](super::Pause) stored in the checkpoint so the approval can come from another
+/// process).
+///
+/// ```
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+/// use agentry::agent::{AgentBuilder, NoTools};
+/// use agentry::persist::InMemoryCheckpointer;
+/// use agentry::testing::{ScriptedModel, Turn};
+///
+/// let model = ScriptedModel::new([Turn::text("Hello, Ada."), Turn::text("Your name is Ada.")]);
+/// let agent = AgentBuilder::<_, _, (), ()>::new(model, NoTools)
+///     .checkpointer(InMemoryCheckpointer::default())
+///     .build();
+/// agent.thread("user-7").run("I am Ada.", ()).await.unwrap();
+/// let run = agent.thread("user-7").run("What is my name?", ()).await.unwrap();
+/// assert_eq!(run.messages.len(), 4); // the first exchange, then the second
+/// assert_eq!(agent.thread("user-7").messages().await.unwrap().len(), 4);
+/// # });
+/// ```
+///
+/// # Crashes: at-most-once and at-least-once
+///
+/// A run whose process died leaves its thread [`Running`](ThreadStatus::Running);
+/// [`Thread::recover`] goes on from the newest checkpoint:
+/// - a tool result that was saved is never produced again: the call does not run again;
+/// - a call that was in flight (its answer saved, its batch's results not) runs again only
+///   when its tool is idempotent — `#[tool(idempotent)]`, [`Tool::IDEMPOTENT`](crate::Tool),
+///   [`DynTool::is_idempotent`](super::DynTool::is_idempotent),
+///   [`FnTool::idempotent`](super::FnTool::idempotent). Such tools are run **at least once**;
+/// - any other in-flight call is **at most once**: it is not run again, and the model reads
+///   that it did not complete ([`NOT_COMPLETED`]) and may have taken effect.
+///
+/// The results of an answer's calls are saved together, once the whole batch is done.
+///
+/// Made by [`Agent::thread`].
+pub struct Thread<'a, T, O, C, S> {
+    agent: &'a Agent<T, O, C, S>,
+    checkpointer: Option<Arc<dyn Checkpointer>>,
+    id: String,
+    lease: Option<Lease>,
+}
+
+impl<T, O, C, S> std::fmt::Debug for Thread<'_, T, O, C, S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Thread")
+            .field("id", &self.id)
+            .field("lease", &self.lease)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<T, O, C, S> Agent<T, O, C, S> {
+    /// The conversation `id` in this agent's checkpointer (see [`Thread`]).
+    /// Without a checkpointer, every call on it fails with [`ThreadError::NoCheckpointer`].
+    pub fn thread(&self, id: impl Into<String>) -> Thread<'_, T, O, C, S>
+    where
+        S: ThreadState,
+    {
+        Thread {
+            agent: self,
+            checkpointer: self.parts.checkpointer.clone(),
+            id: id.into(),
+            lease: None,
+        }
+    }
+
+    /// The conversation `id` in `checkpointer` (instead of the builder's).
+    pub fn thread_in(
+        &self,
+        checkpointer: Arc<dyn Checkpointer>,
+        id: impl Into<String>,
+    ) -> Thread<'_, T, O, C, S>
+    where
+        S: ThreadState,
+    {
+        Thread {
+            agent: self,
+            checkpointer: Some(checkpointer),
+            id: id.into(),
+            lease: None,
+        }
+    }
+
+    /// The threads of this agent's checkpointer, most recently updated first, at most
+    /// `limit`.
+    pub async fn threads(&self, limit: usize) -> Result<Vec<ThreadInfo>, ThreadError> {
+        let checkpointer = self
+            .parts
+            .checkpointer
+            .as_ref()
+            .ok_or(ThreadError::NoCheckpointer)?;
+        Ok(checkpointer.threads(limit).await?)
+    }
+}
+
+/// How a run in a thread starts.
+enum How<S> {
+    Fresh { input: Input, new_state: fn() -> S },
+    Resume(Vec<(String, Decision)>),
+    Recover,
+}
+
+fn fail(kind: impl Into<ThreadError>) -> RunError {
+    RunError::new(RunErrorKind::Thread(kind.into()), PartialRun::default())
+}
+
+impl<'a, T, O, C, S> Thread<'a, T, O, C, S>
+where
+    T: Toolset<C, S>,
+    O: OutputSpec,
+    C: Send + Sync + 'static,
+    S: ThreadState,
+{
+    /// The thread's id.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// Writes under `lease` (from
+    /// [`Checkpointer::acquire_lease`](crate::persist::Checkpointer::acquire_lease)): a save
+    /// after another worker took the thread over fails with
+    /// [`PersistError::LeaseLost`](crate::persist::PersistError::LeaseLost) and the run stops.
+    pub fn with_lease(mut self, lease: Lease) -> Self {
+        self.lease = Some(lease);
+        self
+    }
+
+    fn checkpointer(&self) -> Result<&Arc<dyn Checkpointer>, ThreadError> {
+        self.checkpointer
+            .as_ref()
+            .ok_or(ThreadError::NoCheckpointer)
+    }
+
+    /// Runs the agent on the thread: its history and state (`S::default()` for a new
+    /// thread), then `input`. The run is checkpointed as it goes; a pause for review is an
+    /// error here (use [`Thread::run_or_pause`]). Fails with [`ThreadError::Status`] when the
+    /// thread's last run did not end (see [`Thread::recover`] and [`Thread::resume`]).
+    pub async fn run(
+        &self,
+        input: impl Into<Input>,
+        context: impl Into<Arc<C>>,
+    ) -> RunOutcome<O::Output, S>
+    where
+        S: Default,
+    {
+        self.run_or_pause(input, context).await.and_then(finished)
+    }
+
+    /// [`Thread::run`], returning a pause for review as [`Outcome::Interrupted`]; the pause is
+    /// saved in the thread too (see [`Thread::resume`]).
+    pub async fn run_or_pause(
+        &self,
+        input: impl Into<Input>,
+        context: impl Into<Arc<C>>,
+    ) -> Result<Outcome<O::Output, S>, RunError>
+    where
+        S: Default,
+    {
+        let how = How::Fresh {
+            input: input.into(),
+            new_state: S::default,
+        };
+        self.go(how, context.into(), None).await
+    }
+
+    /// [`Thread::run`], streaming events like [`Agent::stream`].
+    pub fn stream(
+        &self,
+        input: impl Into<Input>,
+        context: impl Into<Arc<C>>,
+    ) -> AgentStream<'_, O::Output, S>
+    where
+        S: Default,
+    {
+        let how = How::Fresh {
+            input: input.into(),
+            new_state: S::default,
+        };
+        self.streamed(how, context.into())
+    }
+
+    /// Goes on from the pause saved in the thread, with one decision per reviewed call (see
+    /// [`Agent::resume`]), in this process or another, any time later.
+    pub async fn resume(
+        &self,
+        decisions: impl IntoIterator<Item = (String, Decision)>,
+        context: impl Into<Arc<C>>,
+    ) -> Result<Outcome<O::Output, S>, RunError> {
+        let how = How::Resume(decisions.into_iter().collect());
+        self.go(how, context.into(), None).await
+    }
+
+    /// [`Thread::resume`], streaming events.
+    pub fn resume_stream(
+        &self,
+        decisions: impl IntoIterator<Item = (String, Decision)>,
+        context: impl Into<Arc<C>>,
+    ) -> AgentStream<'_, O::Output, S> {
+        let how = How::Resume(decisions.into_iter().collect());
+        self.streamed(how, context.into())
+    }
+
+    /// Goes on with a run that never ended (its process was killed, or its future dropped),
+    /// from the thread's newest checkpoint, under the contract in the
+    /// [`Thread`](Thread#crashes-at-most-once-and-at-least-once). Fails with
+    /// [`ThreadError::Status`] when no run is going on.
+    pub async fn recover(
+        &self,
+        context: impl Into<Arc<C>>,
+    ) -> Result<Outcome<O::Output, S>, RunError> {
+        self.go(How::Recover, context.into(), None).await
+    }
+
+    /// [`Thread::recover`], streaming events.
+    pub fn recover_stream(&self, context: impl Into<Arc<C>>) -> AgentStream<'_, O::Output, S> {
+        self.streamed(How::Recover, context.into())
+    }
+
+    fn streamed(&self, how: How<S>, context: Arc<C>) -> AgentStream<'_, O::Output, S> {
+        let (sinks, events) = Sinks::new();
+        let run = self.go(how, context, Some(sinks)).boxed();
+        AgentStream::new(run, events)
+    }
+
+    fn decode<V: DeserializeOwned>(&self, value: serde_json::Value) -> Result<V, ThreadError> {
+        serde_json::from_value(value)
+            .map_err(|e| ThreadError::state::<V>(&self.id, "does not deserialize", e))
+    }
+
+    /// The saved pause of a paused checkpoint, its messages put back (without the system
+    /// message), and the checkpoint's run info.
+    fn pause_of(&self, checkpoint: Checkpoint) -> Result<Option<(Pause<S>, RunInfo)>, ThreadError> {
+        let info = RunInfo::read(&checkpoint.counters);
+        let (RunStatus::Paused, Some(pending)) = (info.status, checkpoint.pending) else {
+            return Ok(None);
+        };
+        let mut pause: Pause<S> = self.decode(pending)?;
+        pause.snapshot.messages = checkpoint.messages;
+        Ok(Some((pause, info)))
+    }
+
+    /// Whether `call` runs again when it was in flight at a crash.
+    fn reruns(&self, call: &ToolCall) -> bool {
+        let parts = &self.agent.parts;
+        match parts.toolset.parse(call) {
+            Some(Ok(parsed)) => parts.toolset.is_idempotent(&parsed),
+            // Invalid arguments have no effect: the same error again.
+            Some(Err(_)) => true,
+            None => parts
+                .dyn_tools
+                .iter()
+                .find(|t| t.definition().name == call.name)
+                // An unknown tool has no effect either.
+                .is_none_or(|t| DynTool::is_idempotent(&**t)),
+        }
+    }
+
+    fn journal(
+        &self,
+        checkpointer: &Arc<dyn Checkpointer>,
+        after: Option<u64>,
+        saved: usize,
+        run_start: usize,
+        state: serde_json::Value,
+    ) -> ThreadJournal {
+        ThreadJournal {
+            checkpointer: Arc::clone(checkpointer),
+            thread_id: self.id.clone(),
+            lease: self.lease.clone(),
+            after,
+            saved,
+            run_start,
+            skip_start: false,
+            last_state: state,
+            answer: None,
+        }
+    }
+
+    /// The system message a resumed transcript starts with, rendered for `state`.
+    fn with_system(&self, context: &C, state: &S, messages: Vec<Message>) -> Vec<Message> {
+        match self.agent.parts.instructions.render(context, state) {
+            Some(text) => std::iter::once(Message::system(text))
+                .chain(messages)
+                .collect(),
+            None => messages,
+        }
+    }
+
+    async fn go(
+        &self,
+        how: How<S>,
+        context: Arc<C>,
+        sinks: Option<Sinks<O::Output, S>>,
+    ) -> Result<Outcome<O::Output, S>, RunError> {
+        let checkpointer = self.checkpointer().map_err(fail)?;
+        let latest = checkpointer.latest(&self.id).await.map_err(fail)?;
+        let status = latest.as_ref().map_or(ThreadStatus::New, |c| {
+            status_of(&RunInfo::read(&c.counters))
+        });
+        let (start, mut journal) = match how {
+            How::Fresh { input, new_state } => {
+                let (history, state, after) = match latest {
+                    None => (Vec::new(), new_state(), None),
+                    Some(c) => {
+                        let hint = match status {
+                            ThreadStatus::Running => {
+                                "a run is going on or was killed: call `recover` first"
+                            }
+                            ThreadStatus::Paused => {
+                                "a run waits for review: call `resume` with the decisions first"
+                            }
+                            ThreadStatus::New | ThreadStatus::Idle => "",
+                        };
+                        if !hint.is_empty() {
+                            return Err(fail(ThreadError::status(&self.id, status, hint)));
+                        }
+                        let state: S = self.decode(c.state).map_err(fail)?;
+                        (c.messages, state, Some(c.step))
+                    }
+                };
+                let encoded = serde_json::to_value(&state).map_err(|e| {
+                    fail(ThreadError::state::<S>(&self.id, "does not serialize", e))
+                })?;
+                let saved = history.len();
+                let mut messages = history;
+                let mut input = input.into_messages();
+                // The agent's instructions are the thread's system message.
+                if saved > 0 && matches!(input.first(), Some(Message::System { .. })) {
+                    input.remove(0);
+                }
+                messages.extend(input);
+                let journal = self.journal(checkpointer, after, saved, saved, encoded);
+                let start = Start::Fresh {
+                    input: Input::from_messages(messages),
+                    state,
+                };
+                (start, journal)
+            }
+            How::Resume(decisions) => {
+                let Some(c) = latest.filter(|_| status == ThreadStatus::Paused) else {
+                    let hint = "no run waits for review";
+                    return Err(fail(ThreadError::status(&self.id, status, hint)));
+                };
+                let step = c.step;
+                let Some((mut pause, info)) = self.pause_of(c).map_err(fail)? else {
+                    let hint = "no run waits for review";
+                    return Err(fail(ThreadError::status(&self.id, status, hint)));
+                };
+                let saved = pause.snapshot.messages.len();
+                let state = serde_json::to_value(&pause.snapshot.state).map_err(|e| {
+                    fail(ThreadError::state::<S>(&self.id, "does not serialize", e))
+                })?;
+                let messages = std::mem::take(&mut pause.snapshot.messages);
+                pause.snapshot.messages =
+                    self.with_system(&context, &pause.snapshot.state, messages);
+                let start = self.agent.prepare_resume(pause, decisions)?;
+                let mut journal =
+                    self.journal(checkpointer, Some(step), saved, info.run_start, state);
+                journal.skip_start = true;
+                (start, journal)
+            }
+            How::Recover => {
+                let Some(c) = latest.filter(|_| status == ThreadStatus::Running) else {
+                    let hint = "no run is going on: start one with `run`";
+                    return Err(fail(ThreadError::status(&self.id, status, hint)));
+                };
+                let info = RunInfo::read(&c.counters);
+                let run_start = info.run_start;
+                let saved = c.messages.len();
+                let state: S = self.decode(c.state.clone()).map_err(fail)?;
+                let recovered =
+                    recover::recover(c.messages, c.usage, info, |call| self.reruns(call));
+                tracing::debug!(
+                    thread = %self.id,
+                    step = c.step,
+                    replay = recovered.replay.is_some(),
+                    "recovering a run from its newest checkpoint"
+                );
+                let messages = self.with_system(&context, &state, recovered.messages);
+                let snapshot = RunSnapshot {
+                    messages,
+                    state,
+                    usage: recovered.usage,
+                    request_usage: Vec::new(),
+                    steps: recovered.steps,
+                    counters: recovered.counters,
+                };
+                let start = Start::Resume {
+                    snapshot: Box::new(snapshot),
+                    replay: recovered.replay.map(Box::new),
+                };
+                let mut journal =
+                    self.journal(checkpointer, Some(c.step), saved, run_start, c.state);
+                journal.skip_start = true;
+                (start, journal)
+            }
+        };
+        // The thread is the conversation: `gen_ai.conversation.id` on the run's spans.
+        let run = drive_saving(self.agent, start, context, sinks, Some(&mut journal));
+        let outcome = crate::telemetry::in_conversation(self.id.as_str(), run).await;
+        journal.finish(outcome).await
+    }
+}
+
+fn status_of(info: &RunInfo) -> ThreadStatus {
+    match info.status {
+        RunStatus::Idle => ThreadStatus::Idle,
+        RunStatus::Running => ThreadStatus::Running,
+        RunStatus::Paused => ThreadStatus::Paused,
+    }
+}

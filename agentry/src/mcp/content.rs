@@ -1,0 +1,189 @@
+//! Tool results between MCP and agentry: a server's `CallToolResult` as a [`ToolOutput`]
+//! (client side) and a tool's [`ToolOutput`] as a `CallToolResult` (server side).
+
+use rmcp::model::{CallToolResult, ContentBlock as McpBlock, EmbeddedResource, ResourceContents};
+use serde_json::Value;
+
+use crate::message::{ContentBlock, ImageSource};
+use crate::tool::{Artifact, ToolCallError, ToolError, ToolOutput};
+
+/// A tool result's `structuredContent`, kept as the [`ToolOutput`]'s artifact.
+///
+/// On the client, an MCP tool's `structuredContent` is here
+/// (`output.artifact::<StructuredContent>()`); when the server sent no content blocks, the
+/// model reads the JSON as text. On the server, a tool whose output carries this artifact
+/// answers with it as `structuredContent` (how an agent served as a tool returns its typed
+/// output).
+#[derive(Clone, Debug, PartialEq)]
+pub struct StructuredContent(pub Value);
+
+/// Maps a server's tool result to what the model reads. `isError: true` becomes
+/// [`ToolCallError::Failed`] with the content's text.
+pub(crate) fn from_mcp(tool: &str, result: CallToolResult) -> Result<ToolOutput, ToolCallError> {
+    let mut content = Vec::with_capacity(result.content.len());
+    for block in result.content {
+        content.push(block_from_mcp(block));
+    }
+    if result.is_error == Some(true) {
+        let text: Vec<String> = content
+            .iter()
+            .filter_map(|b| b.as_text().map(str::to_string))
+            .collect();
+        let message = if text.is_empty() {
+            "the MCP tool reported an error without a message".to_string()
+        } else {
+            text.join("\n")
+        };
+        return Err(ToolCallError::failed(tool, ToolError::new(message)));
+    }
+    let artifact = result.structured_content.map(|value| {
+        if content.is_empty() {
+            content.push(ContentBlock::text(value.to_string()));
+        }
+        Artifact::new(StructuredContent(value))
+    });
+    Ok(ToolOutput { content, artifact })
+}
+
+fn block_from_mcp(block: McpBlock) -> ContentBlock {
+    match block {
+        McpBlock::Text(text) => ContentBlock::text(text.text),
+        McpBlock::Image(image) => ContentBlock::Image {
+            source: ImageSource::Base64 {
+                media_type: image.mime_type,
+                data: image.data,
+            },
+        },
+        McpBlock::Audio(audio) => ContentBlock::text(format!(
+            "[audio ({}), {} bytes of base64 the model cannot hear]",
+            audio.mime_type,
+            audio.data.len()
+        )),
+        McpBlock::Resource(resource) => resource_from_mcp(resource),
+        McpBlock::ResourceLink(link) => ContentBlock::text(format!(
+            "[resource link: {} ({}){}]",
+            link.uri,
+            link.name,
+            link.description
+                .map(|d| format!(" - {d}"))
+                .unwrap_or_default()
+        )),
+        _ => ContentBlock::text("[a content block of a kind this client does not read]"),
+    }
+}
+
+fn resource_from_mcp(resource: EmbeddedResource) -> ContentBlock {
+    match resource.resource {
+        ResourceContents::TextResourceContents { uri, text, .. } => {
+            ContentBlock::text(format!("[resource {uri}]\n{text}"))
+        }
+        ResourceContents::BlobResourceContents {
+            uri,
+            mime_type,
+            blob,
+            ..
+        } => match mime_type {
+            Some(mime) if mime.starts_with("image/") => ContentBlock::Image {
+                source: ImageSource::Base64 {
+                    media_type: mime,
+                    data: blob,
+                },
+            },
+            mime => ContentBlock::text(format!(
+                "[binary resource {uri} ({}), {} bytes of base64]",
+                mime.as_deref().unwrap_or("unknown type"),
+                blob.len()
+            )),
+        },
+        #[allow(unreachable_patterns)]
+        _ => ContentBlock::text("[a resource of a kind this client does not read]"),
+    }
+}
+
+/// Maps a tool's output to an MCP result: text and images as content blocks, a
+/// [`StructuredContent`] artifact as `structuredContent`.
+pub(crate) fn to_mcp(output: ToolOutput) -> CallToolResult {
+    let content = output.content.into_iter().map(block_to_mcp).collect();
+    let mut result = CallToolResult::success(content);
+    if let Some(StructuredContent(value)) = output
+        .artifact
+        .as_ref()
+        .and_then(|a| a.downcast_ref::<StructuredContent>())
+    {
+        result.structured_content = Some(value.clone());
+    }
+    result
+}
+
+/// A tool's failure as an MCP tool error (`isError: true`), which the calling model reads.
+pub(crate) fn error_to_mcp(error: &ToolCallError) -> CallToolResult {
+    CallToolResult::error(vec![McpBlock::text(error.model_message())])
+}
+
+fn block_to_mcp(block: ContentBlock) -> McpBlock {
+    match block {
+        ContentBlock::Text { text } => McpBlock::text(text),
+        ContentBlock::Image {
+            source: ImageSource::Base64 { media_type, data },
+        } => McpBlock::image(data, media_type),
+        ContentBlock::Image {
+            source: ImageSource::Url { url },
+        } => McpBlock::text(format!("[image: {url}]")),
+        ContentBlock::Reasoning { text, .. } => McpBlock::text(text),
+        ContentBlock::Other { value, .. } => McpBlock::text(value.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn is_error_becomes_a_failed_call_with_the_text() {
+        let result = CallToolResult::error(vec![McpBlock::text("no such zone")]);
+        let err = from_mcp("get_time", result).unwrap_err();
+        assert_eq!(err.to_string(), "tool `get_time` failed: no such zone");
+    }
+
+    #[test]
+    fn structured_content_is_the_artifact_and_text_when_alone() {
+        let mut result = CallToolResult::success(vec![]);
+        result.structured_content = Some(json!({ "hour": 9 }));
+        let out = from_mcp("t", result).unwrap();
+        assert_eq!(out.text_content(), r#"{"hour":9}"#);
+        assert_eq!(
+            out.artifact::<StructuredContent>(),
+            Some(&StructuredContent(json!({ "hour": 9 })))
+        );
+    }
+
+    #[test]
+    fn images_and_resources_map_to_blocks() {
+        let result = CallToolResult::success(vec![
+            McpBlock::image("aGk=", "image/png"),
+            McpBlock::embedded_text("file:///a.txt", "alpha"),
+        ]);
+        let out = from_mcp("t", result).unwrap();
+        assert!(matches!(
+            &out.content[0],
+            ContentBlock::Image { source: ImageSource::Base64 { media_type, data } }
+                if media_type == "image/png" && data == "aGk="
+        ));
+        assert_eq!(
+            out.content[1].as_text(),
+            Some("[resource file:///a.txt]\nalpha")
+        );
+    }
+
+    #[test]
+    fn structured_artifact_goes_out_as_structured_content() {
+        let out = ToolOutput {
+            content: vec![ContentBlock::text("done")],
+            artifact: Some(Artifact::new(StructuredContent(json!([1, 2])))),
+        };
+        let result = to_mcp(out);
+        assert_eq!(result.structured_content, Some(json!([1, 2])));
+        assert_eq!(result.is_error, Some(false));
+    }
+}

@@ -1,0 +1,342 @@
+//! [`McpToolset`]: an MCP server's tools as an agent's dynamic tools.
+
+use std::collections::HashSet;
+use std::fmt;
+use std::sync::Arc;
+
+use futures::FutureExt;
+use futures::future::BoxFuture;
+use serde_json::Value;
+
+use super::content::from_mcp;
+use super::{McpClient, McpError};
+use crate::agent::{AgentBuilder, DynTool, SharedDynTool, Toolset};
+use crate::output::OutputSpec;
+use crate::schema::{Dialect, size};
+use crate::tool::{
+    DefinitionRef, ToolCallError, ToolDefinition, ToolError, ToolOutput, ToolRuntime,
+};
+
+/// The longest tool name providers accept.
+const MAX_NAME: usize = 64;
+
+/// The tools of one MCP server, ready to hand to an agent beside its static `#[tool]`s.
+///
+/// Listing checks every tool: its name (with the optional prefix) must be one a model can
+/// call, and its input schema must be within the schema caps (depth, node count, size) and,
+/// for each dialect given with [`McpToolsetBuilder::dialect`], lower into it — each failure is
+/// a typed [`McpError`] before any model sees the tool. Adding the set to an agent with
+/// [`AgentBuilder::mcp_tools`] fails with [`McpError::NameClash`] when a name is taken.
+///
+/// The set is a snapshot of the server's list. When the server sends
+/// `tools/list_changed`, [`McpToolset::refreshed`] lists again (the client's cache is marked
+/// stale by the notification); build the next agent from the new set.
+///
+/// ```no_run
+/// # async fn demo(model: agentry::testing::ScriptedModel) -> Result<(), agentry::mcp::McpError> {
+/// use agentry::agent::{AgentBuilder, NoTools};
+/// use agentry::mcp::{McpClient, McpToolset};
+/// use agentry::Dialect;
+///
+/// let time = McpClient::stdio("time", "mcp-server-time").connect().await?;
+/// let tools = McpToolset::builder(&time).prefix("time").dialect(Dialect::OpenAi).load().await?;
+/// let agent = AgentBuilder::<_, _, (), ()>::new(model, NoTools).mcp_tools(&tools)?.build();
+/// # Ok(()) }
+/// ```
+#[derive(Clone)]
+pub struct McpToolset {
+    client: McpClient,
+    options: Options,
+    tools: Vec<Arc<McpTool>>,
+}
+
+#[derive(Clone, Debug, Default)]
+struct Options {
+    prefix: Option<String>,
+    dialects: Vec<Dialect>,
+    only: Option<HashSet<String>>,
+}
+
+/// Configures an [`McpToolset`]: made by [`McpToolset::builder`].
+#[derive(Clone, Debug)]
+pub struct McpToolsetBuilder {
+    client: McpClient,
+    options: Options,
+}
+
+impl McpToolsetBuilder {
+    /// Names every tool `{prefix}_{name}`, so two servers (or a server and a static tool)
+    /// can offer tools of the same name.
+    pub fn prefix(mut self, prefix: impl Into<String>) -> Self {
+        self.options.prefix = Some(prefix.into());
+        self
+    }
+
+    /// Lowers every tool's schema into `dialect` while listing, so a schema the provider
+    /// cannot take is an [`McpError::Schema`] now rather than a failed request later (the
+    /// lowered schema is cached for the requests).
+    pub fn dialect(mut self, dialect: Dialect) -> Self {
+        self.options.dialects.push(dialect);
+        self
+    }
+
+    /// Offers only these tools (server names, before the prefix).
+    pub fn only(mut self, names: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.options.only = Some(names.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Lists the server's tools and checks them.
+    pub async fn load(self) -> Result<McpToolset, McpError> {
+        McpToolset::load(self.client, self.options).await
+    }
+}
+
+impl McpToolset {
+    /// Every tool of `client`'s server, unprefixed, caps checked.
+    pub async fn new(client: &McpClient) -> Result<Self, McpError> {
+        Self::builder(client).load().await
+    }
+
+    /// A set with options.
+    pub fn builder(client: &McpClient) -> McpToolsetBuilder {
+        McpToolsetBuilder {
+            client: client.clone(),
+            options: Options::default(),
+        }
+    }
+
+    async fn load(client: McpClient, options: Options) -> Result<Self, McpError> {
+        let listed = client.list_tools().await?;
+        let mut tools = Vec::with_capacity(listed.len());
+        let mut seen = HashSet::new();
+        for tool in listed.iter() {
+            if let Some(only) = &options.only
+                && !only.contains(tool.name.as_ref())
+            {
+                continue;
+            }
+            let remote = tool.name.to_string();
+            let name = match &options.prefix {
+                Some(prefix) => format!("{prefix}_{remote}"),
+                None => remote.clone(),
+            };
+            check_name(&name)?;
+            if !seen.insert(name.clone()) {
+                return Err(McpError::NameClash {
+                    name,
+                    other: "another tool of the same server".to_string(),
+                });
+            }
+            let parameters = Value::Object((*tool.input_schema).clone());
+            size::check(&parameters, Dialect::OpenAi).map_err(|source| McpError::Schema {
+                tool: remote.clone(),
+                source,
+            })?;
+            let description = tool
+                .description
+                .as_deref()
+                .or(tool.title.as_deref())
+                .unwrap_or_default()
+                .to_string();
+            let definition = Arc::new(ToolDefinition::new(name, description, parameters, false));
+            for dialect in &options.dialects {
+                definition
+                    .parameters_for(*dialect)
+                    .map_err(|source| McpError::Schema {
+                        tool: remote.clone(),
+                        source,
+                    })?;
+            }
+            tools.push(Arc::new(McpTool {
+                client: client.clone(),
+                remote,
+                definition,
+            }));
+        }
+        Ok(McpToolset {
+            client,
+            options,
+            tools,
+        })
+    }
+
+    /// Lists the server's tools again (from the client's cache unless the server announced
+    /// a change) with the same options.
+    pub async fn refreshed(&self) -> Result<Self, McpError> {
+        Self::load(self.client.clone(), self.options.clone()).await
+    }
+
+    /// The tools.
+    pub fn tools(&self) -> &[Arc<McpTool>] {
+        &self.tools
+    }
+
+    /// The names the model calls the tools by.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.tools.iter().map(|t| t.definition.name.as_str())
+    }
+
+    /// The client the tools call.
+    pub fn client(&self) -> &McpClient {
+        &self.client
+    }
+
+    /// The tools as dynamic tools of an agent with context `C` and state `S`.
+    pub fn dyn_tools<C: 'static, S: 'static>(&self) -> Vec<SharedDynTool<C, S>> {
+        self.tools
+            .iter()
+            .map(|t| t.clone() as SharedDynTool<C, S>)
+            .collect()
+    }
+}
+
+impl fmt::Debug for McpToolset {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("McpToolset")
+            .field("server", &self.client.name())
+            .field("tools", &self.names().collect::<Vec<_>>())
+            .finish()
+    }
+}
+
+fn check_name(name: &str) -> Result<(), McpError> {
+    let fail = |reason: &str| {
+        Err(McpError::InvalidToolName {
+            name: name.chars().take(100).collect(),
+            reason: reason.to_string(),
+        })
+    };
+    if name.is_empty() {
+        return fail("it is empty");
+    }
+    if name.len() > MAX_NAME {
+        return fail("it is longer than 64 characters");
+    }
+    if !name
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+    {
+        return fail("only ASCII letters, digits, `_` and `-` are allowed");
+    }
+    Ok(())
+}
+
+/// One tool of an MCP server, as a [`DynTool`] of any agent.
+///
+/// Its arguments are checked against the server's input schema by the agent before the
+/// call; the result maps to a [`ToolOutput`] (text, images, embedded resources,
+/// `structuredContent` as a [`StructuredContent`](super::StructuredContent) artifact), and
+/// `isError`, a timeout or a dead server to an error the model reads.
+pub struct McpTool {
+    client: McpClient,
+    remote: String,
+    definition: Arc<ToolDefinition>,
+}
+
+impl McpTool {
+    /// The tool's name on the server (without the prefix).
+    pub fn remote_name(&self) -> &str {
+        &self.remote
+    }
+
+    /// The definition the model sees.
+    pub fn definition(&self) -> &ToolDefinition {
+        &self.definition
+    }
+
+    /// Calls the tool; the agent path ([`DynTool::call`]) does the same.
+    pub async fn invoke(&self, arguments: Value) -> Result<ToolOutput, ToolCallError> {
+        let name = &self.definition.name;
+        match self.client.call_tool(&self.remote, arguments).await {
+            Ok(result) => from_mcp(name, result),
+            Err(McpError::Timeout { after, .. }) => Err(ToolCallError::TimedOut {
+                tool: name.clone(),
+                after,
+            }),
+            Err(error) => Err(ToolCallError::failed(
+                name.clone(),
+                ToolError::new(error.to_string()),
+            )),
+        }
+    }
+}
+
+impl fmt::Debug for McpTool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("McpTool")
+            .field("name", &self.definition.name)
+            .field("server", &self.client.name())
+            .finish()
+    }
+}
+
+impl<C: 'static, S: 'static> DynTool<C, S> for McpTool {
+    fn definition(&self) -> DefinitionRef {
+        DefinitionRef::Shared(self.definition.clone())
+    }
+
+    fn call<'a>(
+        &'a self,
+        arguments: Value,
+        _runtime: &'a ToolRuntime<C, S>,
+    ) -> BoxFuture<'a, Result<ToolOutput, ToolCallError>> {
+        self.invoke(arguments).boxed()
+    }
+}
+
+impl<T, O, C, S> AgentBuilder<T, O, C, S>
+where
+    T: Toolset<C, S>,
+    O: OutputSpec,
+    C: 'static,
+    S: 'static,
+{
+    /// Adds an MCP server's tools. A name already taken — by a static tool, the final-answer
+    /// tool or another dynamic tool — is [`McpError::NameClash`] (give the set a prefix),
+    /// never a silent shadow.
+    pub fn mcp_tools(mut self, tools: &McpToolset) -> Result<Self, McpError> {
+        let statics = self.parts.toolset.definitions();
+        for name in tools.names() {
+            let other = if statics.iter().any(|d| d.name == name) {
+                Some("a static tool")
+            } else if self.parts.output.is_output_tool(name) {
+                Some("the final-answer tool")
+            } else if self
+                .parts
+                .dyn_tools
+                .iter()
+                .any(|t| t.definition().name == name)
+            {
+                Some("another dynamic tool")
+            } else {
+                None
+            };
+            if let Some(other) = other {
+                return Err(McpError::NameClash {
+                    name: name.to_string(),
+                    other: other.to_string(),
+                });
+            }
+        }
+        self.parts.dyn_tools.extend(tools.dyn_tools::<C, S>());
+        Ok(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_a_model_cannot_call_are_refused() {
+        assert!(check_name("time_get_current_time").is_ok());
+        assert!(check_name("a-b").is_ok());
+        for bad in ["", "has space", "dotted.name", &"x".repeat(65)] {
+            assert!(
+                matches!(check_name(bad), Err(McpError::InvalidToolName { .. })),
+                "{bad}"
+            );
+        }
+    }
+}

@@ -1,0 +1,670 @@
+//! An incremental JSON parser for streamed answers: the value so far after every delta.
+//!
+//! [`PartialJson`] is a state machine that keeps its state between deltas: each byte is
+//! looked at once, strings are appended in place, and the partial value is built where it
+//! will stay, so the total work is linear in the bytes received (nothing is re-parsed).
+
+use std::sync::Arc;
+
+use serde_json::{Map, Number, Value};
+
+/// Invalid JSON in a stream.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("invalid JSON at byte {offset}: {message}")]
+pub struct PartialError {
+    /// Bytes of JSON consumed before the error (prose skipped before the value included).
+    pub offset: usize,
+    /// What was expected.
+    pub message: String,
+}
+
+/// An incremental JSON parser.
+///
+/// Feed it text as it arrives with [`push`](Self::push); [`value`](Self::value) is the value
+/// so far: open objects and arrays hold the members seen so far, a string being received
+/// holds its characters so far, and numbers and `true`/`false`/`null` appear once complete.
+///
+/// ```
+/// use agentry::output::PartialJson;
+/// use serde_json::json;
+///
+/// let mut p = PartialJson::new();
+/// p.push(r#"{"title": "The Ma"#).unwrap();
+/// assert_eq!(p.value(), Some(&json!({"title": "The Ma"})));
+/// p.push(r#"trix", "year": 19"#).unwrap();
+/// assert_eq!(p.value(), Some(&json!({"title": "The Matrix"})));
+/// p.push("99}").unwrap();
+/// assert_eq!(p.finish().unwrap(), json!({"title": "The Matrix", "year": 1999}));
+/// ```
+#[derive(Debug)]
+pub struct PartialJson {
+    /// Shared with the [`shared`](PartialJson::shared) handles given out: written in place
+    /// while no handle is alive (copy-on-write otherwise).
+    root: Option<Arc<Value>>,
+    /// From the root, how to reach each open container below it (`path.len() + 1` open
+    /// containers when the root is an open container).
+    path: Vec<Seg>,
+    /// Kinds of the open containers, root first.
+    open: Vec<Kind>,
+    state: State,
+    /// A number or literal being read, or an object key being read.
+    token: String,
+    /// The key of the member being read in the innermost object.
+    key: Option<String>,
+    escape: Escape,
+    /// A high surrogate waiting for its low half.
+    high_surrogate: Option<u16>,
+    skip_prose: bool,
+    offset: usize,
+}
+
+#[derive(Clone, Debug)]
+enum Seg {
+    Index(usize),
+    Key(String),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Array,
+    Object,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    /// Text before the value, skipped (for answers with leading prose).
+    Prose,
+    /// A value is expected.
+    Value,
+    /// Just after `[`: a value or `]`.
+    ArrayFirst,
+    /// Just after `{`: a key or `}`.
+    ObjectFirst,
+    /// After `,` in an object: a key.
+    ObjectKey,
+    /// Reading a key.
+    Key,
+    /// After a key: `:`.
+    Colon,
+    /// Reading a string value.
+    Str,
+    /// Reading a number or literal.
+    Scalar,
+    /// After a value: `,`, a closing bracket, or the end.
+    After,
+    /// The root value is complete; the rest is ignored.
+    Done,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Escape {
+    None,
+    Backslash,
+    Unicode { digits: u8, code: u16 },
+}
+
+impl Default for PartialJson {
+    fn default() -> Self {
+        PartialJson::new()
+    }
+}
+
+impl PartialJson {
+    /// A parser for a text that is JSON from its first byte (whitespace aside).
+    pub fn new() -> Self {
+        PartialJson {
+            root: None,
+            path: Vec::new(),
+            open: Vec::new(),
+            state: State::Value,
+            token: String::new(),
+            key: None,
+            escape: Escape::None,
+            high_surrogate: None,
+            skip_prose: false,
+            offset: 0,
+        }
+    }
+
+    /// A parser that skips any text (prose, a code-fence line) before the first `{` or `[`.
+    pub fn skipping_prose() -> Self {
+        PartialJson {
+            state: State::Prose,
+            skip_prose: true,
+            ..PartialJson::new()
+        }
+    }
+
+    /// The value so far, `None` before it starts.
+    pub fn value(&self) -> Option<&Value> {
+        self.root.as_deref()
+    }
+
+    /// The value so far as a shared handle, without copying it. The parser keeps writing in
+    /// place while no handle is alive; a handle kept across a [`push`](Self::push) sees the
+    /// value as it was (the parser then copies once, on its next write).
+    pub fn shared(&self) -> Option<Arc<Value>> {
+        self.root.clone()
+    }
+
+    /// Whether the root value is complete.
+    pub fn is_complete(&self) -> bool {
+        self.state == State::Done
+    }
+
+    /// Bytes consumed so far.
+    pub fn offset(&self) -> usize {
+        self.offset
+    }
+
+    /// The complete value: the pending number or literal at the root is completed; an
+    /// unfinished value is an error.
+    pub fn finish(mut self) -> Result<Value, PartialError> {
+        if self.state == State::Scalar && self.open.is_empty() {
+            self.end_scalar()?;
+        }
+        match (self.state, self.root) {
+            (State::Done, Some(root)) => Ok(Arc::try_unwrap(root).unwrap_or_else(|r| (*r).clone())),
+            (_, root) => Err(PartialError {
+                offset: self.offset,
+                message: if root.is_none() {
+                    "no JSON value".to_string()
+                } else {
+                    "the JSON value is incomplete".to_string()
+                },
+            }),
+        }
+    }
+
+    /// Consumes the next piece of text. Returns whether [`value`](Self::value) changed.
+    pub fn push(&mut self, delta: &str) -> Result<bool, PartialError> {
+        let bytes = delta.as_bytes();
+        let mut changed = false;
+        let mut i = 0;
+        while i < bytes.len() {
+            let b = bytes[i];
+            match self.state {
+                State::Done => {
+                    if self.skip_prose {
+                        break;
+                    }
+                    if !b.is_ascii_whitespace() {
+                        return Err(self.error(i, "unexpected text after the JSON value"));
+                    }
+                    i += 1;
+                }
+                State::Prose => {
+                    match bytes[i..].iter().position(|&b| b == b'{' || b == b'[') {
+                        Some(p) => {
+                            i += p;
+                            self.state = State::Value;
+                        }
+                        None => i = bytes.len(),
+                    }
+                    continue;
+                }
+                State::Str | State::Key => {
+                    if self.escape != Escape::None {
+                        self.escape_byte(b, i)?;
+                        if self.state == State::Str && self.escape == Escape::None {
+                            changed = true;
+                        }
+                        i += 1;
+                        continue;
+                    }
+                    let run = bytes[i..]
+                        .iter()
+                        .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
+                        .unwrap_or(bytes.len() - i);
+                    if run > 0 {
+                        self.no_surrogate(i)?;
+                        let text = &delta[i..i + run];
+                        if self.state == State::Str {
+                            self.append(text);
+                            changed = true;
+                        } else {
+                            self.token.push_str(text);
+                        }
+                        i += run;
+                        continue;
+                    }
+                    match b {
+                        b'"' => {
+                            self.no_surrogate(i)?;
+                            if self.state == State::Key {
+                                self.key = Some(std::mem::take(&mut self.token));
+                                self.state = State::Colon;
+                            } else {
+                                self.end_value();
+                            }
+                        }
+                        b'\\' => self.escape = Escape::Backslash,
+                        _ => return Err(self.error(i, "control character in a string")),
+                    }
+                    i += 1;
+                }
+                State::Scalar => {
+                    let run = bytes[i..]
+                        .iter()
+                        .position(|&b| {
+                            !(b.is_ascii_alphanumeric() || matches!(b, b'-' | b'+' | b'.'))
+                        })
+                        .unwrap_or(bytes.len() - i);
+                    self.token.push_str(&delta[i..i + run]);
+                    i += run;
+                    if i < bytes.len() {
+                        self.end_scalar().map_err(|e| self.error(i, &e.message))?;
+                        changed = true;
+                    }
+                }
+                _ if b.is_ascii_whitespace() => i += 1,
+                State::Value | State::ArrayFirst => {
+                    if b == b']' && self.state == State::ArrayFirst {
+                        self.close(Kind::Array, i)?;
+                    } else {
+                        self.start_value(b, i)?;
+                        changed |= b != b'-' && !b.is_ascii_digit() && !b.is_ascii_alphabetic();
+                    }
+                    i += 1;
+                }
+                State::ObjectFirst | State::ObjectKey => {
+                    match b {
+                        b'"' => {
+                            self.token.clear();
+                            self.state = State::Key;
+                        }
+                        b'}' if self.state == State::ObjectFirst => self.close(Kind::Object, i)?,
+                        _ => return Err(self.error(i, "expected a key in double quotes")),
+                    }
+                    i += 1;
+                }
+                State::Colon => {
+                    if b != b':' {
+                        return Err(self.error(i, "expected `:` after the key"));
+                    }
+                    self.state = State::Value;
+                    i += 1;
+                }
+                State::After => {
+                    match (b, self.open.last()) {
+                        (b',', Some(Kind::Array)) => self.state = State::Value,
+                        (b',', Some(Kind::Object)) => self.state = State::ObjectKey,
+                        (b']', Some(Kind::Array)) => self.close(Kind::Array, i)?,
+                        (b'}', Some(Kind::Object)) => self.close(Kind::Object, i)?,
+                        (_, Some(Kind::Array)) => {
+                            return Err(self.error(i, "expected `,` or `]`"));
+                        }
+                        (_, Some(Kind::Object)) => {
+                            return Err(self.error(i, "expected `,` or `}`"));
+                        }
+                        (_, None) => {
+                            return Err(self.error(i, "unexpected text after the JSON value"));
+                        }
+                    }
+                    i += 1;
+                }
+            }
+        }
+        self.offset += bytes.len();
+        Ok(changed)
+    }
+
+    fn error(&self, at: usize, message: &str) -> PartialError {
+        PartialError {
+            offset: self.offset + at,
+            message: message.to_string(),
+        }
+    }
+
+    /// The innermost open container.
+    fn container(&mut self) -> Option<&mut Value> {
+        let mut node = Arc::make_mut(self.root.as_mut()?);
+        for seg in &self.path {
+            node = match (seg, node) {
+                (Seg::Index(i), Value::Array(items)) => items.get_mut(*i)?,
+                (Seg::Key(k), Value::Object(map)) => map.get_mut(k.as_str())?,
+                _ => return None,
+            };
+        }
+        Some(node)
+    }
+
+    /// Puts `value` in the current slot; returns the segment that reaches it.
+    fn insert(&mut self, value: Value) -> Option<Seg> {
+        if self.open.is_empty() {
+            self.root = Some(Arc::new(value));
+            return None;
+        }
+        let key = self.key.take();
+        match self.container() {
+            Some(Value::Array(items)) => {
+                items.push(value);
+                Some(Seg::Index(items.len() - 1))
+            }
+            Some(Value::Object(map)) => {
+                let key = key.unwrap_or_default();
+                map.insert(key.clone(), value);
+                Some(Seg::Key(key))
+            }
+            _ => None,
+        }
+    }
+
+    fn start_value(&mut self, b: u8, at: usize) -> Result<(), PartialError> {
+        match b {
+            b'{' | b'[' => {
+                let (kind, value) = if b == b'{' {
+                    (Kind::Object, Value::Object(Map::new()))
+                } else {
+                    (Kind::Array, Value::Array(Vec::new()))
+                };
+                if let Some(seg) = self.insert(value) {
+                    self.path.push(seg);
+                }
+                self.open.push(kind);
+                self.state = if kind == Kind::Object {
+                    State::ObjectFirst
+                } else {
+                    State::ArrayFirst
+                };
+            }
+            b'"' => {
+                // The string goes in now, empty, and grows in place. Its segment is pushed
+                // on the path while it is read.
+                if let Some(seg) = self.insert(Value::String(String::new())) {
+                    self.path.push(seg);
+                }
+                self.state = State::Str;
+            }
+            b'-' | b'0'..=b'9' | b't' | b'f' | b'n' => {
+                self.token.clear();
+                self.token.push(b as char);
+                self.state = State::Scalar;
+            }
+            _ if self.skip_prose && self.root.is_none() => self.state = State::Prose,
+            _ => return Err(self.error(at, "expected a JSON value")),
+        }
+        Ok(())
+    }
+
+    /// Appends to the string being read.
+    fn append(&mut self, text: &str) {
+        let mut node = self.root.as_mut().map(Arc::make_mut);
+        for seg in &self.path {
+            node = match (seg, node) {
+                (Seg::Index(i), Some(Value::Array(items))) => items.get_mut(*i),
+                (Seg::Key(k), Some(Value::Object(map))) => map.get_mut(k.as_str()),
+                _ => None,
+            };
+        }
+        if let Some(Value::String(s)) = node {
+            s.push_str(text);
+        }
+    }
+
+    fn push_char(&mut self, c: char) {
+        if self.state == State::Str {
+            let mut buf = [0u8; 4];
+            self.append(c.encode_utf8(&mut buf));
+        } else {
+            self.token.push(c);
+        }
+    }
+
+    /// A value just ended (a string's closing quote, a scalar, a closing bracket).
+    fn end_value(&mut self) {
+        if self.state == State::Str && !self.open.is_empty() {
+            self.path.pop();
+        }
+        self.state = if self.open.is_empty() {
+            State::Done
+        } else {
+            State::After
+        };
+    }
+
+    fn end_scalar(&mut self) -> Result<(), PartialError> {
+        let value = scalar(&self.token).ok_or_else(|| PartialError {
+            offset: self.offset,
+            message: format!("`{}` is not a JSON value", self.token),
+        })?;
+        self.token.clear();
+        self.insert(value);
+        self.end_value();
+        Ok(())
+    }
+
+    fn close(&mut self, kind: Kind, at: usize) -> Result<(), PartialError> {
+        if self.open.last() != Some(&kind) {
+            return Err(self.error(at, "mismatched closing bracket"));
+        }
+        self.open.pop();
+        if !self.open.is_empty() {
+            self.path.pop();
+        }
+        self.state = State::Value; // so end_value does not pop a string segment
+        self.end_value();
+        Ok(())
+    }
+
+    fn no_surrogate(&self, at: usize) -> Result<(), PartialError> {
+        match self.high_surrogate {
+            Some(_) => Err(self.error(at, "lone leading surrogate in hex escape")),
+            None => Ok(()),
+        }
+    }
+
+    fn escape_byte(&mut self, b: u8, at: usize) -> Result<(), PartialError> {
+        match self.escape {
+            Escape::Backslash => {
+                let c = match b {
+                    b'"' => '"',
+                    b'\\' => '\\',
+                    b'/' => '/',
+                    b'b' => '\u{8}',
+                    b'f' => '\u{c}',
+                    b'n' => '\n',
+                    b'r' => '\r',
+                    b't' => '\t',
+                    b'u' => {
+                        self.escape = Escape::Unicode { digits: 0, code: 0 };
+                        return Ok(());
+                    }
+                    _ => return Err(self.error(at, "invalid escape")),
+                };
+                self.no_surrogate(at)?;
+                self.escape = Escape::None;
+                self.push_char(c);
+            }
+            Escape::Unicode { digits, code } => {
+                let digit = (b as char)
+                    .to_digit(16)
+                    .ok_or_else(|| self.error(at, "invalid \\u escape"))?;
+                let code = (code << 4) | digit as u16;
+                if digits < 3 {
+                    self.escape = Escape::Unicode {
+                        digits: digits + 1,
+                        code,
+                    };
+                    return Ok(());
+                }
+                self.escape = Escape::None;
+                match (self.high_surrogate.take(), code) {
+                    (None, 0xD800..=0xDBFF) => self.high_surrogate = Some(code),
+                    (None, 0xDC00..=0xDFFF) => {
+                        return Err(self.error(at, "lone trailing surrogate in hex escape"));
+                    }
+                    (None, code) => {
+                        let c = char::from_u32(code as u32)
+                            .ok_or_else(|| self.error(at, "invalid \\u escape"))?;
+                        self.push_char(c);
+                    }
+                    (Some(high), 0xDC00..=0xDFFF) => {
+                        let c = 0x10000 + (((high as u32) - 0xD800) << 10) + (code as u32 - 0xDC00);
+                        let c = char::from_u32(c)
+                            .ok_or_else(|| self.error(at, "invalid surrogate pair"))?;
+                        self.push_char(c);
+                    }
+                    (Some(_), _) => {
+                        return Err(self.error(at, "lone leading surrogate in hex escape"));
+                    }
+                }
+            }
+            Escape::None => {}
+        }
+        Ok(())
+    }
+}
+
+/// A complete number or literal, as serde_json reads it.
+fn scalar(token: &str) -> Option<Value> {
+    match token {
+        "true" => return Some(Value::Bool(true)),
+        "false" => return Some(Value::Bool(false)),
+        "null" => return Some(Value::Null),
+        _ => {}
+    }
+    if !is_number(token) {
+        return None;
+    }
+    if !token.contains(['.', 'e', 'E']) {
+        if let Ok(n) = token.parse::<u64>() {
+            return Some(Value::Number(n.into()));
+        }
+        if let Ok(n) = token.parse::<i64>() {
+            return Some(Value::Number(n.into()));
+        }
+    }
+    token
+        .parse::<f64>()
+        .ok()
+        .and_then(Number::from_f64)
+        .map(Value::Number)
+}
+
+/// `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`
+fn is_number(s: &str) -> bool {
+    let b = s.as_bytes();
+    let mut i = usize::from(b.first() == Some(&b'-'));
+    let digits = |i: &mut usize| {
+        let start = *i;
+        while *i < b.len() && b[*i].is_ascii_digit() {
+            *i += 1;
+        }
+        *i - start
+    };
+    match b.get(i) {
+        Some(b'0') => i += 1,
+        Some(b'1'..=b'9') => {
+            digits(&mut i);
+        }
+        _ => return false,
+    }
+    if b.get(i) == Some(&b'.') {
+        i += 1;
+        if digits(&mut i) == 0 {
+            return false;
+        }
+    }
+    if matches!(b.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(b.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        if digits(&mut i) == 0 {
+            return false;
+        }
+    }
+    i == b.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn chunked(text: &str, size: usize) -> Result<Value, PartialError> {
+        let mut p = PartialJson::new();
+        let mut start = 0;
+        while start < text.len() {
+            let mut end = (start + size).min(text.len());
+            while !text.is_char_boundary(end) {
+                end += 1;
+            }
+            p.push(&text[start..end])?;
+            start = end;
+        }
+        p.finish()
+    }
+
+    #[test]
+    fn agrees_with_serde_json_at_every_chunk_size() {
+        let text = r#" {"a": [1, -2.5e3, true, false, null, "x\"\\\/\b\f\n\r\t\u00e9\ud83d\ude00y"],
+            "nested": {"empty": {}, "list": [[], [{}], "é😀"]}, "big": 18446744073709551615,
+            "neg": -9223372036854775808, "f": 0.1, "z": 0} "#;
+        let expected: Value = serde_json::from_str(text).unwrap();
+        for size in [1, 2, 3, 5, 7, 64, text.len()] {
+            assert_eq!(chunked(text, size).unwrap(), expected, "chunk size {size}");
+        }
+    }
+
+    #[test]
+    fn partial_values_grow() {
+        let mut p = PartialJson::new();
+        assert!(!p.push("[{\"na").unwrap() || p.value() == Some(&json!([{}])));
+        assert_eq!(p.value(), Some(&json!([{}])));
+        p.push("me\": \"Al").unwrap();
+        assert_eq!(p.value(), Some(&json!([{"name": "Al"}])));
+        p.push("ice\", \"age\": 3").unwrap();
+        assert_eq!(p.value(), Some(&json!([{"name": "Alice"}])));
+        p.push("0}, 7").unwrap();
+        assert_eq!(p.value(), Some(&json!([{"name": "Alice", "age": 30}])));
+        assert!(!p.is_complete());
+        p.push("]").unwrap();
+        assert!(p.is_complete());
+        assert_eq!(
+            p.finish().unwrap(),
+            json!([{"name": "Alice", "age": 30}, 7])
+        );
+    }
+
+    #[test]
+    fn scalar_roots() {
+        assert_eq!(chunked("\"Comedy\"", 2).unwrap(), json!("Comedy"));
+        assert_eq!(chunked(" 42 ", 1).unwrap(), json!(42));
+        assert_eq!(chunked("42", 1).unwrap(), json!(42));
+        assert_eq!(chunked("true", 3).unwrap(), json!(true));
+    }
+
+    #[test]
+    fn rejects_what_serde_json_rejects() {
+        for bad in [
+            "{\"a\" 1}",
+            "[1,]x",
+            "{,}",
+            "[01]",
+            "[1.]",
+            "[-]",
+            "[tru]",
+            "{\"a\":1]",
+            "[\"\u{1}\"]",
+            "[\"\\x\"]",
+            "[\"\\ud800\"]",
+            "[\"\\udc00\"]",
+            "{\"a\":1} x",
+            "[1 2]",
+            "",
+        ] {
+            assert!(serde_json::from_str::<Value>(bad).is_err(), "{bad:?}");
+            assert!(chunked(bad, 1).is_err(), "{bad:?} should fail");
+        }
+    }
+
+    #[test]
+    fn skips_prose_and_fences() {
+        let mut p = PartialJson::skipping_prose();
+        p.push("Sure! Here it is:\n```json\n{\"a\"").unwrap();
+        p.push(": [1]}\n```\nAnything else?").unwrap();
+        assert_eq!(p.finish().unwrap(), json!({"a": [1]}));
+    }
+}

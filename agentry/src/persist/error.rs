@@ -1,0 +1,89 @@
+//! What can go wrong when saving or loading checkpoints.
+
+/// A checkpointer operation that failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum PersistError {
+    /// The thread moved on since the writer read it (another writer saved a step), or the
+    /// thread already exists when a first checkpoint or a fork was asked for.
+    #[error(
+        "thread `{thread_id}` is at step {found:?}, not at {expected:?}: another writer advanced it; reload the latest checkpoint"
+    )]
+    Conflict {
+        /// The thread.
+        thread_id: String,
+        /// The step the writer expected the thread to be at (`None`: a new thread).
+        expected: Option<u64>,
+        /// The step it is at (`None`: no such thread).
+        found: Option<u64>,
+    },
+    /// The checkpoint or thread asked for does not exist.
+    #[error("no checkpoint {step} in thread `{thread_id}`")]
+    NotFound {
+        /// The thread.
+        thread_id: String,
+        /// The step.
+        step: u64,
+    },
+    /// The writer's lease on the thread was taken over by another worker (or released).
+    #[error("the lease on thread `{thread_id}` was lost: another worker holds it now")]
+    LeaseLost {
+        /// The thread.
+        thread_id: String,
+    },
+    /// A checkpoint was written by a newer version of this library.
+    #[error(
+        "checkpoint format version {found} is newer than this library reads (up to {newest}); upgrade agentry"
+    )]
+    UnsupportedFormat {
+        /// The version found.
+        found: u32,
+        /// The newest version this library reads.
+        newest: u32,
+    },
+    /// Stored data that does not decode.
+    #[error("corrupt checkpoint data ({what}): {reason}")]
+    Corrupt {
+        /// What was being decoded.
+        what: &'static str,
+        /// Why it failed.
+        reason: String,
+    },
+    /// Bad input from the caller (an empty thread id, a TTL out of range...).
+    #[error("invalid {what}: {reason}")]
+    Invalid {
+        /// What was invalid.
+        what: &'static str,
+        /// Why.
+        reason: String,
+    },
+    /// The database failed.
+    #[error("checkpoint {operation} failed: {source}")]
+    Backend {
+        /// The operation (`put`, `latest`, `fork`, ...).
+        operation: &'static str,
+        /// The database error.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
+}
+
+impl PersistError {
+    #[cfg_attr(not(any(feature = "sqlite", feature = "postgres")), allow(dead_code))]
+    pub(crate) fn backend(
+        operation: &'static str,
+        source: impl std::error::Error + Send + Sync + 'static,
+    ) -> Self {
+        PersistError::Backend {
+            operation,
+            source: Box::new(source),
+        }
+    }
+
+    pub(crate) fn corrupt(what: &'static str, reason: impl ToString) -> Self {
+        PersistError::Corrupt {
+            what,
+            reason: reason.to_string(),
+        }
+    }
+}

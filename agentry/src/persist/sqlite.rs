@@ -1,0 +1,338 @@
+//! The SQLite checkpointer: the embedded default.
+
+use std::path::Path;
+use std::time::Duration;
+
+use futures::FutureExt;
+use futures::future::BoxFuture;
+use sqlx::sqlite::SqliteRow;
+use sqlx::{Row, SqlitePool};
+
+use super::checkpoint::validate_thread_id;
+use super::format::{
+    FORMAT_VERSION, checkpoint_from_body, decode_body_str, decode_messages, encode_body,
+};
+use super::lease::{from_ms, now_ms, ttl_ms};
+use super::sql::{open_sqlite, to_i64, to_u64};
+use super::sql_shared::shared_sql_checkpointer;
+use super::sqlite_script::{CloseUnlessDone, PUT_FIRST, PUT_NEXT};
+use super::{
+    Checkpoint, CheckpointMeta, CheckpointRef, CheckpointWrite, Checkpointer, Lease, PersistError,
+    ThreadInfo,
+};
+
+/// Checkpoints in a SQLite database file, in WAL mode with `synchronous = NORMAL`: a step is
+/// saved with one transaction and survives a crash of the process (a power loss may lose the
+/// last steps, never corrupt the file). Several processes may share the file; leases work
+/// across them.
+///
+/// ```no_run
+/// # async fn demo() -> Result<(), agentry::persist::PersistError> {
+/// use agentry::persist::{Checkpointer, SqliteCheckpointer};
+///
+/// let checkpointer = SqliteCheckpointer::open("threads.db").await?;
+/// for thread in checkpointer.threads(20).await? {
+///     println!("{} at step {}", thread.thread_id, thread.latest_step);
+/// }
+/// # Ok(()) }
+/// ```
+#[derive(Clone, Debug)]
+pub struct SqliteCheckpointer {
+    pool: SqlitePool,
+}
+
+impl SqliteCheckpointer {
+    /// Opens the database at `path` (created when missing) and brings its schema up to date
+    /// with sqlx's migrator.
+    pub async fn open(path: impl AsRef<Path>) -> Result<Self, PersistError> {
+        let pool = open_sqlite(path.as_ref())
+            .await
+            .map_err(|e| PersistError::backend("open", e))?;
+        Ok(SqliteCheckpointer { pool })
+    }
+
+    /// A checkpointer over an existing pool whose schema is up to date (see
+    /// [`open`](Self::open)).
+    pub fn from_pool(pool: SqlitePool) -> Self {
+        SqliteCheckpointer { pool }
+    }
+
+    /// The connection pool.
+    pub fn pool(&self) -> &SqlitePool {
+        &self.pool
+    }
+
+    async fn put_inner(&self, write: CheckpointWrite<'_>) -> Result<CheckpointMeta, PersistError> {
+        write.validate()?;
+        let err = |e| PersistError::backend("put", e);
+        let step = to_i64(write.step());
+        let now = now_ms();
+        let added = write.new_messages.len() as i64;
+        let messages = serde_json::to_string(write.new_messages)
+            .map_err(|e| PersistError::corrupt("message", e))?;
+        let body = encode_body(write.state, write.usage, write.counters, write.pending);
+        let (token, worker) = write
+            .lease
+            .map(|l| (Some(to_i64(l.token)), Some(l.worker.as_str())))
+            .unwrap_or((None, None));
+        // One script, one round trip to the connection's thread: the thread's position moves
+        // first (so the transaction holds the write lock from its start); when it did not
+        // move (a stale writer or a lost lease) the guard violates a NOT NULL constraint
+        // with OR ROLLBACK, which rolls the whole transaction back.
+        let script = match write.after {
+            None => PUT_FIRST,
+            Some(_) => PUT_NEXT,
+        };
+        let mut guard = CloseUnlessDone(Some(self.pool.acquire().await.map_err(err)?));
+        let conn = guard.0.as_mut().expect("just acquired");
+        let outcome = sqlx::query(script)
+            .bind(write.thread_id)
+            .bind(step)
+            .bind(added)
+            .bind(now)
+            .bind(write.after.map(to_i64))
+            .bind(token)
+            .bind(worker)
+            .bind(&messages)
+            .bind(FORMAT_VERSION as i64)
+            .bind(&body)
+            .fetch_all(&mut **conn)
+            .await;
+        let count: i64 = match outcome {
+            Ok(rows) if rows.len() == 1 => {
+                guard.done();
+                rows[0].get(0)
+            }
+            failed => {
+                // Whatever stopped the script, leave no transaction open on the connection.
+                let _ = sqlx::query("ROLLBACK").execute(&mut **conn).await;
+                guard.done();
+                let found: Option<i64> = sqlx::query_scalar(
+                    "SELECT latest_step FROM agent_threads WHERE thread_id = $1",
+                )
+                .bind(write.thread_id)
+                .fetch_optional(&self.pool)
+                .await
+                .map_err(err)?;
+                let found = found.map(to_u64);
+                return Err(if found != write.after {
+                    PersistError::Conflict {
+                        thread_id: write.thread_id.to_string(),
+                        expected: write.after,
+                        found,
+                    }
+                } else if write.lease.is_some()
+                    && failed
+                        .as_ref()
+                        .is_err_and(|e| e.to_string().contains("NOT NULL"))
+                {
+                    PersistError::LeaseLost {
+                        thread_id: write.thread_id.to_string(),
+                    }
+                } else {
+                    match failed {
+                        Err(e) => PersistError::backend("put", e),
+                        Ok(rows) => PersistError::corrupt(
+                            "put",
+                            format!("the write script returned {} rows, not 1", rows.len()),
+                        ),
+                    }
+                });
+            }
+        };
+        let base = count - added;
+        Ok(CheckpointMeta {
+            thread_id: write.thread_id.to_string(),
+            step: write.step(),
+            parent: write.after.map(|s| CheckpointRef::new(write.thread_id, s)),
+            format_version: FORMAT_VERSION,
+            message_count: to_u64(base + added),
+            created_at: from_ms(now),
+        })
+    }
+
+    async fn load(
+        &self,
+        thread_id: &str,
+        step: Option<u64>,
+    ) -> Result<Option<Checkpoint>, PersistError> {
+        let err = |e| PersistError::backend("get", e);
+        // One query: the checkpoint and its messages as one JSON array (decoded in one pass).
+        let row = sqlx::query(
+            "SELECT c.thread_id, c.step, c.parent_thread, c.parent_step, c.format_version, c.message_count,
+                    c.created_at_ms, c.body,
+                    (SELECT count(*) FROM agent_messages m
+                       WHERE m.thread_id = c.thread_id AND m.seq < c.message_count),
+                    (SELECT '[' || coalesce(group_concat(m.body, ',' ORDER BY m.seq), '') || ']' FROM agent_messages m
+                       WHERE m.thread_id = c.thread_id AND m.seq < c.message_count)
+             FROM agent_checkpoints c
+             WHERE c.thread_id = $1 AND ($2 IS NULL OR c.step = $2)
+             ORDER BY c.step DESC LIMIT 1",
+        )
+        .bind(thread_id)
+        .bind(step.map(to_i64))
+        .fetch_optional(&self.pool)
+        .await
+        .map_err(err)?;
+        row.map(|row| checkpoint_from_row(&row, thread_id))
+            .transpose()
+    }
+}
+
+shared_sql_checkpointer!(SqliteCheckpointer, SqliteRow, i64);
+
+impl Checkpointer for SqliteCheckpointer {
+    fn put<'a>(
+        &'a self,
+        write: CheckpointWrite<'a>,
+    ) -> BoxFuture<'a, Result<CheckpointMeta, PersistError>> {
+        self.put_inner(write).boxed()
+    }
+
+    fn latest<'a>(
+        &'a self,
+        thread_id: &'a str,
+    ) -> BoxFuture<'a, Result<Option<Checkpoint>, PersistError>> {
+        self.load(thread_id, None).boxed()
+    }
+
+    fn get<'a>(
+        &'a self,
+        thread_id: &'a str,
+        step: u64,
+    ) -> BoxFuture<'a, Result<Option<Checkpoint>, PersistError>> {
+        self.load(thread_id, Some(step)).boxed()
+    }
+
+    fn history<'a>(
+        &'a self,
+        thread_id: &'a str,
+        n: usize,
+    ) -> BoxFuture<'a, Result<Vec<CheckpointMeta>, PersistError>> {
+        async move {
+            sqlx::query(
+                "SELECT thread_id, step, parent_thread, parent_step, format_version,
+                        message_count, created_at_ms
+                 FROM agent_checkpoints WHERE thread_id = $1 ORDER BY step DESC LIMIT $2",
+            )
+            .bind(thread_id)
+            .bind(limit(n))
+            .fetch_all(&self.pool)
+            .await
+            .map_err(|e| PersistError::backend("history", e))?
+            .iter()
+            .map(meta_from_row)
+            .collect()
+        }
+        .boxed()
+    }
+
+    fn threads<'a>(&'a self, n: usize) -> BoxFuture<'a, Result<Vec<ThreadInfo>, PersistError>> {
+        async move {
+            sqlx::query(
+                "SELECT thread_id, latest_step, message_count, parent_thread, parent_step,
+                        created_at_ms, updated_at_ms
+                 FROM agent_threads ORDER BY updated_at_ms DESC, thread_id LIMIT $1",
+            )
+            .bind(limit(n))
+            .fetch_all(&self.pool)
+            .await
+            .map_err(|e| PersistError::backend("threads", e))?
+            .iter()
+            .map(thread_from_row)
+            .collect()
+        }
+        .boxed()
+    }
+
+    fn delete_thread<'a>(
+        &'a self,
+        thread_id: &'a str,
+    ) -> BoxFuture<'a, Result<bool, PersistError>> {
+        self.delete_inner(thread_id).boxed()
+    }
+
+    fn fork<'a>(
+        &'a self,
+        from: &'a CheckpointRef,
+        new_thread_id: &'a str,
+    ) -> BoxFuture<'a, Result<CheckpointMeta, PersistError>> {
+        self.fork_inner(from, new_thread_id).boxed()
+    }
+
+    fn acquire_lease<'a>(
+        &'a self,
+        thread_id: &'a str,
+        worker: &'a str,
+        ttl: Duration,
+    ) -> BoxFuture<'a, Result<Option<Lease>, PersistError>> {
+        async move {
+            validate_thread_id(thread_id)?;
+            let ttl = ttl_ms(ttl)?;
+            let now = now_ms();
+            let row = sqlx::query(
+                "INSERT INTO agent_leases (thread_id, worker, token, expires_at_ms)
+                 VALUES ($1, $2, 1, $3 + $4)
+                 ON CONFLICT (thread_id) DO UPDATE
+                 SET worker = excluded.worker, token = agent_leases.token + 1,
+                     expires_at_ms = excluded.expires_at_ms
+                 WHERE agent_leases.expires_at_ms <= $3 OR agent_leases.worker = excluded.worker
+                 RETURNING token, expires_at_ms",
+            )
+            .bind(thread_id)
+            .bind(worker)
+            .bind(now)
+            .bind(ttl)
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(|e| PersistError::backend("acquire_lease", e))?;
+            Ok(row.map(|r| lease_from_row(thread_id, worker, &r)))
+        }
+        .boxed()
+    }
+
+    fn renew_lease<'a>(
+        &'a self,
+        lease: &'a Lease,
+        ttl: Duration,
+    ) -> BoxFuture<'a, Result<Lease, PersistError>> {
+        async move {
+            let ttl = ttl_ms(ttl)?;
+            let row = sqlx::query(
+                "UPDATE agent_leases SET expires_at_ms = $4 + $5
+                 WHERE thread_id = $1 AND token = $2 AND worker = $3 AND expires_at_ms > 0
+                 RETURNING token, expires_at_ms",
+            )
+            .bind(&lease.thread_id)
+            .bind(to_i64(lease.token))
+            .bind(&lease.worker)
+            .bind(now_ms())
+            .bind(ttl)
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(|e| PersistError::backend("renew_lease", e))?;
+            row.map(|r| lease_from_row(&lease.thread_id, &lease.worker, &r))
+                .ok_or_else(|| PersistError::LeaseLost {
+                    thread_id: lease.thread_id.clone(),
+                })
+        }
+        .boxed()
+    }
+
+    fn release_lease<'a>(&'a self, lease: &'a Lease) -> BoxFuture<'a, Result<(), PersistError>> {
+        async move {
+            sqlx::query(
+                "UPDATE agent_leases SET expires_at_ms = 0
+                 WHERE thread_id = $1 AND token = $2 AND worker = $3",
+            )
+            .bind(&lease.thread_id)
+            .bind(to_i64(lease.token))
+            .bind(&lease.worker)
+            .execute(&self.pool)
+            .await
+            .map_err(|e| PersistError::backend("release_lease", e))?;
+            Ok(())
+        }
+        .boxed()
+    }
+}

@@ -1,0 +1,523 @@
+//! The sans-IO parser of one ReAct reply: an action, a final answer, or a correction for the
+//! model.
+//!
+//! # The rules
+//!
+//! - Markers (`Thought:`, `Action:`, `Action Input:`, `Observation:`, `Final Answer:`) count only
+//!   at the start of a line, in any case, with spaces, step numbers and markdown bold around them
+//!   (see the `markers` module). Windows line endings are accepted.
+//! - Text before the first `Action:` / `Final Answer:` is the thought (its `Thought:` prefixes
+//!   removed, trimmed).
+//! - An `Observation:` line ends the reply: the model invented it (it should have stopped at the
+//!   stop sequence), so everything from there on is dropped.
+//! - `Action:` names the tool (on its line, or on the next line if its own is empty) with
+//!   backticks, quotes, brackets and bold around the name removed. `Action Input:` follows: a
+//!   JSON object (optionally inside a code fence) ends at its balanced `}`; anything else is a
+//!   bare input running to the next blank line, marker line, or closing fence (a quoted JSON
+//!   string is unquoted).
+//! - **The first complete action wins**: the model should have stopped after its input, so the
+//!   rest of the reply (further actions, a final answer written after the action) is discarded;
+//!   [`ReactReply::discarded_tail`] says that something was. This is what lets the streaming
+//!   parser emit the action the moment its input is complete.
+//! - A `Final Answer:` runs to the end of the reply (or an invented `Observation:`). A final
+//!   answer *before* an action, an `Action:` after a final answer, and an action still lacking
+//!   its input when a final answer begins are all "both", answered with a correction.
+
+use serde_json::{Map, Value};
+
+use super::markers::{Keyword, LineKind, ObjectScan, classify};
+
+/// A parsed reply.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReactReply {
+    /// The model's reasoning before the action or final answer (may be empty).
+    pub thought: String,
+    /// What the model decided.
+    pub step: ReactStep,
+    /// Whether non-blank text after the first complete action was discarded (a second action, a
+    /// final answer written too early, commentary). Always `false` for a final answer.
+    pub discarded_tail: bool,
+}
+
+/// What the model decided to do.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ReactStep {
+    /// Call a tool.
+    Action(ReactAction),
+    /// Answer (the text after `Final Answer:`, trimmed).
+    FinalAnswer(String),
+}
+
+/// A tool call written as text.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReactAction {
+    /// The tool's name, cleaned of quoting.
+    pub tool: String,
+    /// The raw input; see [`ActionInput::into_arguments`].
+    pub input: ActionInput,
+}
+
+/// The raw `Action Input:`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ActionInput {
+    /// A JSON object, as the model wrote it.
+    Json(JsonObject),
+    /// Anything else, trimmed (a quoted JSON string is unquoted).
+    Text(String),
+}
+
+/// A syntactically valid JSON object, kept as the model wrote it (so a tool call's arguments
+/// need no second serialization); compare it with a [`Map`] or get one with
+/// [`to_map`](Self::to_map).
+///
+/// ```
+/// use agentry::protocol::react::JsonObject;
+/// use serde_json::json;
+///
+/// let object = JsonObject::from(json!({"q": "Rust"}).as_object().unwrap().clone());
+/// assert_eq!(object.as_str(), r#"{"q":"Rust"}"#);
+/// assert_eq!(object, *json!({"q": "Rust"}).as_object().unwrap());
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct JsonObject(String);
+
+impl JsonObject {
+    /// Checks that `text` is one JSON object.
+    pub fn parse(text: &str) -> Result<Self, serde_json::Error> {
+        serde_json::from_str::<Map<String, Value>>(text)?;
+        Ok(JsonObject(text.to_string()))
+    }
+
+    /// The object's text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The object's text, owned.
+    pub fn into_string(self) -> String {
+        self.0
+    }
+
+    /// The object as a map.
+    pub fn to_map(&self) -> Map<String, Value> {
+        // Checked when made, so it parses.
+        serde_json::from_str(&self.0).unwrap_or_default()
+    }
+}
+
+impl From<Map<String, Value>> for JsonObject {
+    fn from(map: Map<String, Value>) -> Self {
+        JsonObject(Value::Object(map).to_string())
+    }
+}
+
+impl PartialEq<Map<String, Value>> for JsonObject {
+    fn eq(&self, other: &Map<String, Value>) -> bool {
+        self.to_map() == *other
+    }
+}
+
+impl ActionInput {
+    /// The tool arguments: an object as is; a bare string becomes the one string argument of a
+    /// tool whose `parameters` schema has exactly one required property (or, with nothing
+    /// required, exactly one property), of type string. Otherwise the error is a correction for
+    /// the model.
+    pub fn into_arguments(
+        self,
+        tool: &str,
+        parameters: &Value,
+    ) -> Result<Map<String, Value>, String> {
+        let text = match self {
+            ActionInput::Json(object) => return Ok(object.to_map()),
+            ActionInput::Text(text) => text,
+        };
+        let Some(props) = parameters.get("properties").and_then(Value::as_object) else {
+            return Ok(Map::new());
+        };
+        if props.is_empty() {
+            return Ok(Map::new());
+        }
+        let required: Vec<&str> = parameters
+            .get("required")
+            .and_then(Value::as_array)
+            .map(|r| r.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        let candidates: Vec<(&String, &Value)> = if required.is_empty() {
+            props.iter().collect()
+        } else {
+            props
+                .iter()
+                .filter(|(name, _)| required.contains(&name.as_str()))
+                .collect()
+        };
+        let [(name, schema)] = candidates.as_slice() else {
+            return Err(format!(
+                "The Action Input for `{tool}` must be a JSON object with its arguments, not plain text."
+            ));
+        };
+        let is_string = match schema.get("type") {
+            Some(Value::String(t)) => t == "string",
+            Some(Value::Array(types)) => types.iter().any(|t| t == "string"),
+            _ => false,
+        };
+        if is_string {
+            let mut map = Map::new();
+            map.insert((*name).clone(), Value::String(text));
+            return Ok(map);
+        }
+        Err(format!(
+            "The Action Input for `{tool}` must be a JSON object like {{\"{name}\": ...}}, not plain text."
+        ))
+    }
+}
+
+/// Why a reply could not be parsed; its `Display` is the correction sent back to the model.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ReactParseError {
+    /// The reply has both an action and a final answer.
+    #[error(
+        "Your reply contains both an `Action:` and a `Final Answer:`. Write either `Action:` and `Action Input:` to use a tool (then stop and wait for the Observation), or `Final Answer:` when you are done, never both."
+    )]
+    BothActionAndFinalAnswer,
+    /// Neither an action nor a final answer.
+    #[error(
+        "Invalid format: your reply has neither `Action:` nor `Final Answer:`. To use a tool write `Action: <tool name>` and `Action Input: <JSON object>` on their own lines; to answer write `Final Answer: <answer>`."
+    )]
+    NoActionOrFinalAnswer,
+    /// `Action Input:` with no `Action:` before it.
+    #[error(
+        "Invalid format: `Action Input:` must follow an `Action: <tool name>` line naming the tool."
+    )]
+    ActionInputWithoutAction,
+    /// `Action:` with an empty tool name.
+    #[error("Invalid format: `Action:` must be followed by the name of one of the tools.")]
+    MissingToolName,
+    /// `Action:` without `Action Input:`.
+    #[error(
+        "Invalid format: `Action: {tool}` must be followed by an `Action Input:` line with the tool's arguments as a JSON object."
+    )]
+    MissingActionInput {
+        /// The tool named.
+        tool: String,
+    },
+    /// The JSON object of the input is malformed.
+    #[error(
+        "The Action Input for `{tool}` is not valid JSON: {message} at line {line} column {column} of the input. Write the arguments as one JSON object."
+    )]
+    InvalidJson {
+        /// The tool named.
+        tool: String,
+        /// serde_json's description.
+        message: String,
+        /// 1-based line within the input.
+        line: usize,
+        /// 1-based column within the input.
+        column: usize,
+    },
+}
+
+/// Parses one complete reply.
+///
+/// ```
+/// use agentry::protocol::react::{parse, ActionInput, ReactStep};
+///
+/// let reply = parse("Thought: look it up\nAction: search\nAction Input: {\"q\": \"Rust\"}").unwrap();
+/// assert_eq!(reply.thought, "look it up");
+/// let ReactStep::Action(action) = reply.step else { panic!() };
+/// assert_eq!(action.tool, "search");
+/// assert!(matches!(action.input, ActionInput::Json(_)));
+/// ```
+pub fn parse(reply: &str) -> Result<ReactReply, ReactParseError> {
+    let text = normalize(reply);
+    parse_normalized(&text)
+}
+
+/// CRLF (and lone CR) to LF.
+pub(crate) fn normalize(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.contains('\r') {
+        std::borrow::Cow::Owned(text.replace("\r\n", "\n").replace('\r', "\n"))
+    } else {
+        std::borrow::Cow::Borrowed(text)
+    }
+}
+
+/// Lines of `t` from `pos` as (start, end without the newline).
+fn lines_from(t: &str, pos: usize) -> impl Iterator<Item = (usize, usize)> + '_ {
+    let mut at = pos;
+    std::iter::from_fn(move || {
+        if at >= t.len() {
+            return None;
+        }
+        let start = at;
+        let end = t[start..].find('\n').map_or(t.len(), |i| start + i);
+        at = end + 1;
+        Some((start, end))
+    })
+}
+
+pub(crate) fn parse_normalized(t: &str) -> Result<ReactReply, ReactParseError> {
+    let mut thought = String::new();
+    for (start, end) in lines_from(t, 0) {
+        let line = &t[start..end];
+        match classify(line, true) {
+            LineKind::Text | LineKind::Undecided => push_line(&mut thought, line),
+            LineKind::Marker(Keyword::Thought, off) => {
+                push_line(&mut thought, line[off..].trim_start())
+            }
+            LineKind::Marker(Keyword::Observation, _) => break,
+            LineKind::Marker(Keyword::ActionInput, _) => {
+                return Err(ReactParseError::ActionInputWithoutAction);
+            }
+            LineKind::Marker(Keyword::FinalAnswer, off) => {
+                let answer = final_answer(t, start + off)?;
+                return Ok(ReactReply {
+                    thought: trimmed(thought),
+                    step: ReactStep::FinalAnswer(answer),
+                    discarded_tail: false,
+                });
+            }
+            LineKind::Marker(Keyword::Action, off) => {
+                let (action, tail) = action(t, start + off, end)?;
+                return Ok(ReactReply {
+                    thought: trimmed(thought),
+                    step: ReactStep::Action(action),
+                    discarded_tail: !t[tail..].trim().is_empty(),
+                });
+            }
+        }
+    }
+    Err(ReactParseError::NoActionOrFinalAnswer)
+}
+
+/// `s` trimmed in place (no new allocation).
+fn trimmed(mut s: String) -> String {
+    let end = s.trim_end().len();
+    s.truncate(end);
+    let start = s.len() - s.trim_start().len();
+    if start > 0 {
+        s.drain(..start);
+    }
+    s
+}
+
+pub(crate) fn push_line(buf: &mut String, line: &str) {
+    buf.push_str(line);
+    buf.push('\n');
+}
+
+fn final_answer(t: &str, content: usize) -> Result<String, ReactParseError> {
+    let first_end = t[content..].find('\n').map_or(t.len(), |i| content + i);
+    let mut end = t.len();
+    for (start, line_end) in lines_from(t, first_end + 1) {
+        match classify(&t[start..line_end], true) {
+            LineKind::Marker(Keyword::Observation, _) => {
+                end = start;
+                break;
+            }
+            LineKind::Marker(Keyword::Action | Keyword::ActionInput, _) => {
+                return Err(ReactParseError::BothActionAndFinalAnswer);
+            }
+            _ => {}
+        }
+    }
+    Ok(t[content.min(end)..end].trim().to_string())
+}
+
+/// Parses from the content of an `Action:` line; returns the action and the offset where the
+/// discarded tail starts.
+fn action(
+    t: &str,
+    content: usize,
+    line_end: usize,
+) -> Result<(ReactAction, usize), ReactParseError> {
+    let mut name = t[content..line_end].trim();
+    let mut tool_line_end = line_end;
+    for (start, end) in lines_from(t, line_end + 1) {
+        let line = &t[start..end];
+        match classify(line, true) {
+            LineKind::Marker(Keyword::ActionInput, off) => {
+                let tool = clean_tool_name(name);
+                if tool.is_empty() {
+                    return Err(ReactParseError::MissingToolName);
+                }
+                let (input, tail) = input(t, start + off, &tool)?;
+                return Ok((ReactAction { tool, input }, tail));
+            }
+            LineKind::Marker(Keyword::FinalAnswer, _) => {
+                return Err(ReactParseError::BothActionAndFinalAnswer);
+            }
+            LineKind::Marker(Keyword::Action | Keyword::Observation, _) => break,
+            LineKind::Marker(Keyword::Thought, _) => {}
+            LineKind::Text | LineKind::Undecided => {
+                if name.is_empty() && start == tool_line_end + 1 && !line.trim().is_empty() {
+                    name = line.trim();
+                    tool_line_end = end;
+                }
+            }
+        }
+    }
+    let tool = clean_tool_name(name);
+    if tool.is_empty() {
+        return Err(ReactParseError::MissingToolName);
+    }
+    Err(ReactParseError::MissingActionInput { tool })
+}
+
+/// Removes quoting models put around a tool name: backticks, quotes, brackets, bold, a
+/// trailing period.
+pub(crate) fn clean_tool_name(raw: &str) -> String {
+    let mut s = raw.trim();
+    loop {
+        let before = s;
+        s = s.trim_end_matches(['.', ',', ';']).trim();
+        for (open, close) in [
+            ("**", "**"),
+            ("`", "`"),
+            ("\"", "\""),
+            ("'", "'"),
+            ("[", "]"),
+            ("(", ")"),
+            ("<", ">"),
+        ] {
+            if s.len() >= open.len() + close.len() && s.starts_with(open) && s.ends_with(close) {
+                s = s[open.len()..s.len() - close.len()].trim();
+            }
+        }
+        if s == before {
+            return s.to_string();
+        }
+    }
+}
+
+/// Where the input starts after `Action Input:` (skipping blanks and an opening fence), and
+/// whether it is fenced. `None` when the text ends before anything.
+pub(crate) fn input_start(t: &str, content: usize) -> Option<(usize, bool)> {
+    let mut i = content + (t.len() - content - t[content..].trim_start().len());
+    if i >= t.len() {
+        return None;
+    }
+    let mut fenced = false;
+    if t[i..].starts_with("```") {
+        fenced = true;
+        let nl = t[i..].find('\n')?;
+        i += nl + 1;
+        i += t[i..].len() - t[i..].trim_start().len();
+        if i >= t.len() {
+            return None;
+        }
+    }
+    Some((i, fenced))
+}
+
+/// Where a bare (non-object) input starting at `start` ends: a closing fence (fenced), else a
+/// blank line or a marker line. `complete` says whether `t` is the whole reply; when not, `None`
+/// means the end is not known yet.
+pub(crate) fn bare_end(t: &str, start: usize, fenced: bool, complete: bool) -> Option<usize> {
+    if fenced {
+        return match t[start..].find("```") {
+            Some(i) => Some(start + i),
+            None if complete => Some(t.len()),
+            None => None,
+        };
+    }
+    let Some(first_end) = t[start..].find('\n').map(|i| start + i) else {
+        return complete.then_some(t.len());
+    };
+    let mut at = first_end + 1;
+    loop {
+        let Some(nl) = t[at..].find('\n').map(|i| at + i) else {
+            let line = &t[at..];
+            if complete {
+                return Some(match classify(line, true) {
+                    LineKind::Marker(..) => at,
+                    _ if line.trim().is_empty() => at,
+                    _ => t.len(),
+                });
+            }
+            return match classify(line, false) {
+                LineKind::Marker(..) => Some(at),
+                _ => None,
+            };
+        };
+        let line = &t[at..nl];
+        if line.trim().is_empty() || matches!(classify(line, true), LineKind::Marker(..)) {
+            return Some(at);
+        }
+        at = nl + 1;
+    }
+}
+
+fn input(t: &str, content: usize, tool: &str) -> Result<(ActionInput, usize), ReactParseError> {
+    let missing = || ReactParseError::MissingActionInput {
+        tool: tool.to_string(),
+    };
+    let (start, fenced) = input_start(t, content).ok_or_else(missing)?;
+    if t.as_bytes()[start] == b'{' {
+        match ObjectScan::default().feed(&t.as_bytes()[start..]) {
+            Some(len) => {
+                let end = start + len;
+                let object = json_object(&t[start..end], tool)?;
+                let mut tail = end;
+                if fenced {
+                    let rest = &t[end..];
+                    if rest.trim_start().starts_with("```") {
+                        tail = end + (rest.len() - rest.trim_start().len()) + 3;
+                    }
+                }
+                Ok((ActionInput::Json(object), tail))
+            }
+            None => {
+                let end = if fenced {
+                    t[start..].find("```").map_or(t.len(), |i| start + i)
+                } else {
+                    t.len()
+                };
+                Err(json_object(&t[start..end], tool).err().unwrap_or_else(|| {
+                    ReactParseError::InvalidJson {
+                        tool: tool.to_string(),
+                        message: "the object is not closed".into(),
+                        line: 1,
+                        column: 1,
+                    }
+                }))
+            }
+        }
+    } else {
+        let end = bare_end(t, start, fenced, true).unwrap_or(t.len());
+        let raw = t[start..end].trim();
+        if raw.is_empty() {
+            return Err(missing());
+        }
+        let text = match serde_json::from_str::<Value>(raw) {
+            Ok(Value::String(s)) => s,
+            _ => raw.to_string(),
+        };
+        let tail = if fenced && end < t.len() {
+            end + 3
+        } else {
+            end
+        };
+        Ok((ActionInput::Text(text), tail))
+    }
+}
+
+/// Checks `s` (a balanced `{...}`) is valid JSON without building it: the same tokenizer and
+/// errors as parsing it into a map.
+fn json_object(s: &str, tool: &str) -> Result<JsonObject, ReactParseError> {
+    match serde_json::from_str::<serde::de::IgnoredAny>(s) {
+        Ok(_) => Ok(JsonObject(s.to_string())),
+        Err(e) => Err(ReactParseError::InvalidJson {
+            tool: tool.to_string(),
+            message: strip_position(&e.to_string()),
+            line: e.line(),
+            column: e.column(),
+        }),
+    }
+}
+
+fn strip_position(message: &str) -> String {
+    match message.rfind(" at line ") {
+        Some(i) => message[..i].to_string(),
+        None => message.to_string(),
+    }
+}

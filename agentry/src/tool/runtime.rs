@@ -1,0 +1,327 @@
+//! The runtime value a tool call runs with, and the trait that injects parameters from it.
+
+use std::sync::{Arc, Mutex, OnceLock};
+
+use super::extract::{CustomEvent, StreamWriter, ToolCallId};
+use crate::store::Store;
+
+/// A state update queued by a tool, applied after the tool's batch in call order.
+pub(crate) type StateUpdate<S> = Box<dyn FnOnce(&mut S) + Send>;
+
+/// The updates one call queued, shared between its runtime and its `State` extractor.
+pub(crate) type UpdateQueue<S> = Arc<Mutex<Vec<StateUpdate<S>>>>;
+
+/// A call's update queue, made when a `State` extractor first asks for it: most calls never
+/// update state, and their runtimes allocate no queue.
+type LazyQueue<S> = OnceLock<UpdateQueue<S>>;
+
+/// Everything the runtime can inject into one tool call: the call id, the run's context and
+/// state, the store and the stream writer.
+///
+/// The agent runtime builds one per call. Outside an agent — in a unit test, say — build it
+/// by hand:
+///
+/// ```
+/// use agentry::ToolRuntime;
+///
+/// struct User { id: u64 }
+/// let rt = ToolRuntime::new()
+///     .with_call_id("call_1")
+///     .with_context(User { id: 7 })
+///     .with_state(vec!["paris".to_string()]);
+/// assert_eq!(rt.context().id, 7);
+/// assert_eq!(rt.call_id(), "call_1");
+/// ```
+pub struct ToolRuntime<C = (), S = ()> {
+    call_id: ToolCallId,
+    context: Arc<C>,
+    state: Arc<S>,
+    updates: LazyQueue<S>,
+    store: Option<Store>,
+    writer: StreamWriter,
+    /// What a sub-agent run from this call inherits from the parent run (its model, budget,
+    /// usage and event sinks); `None` outside an agent run unless set by hand.
+    scope: Option<Arc<crate::multi::RunScope>>,
+}
+
+impl ToolRuntime<(), ()> {
+    /// A runtime with unit context and state, an empty call id, no store and a stream writer
+    /// that collects nothing.
+    pub fn new() -> Self {
+        ToolRuntime::from_parts(Arc::new(()), Arc::new(()))
+    }
+}
+
+impl Default for ToolRuntime<(), ()> {
+    fn default() -> Self {
+        ToolRuntime::new()
+    }
+}
+
+impl<C, S> ToolRuntime<C, S> {
+    /// A runtime over shared context and a state snapshot.
+    pub fn from_parts(context: Arc<C>, state: Arc<S>) -> Self {
+        ToolRuntime {
+            call_id: ToolCallId::default(),
+            context,
+            state,
+            updates: OnceLock::new(),
+            store: None,
+            writer: StreamWriter::disconnected(),
+            scope: None,
+        }
+    }
+
+    /// Replaces the context.
+    pub fn with_context<C2>(self, context: C2) -> ToolRuntime<C2, S> {
+        self.with_shared_context(Arc::new(context))
+    }
+
+    /// Replaces the context with a shared one.
+    pub fn with_shared_context<C2>(self, context: Arc<C2>) -> ToolRuntime<C2, S> {
+        ToolRuntime {
+            call_id: self.call_id,
+            context,
+            state: self.state,
+            updates: self.updates,
+            store: self.store,
+            writer: self.writer,
+            scope: self.scope,
+        }
+    }
+
+    /// Replaces the state snapshot (dropping updates queued against the old one).
+    pub fn with_state<S2>(self, state: S2) -> ToolRuntime<C, S2> {
+        self.with_shared_state(Arc::new(state))
+    }
+
+    /// Replaces the state snapshot with a shared one.
+    pub fn with_shared_state<S2>(self, state: Arc<S2>) -> ToolRuntime<C, S2> {
+        ToolRuntime {
+            call_id: self.call_id,
+            context: self.context,
+            state,
+            updates: OnceLock::new(),
+            store: self.store,
+            writer: self.writer,
+            scope: self.scope,
+        }
+    }
+
+    /// Sets the id of the call being run.
+    pub fn with_call_id(mut self, id: impl Into<Arc<str>>) -> Self {
+        self.call_id = ToolCallId::new(id);
+        self
+    }
+
+    /// Gives tools a store.
+    pub fn with_store(mut self, store: Store) -> Self {
+        self.store = Some(store);
+        self
+    }
+
+    /// Sends custom events that tools write to `sender`.
+    pub fn with_event_sender(
+        mut self,
+        sender: tokio::sync::mpsc::UnboundedSender<CustomEvent>,
+    ) -> Self {
+        self.writer = StreamWriter::new(self.call_id.clone(), sender);
+        self
+    }
+
+    /// Sends custom events that tools write to a streamed run's event queue.
+    pub(crate) fn with_custom_sink(mut self, sink: crate::tool::CustomSink) -> Self {
+        self.writer = StreamWriter::to_sink(self.call_id.clone(), sink);
+        self
+    }
+
+    /// The id of the call being run.
+    pub fn call_id(&self) -> &str {
+        self.call_id.as_str()
+    }
+
+    /// The run's context.
+    pub fn context(&self) -> &C {
+        &self.context
+    }
+
+    /// The state snapshot tools of this call see.
+    pub fn state(&self) -> &S {
+        &self.state
+    }
+
+    /// The store, if one was configured.
+    pub fn store(&self) -> Option<&Store> {
+        self.store.as_ref()
+    }
+
+    /// A runtime for another call of the same batch: same context, state snapshot, store and
+    /// event sink; its own call id and its own queue of state updates.
+    pub fn for_call(&self, call_id: impl Into<Arc<str>>) -> Self {
+        let call_id = ToolCallId::new(call_id);
+        ToolRuntime {
+            writer: self.writer.for_call(call_id.clone()),
+            call_id,
+            context: Arc::clone(&self.context),
+            state: Arc::clone(&self.state),
+            updates: OnceLock::new(),
+            store: self.store.clone(),
+            scope: self.scope.clone(),
+        }
+    }
+
+    /// Applies the state updates this call queued, in the order they were queued, and
+    /// returns how many there were.
+    ///
+    /// The agent runtime calls this for each call of a batch in the order the model emitted
+    /// the calls, so concurrent tools update state deterministically.
+    pub fn apply_state_updates(&self, state: &mut S) -> usize {
+        self.take_state_updates().apply(state)
+    }
+
+    /// Takes the state updates this call queued out of the runtime, so they can be applied
+    /// after the runtime (and its shared state snapshot) is dropped.
+    pub fn take_state_updates(&self) -> StateUpdates<S> {
+        StateUpdates(match self.updates.get() {
+            Some(queue) => std::mem::take(&mut *lock(queue)),
+            None => Vec::new(),
+        })
+    }
+
+    pub(crate) fn shared_context(&self) -> &Arc<C> {
+        &self.context
+    }
+
+    pub(crate) fn shared_state(&self) -> (&Arc<S>, &UpdateQueue<S>) {
+        (&self.state, self.updates.get_or_init(Default::default))
+    }
+
+    pub(crate) fn call_id_value(&self) -> &ToolCallId {
+        &self.call_id
+    }
+
+    pub(crate) fn writer(&self) -> &StreamWriter {
+        &self.writer
+    }
+
+    /// Gives sub-agents run by this call `model` (and nothing else of a parent run: no
+    /// budget, no usage roll-up, no event nesting). The agent runtime sets the whole parent
+    /// scope itself; this is for calling an agent tool by hand, e.g. in a test.
+    pub fn with_model(mut self, model: impl crate::agent::IntoSharedModel) -> Self {
+        self.scope = Some(Arc::new(crate::multi::RunScope::with_model(
+            model.into_shared_model(),
+        )));
+        self
+    }
+
+    pub(crate) fn with_scope(mut self, scope: Arc<crate::multi::RunScope>) -> Self {
+        self.scope = Some(scope);
+        self
+    }
+
+    pub(crate) fn scope(&self) -> Option<&Arc<crate::multi::RunScope>> {
+        self.scope.as_ref()
+    }
+}
+
+impl<C, S> std::fmt::Debug for ToolRuntime<C, S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolRuntime")
+            .field("call_id", &self.call_id.as_str())
+            .field("context", &std::any::type_name::<C>())
+            .field("state", &std::any::type_name::<S>())
+            .field("store", &self.store.is_some())
+            .finish()
+    }
+}
+
+/// State updates queued by one tool call, taken out of its runtime with
+/// [`ToolRuntime::take_state_updates`].
+pub struct StateUpdates<S>(Vec<StateUpdate<S>>);
+
+impl<S> StateUpdates<S> {
+    /// Applies the updates in the order they were queued; returns how many there were.
+    pub fn apply(self, state: &mut S) -> usize {
+        let n = self.0.len();
+        for update in self.0 {
+            update(state);
+        }
+        n
+    }
+
+    /// The number of queued updates.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// The updates, leaving none here.
+    pub(crate) fn take(&mut self) -> StateUpdates<S> {
+        StateUpdates(std::mem::take(&mut self.0))
+    }
+
+    /// Whether no update was queued.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl<S> std::fmt::Debug for StateUpdates<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "StateUpdates({})", self.0.len())
+    }
+}
+
+pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    // A panicking tool cannot leave the queue half-written (pushes are atomic), so a
+    // poisoned lock still guards consistent data.
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// A tool parameter the runtime fills in, instead of the model.
+///
+/// Implemented by the SDK's extractors ([`Context`](crate::Context), [`State`](crate::State),
+/// [`Store`], [`ToolCallId`], [`StreamWriter`]). Implement it for your own types and mark the
+/// parameter `#[inject]` to derive a value from the context or state:
+///
+/// ```
+/// use agentry::{Inject, InjectError, ToolRuntime};
+///
+/// struct App { db_url: String }
+/// struct DbUrl(String);
+///
+/// impl<S> Inject<App, S> for DbUrl {
+///     fn inject(rt: &ToolRuntime<App, S>) -> Result<Self, InjectError> {
+///         Ok(DbUrl(rt.context().db_url.clone()))
+///     }
+/// }
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be injected into a tool run with context `{C}` and state `{S}`",
+    label = "the runtime fills this parameter, but cannot provide `{Self}` here",
+    note = "`Context<T>` needs an agent with `context = T`, and `State<T>` one with `state = T`",
+    note = "if the model should fill this parameter, give its type `Deserialize + JsonSchema` and mark it `#[arg]`; to inject your own type, implement `agentry::Inject` for it"
+)]
+pub trait Inject<C, S>: Sized {
+    /// Extracts the value for one call.
+    fn inject(runtime: &ToolRuntime<C, S>) -> Result<Self, InjectError>;
+}
+
+/// A parameter the runtime could not provide.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("cannot inject `{parameter}`: {reason}")]
+pub struct InjectError {
+    /// The type of the parameter.
+    pub parameter: String,
+    /// Why it is not available.
+    pub reason: String,
+}
+
+impl InjectError {
+    /// A new error for the parameter type `T`.
+    pub fn new<T: ?Sized>(reason: impl Into<String>) -> Self {
+        InjectError {
+            parameter: std::any::type_name::<T>().to_string(),
+            reason: reason.into(),
+        }
+    }
+}

@@ -1,0 +1,782 @@
+//! The agent loop against scripted models: every path of the loop, with a hand-written
+//! `Toolset` (what `#[agent]` generates) so these tests do not depend on the macro.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use agentry::agent::{
+    Agent, AgentBuilder, AgentEvent, FnTool, Input, Limit, LimitPolicy, RunErrorKind, StopReason,
+    ToolErrorPolicy, Toolset,
+};
+use agentry::model::{ChatRequest, ModelError};
+use agentry::prelude::*;
+use agentry::testing::{FunctionModel, ScriptedModel, Turn};
+use agentry::tool::{DefinitionRef, parse_arguments};
+use agentry::{ToolCallError, ToolResultMessage};
+use futures::StreamExt;
+use serde_json::json;
+
+#[derive(Debug, Default)]
+struct User {
+    name: String,
+    in_flight: AtomicUsize,
+    max_in_flight: AtomicUsize,
+}
+
+#[derive(Debug, Default, Clone, PartialEq)]
+struct Trip {
+    cities: Vec<String>,
+}
+
+/// Look up the weather.
+///
+/// # Arguments
+/// * `city` - The city.
+#[tool]
+async fn get_weather(
+    city: String,
+    user: Context<User>,
+    trip: State<Trip>,
+) -> Result<String, String> {
+    if city == "Atlantis" {
+        return Err(format!("no station in {city}"));
+    }
+    // Observe how many calls run at once.
+    let now = user.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+    user.max_in_flight.fetch_max(now, Ordering::SeqCst);
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    user.in_flight.fetch_sub(1, Ordering::SeqCst);
+    let seen = trip.cities.len();
+    let c = city.clone();
+    trip.update(move |t| t.cities.push(c));
+    Ok(format!(
+        "{city}: sunny (for {}, {seen} cities before)",
+        user.name
+    ))
+}
+
+/// Always panics.
+#[tool]
+fn explode() -> String {
+    panic!("the tool blew up")
+}
+
+/// Book the trip; ends the run.
+///
+/// # Arguments
+/// * `city` - Where.
+#[tool(return_direct)]
+fn book(city: String, writer: StreamWriter) -> String {
+    writer.write(json!({ "progress": "booking", "city": city }));
+    format!("Booked {city}")
+}
+
+/// Write the diary; runs alone.
+///
+/// # Arguments
+/// * `entry` - The text.
+#[tool(sequential)]
+fn diary(entry: String, trip: State<Trip>) -> String {
+    let entry_for_state = entry.clone();
+    trip.update(move |t| t.cities.push(format!("diary:{entry_for_state}")));
+    format!("noted after {} cities", trip.cities.len())
+}
+
+/// What `#[agent(tools(get_weather, explode, book, diary), context = User, state = Trip)]`
+/// generates, written by hand.
+struct Tools;
+
+enum Call {
+    GetWeather(<get_weather as Tool>::Args),
+    Explode(<explode as Tool>::Args),
+    Book(<book as Tool>::Args),
+    Diary(<diary as Tool>::Args),
+}
+
+impl Toolset<User, Trip> for Tools {
+    type Call = Call;
+
+    fn definitions(&self) -> Vec<DefinitionRef> {
+        vec![
+            get_weather::definition().into(),
+            explode::definition().into(),
+            book::definition().into(),
+            diary::definition().into(),
+        ]
+    }
+
+    fn parse(&self, call: &ToolCall) -> Option<Result<Call, ToolCallError>> {
+        fn p<T: Tool>(call: &ToolCall) -> Result<T::Args, ToolCallError> {
+            parse_arguments::<T::Args>(T::NAME, &call.arguments, T::definition().strict)
+        }
+        Some(match call.name.as_str() {
+            <get_weather as Tool>::NAME => p::<get_weather>(call).map(Call::GetWeather),
+            <explode as Tool>::NAME => p::<explode>(call).map(Call::Explode),
+            <book as Tool>::NAME => p::<book>(call).map(Call::Book),
+            <diary as Tool>::NAME => p::<diary>(call).map(Call::Diary),
+            _ => return None,
+        })
+    }
+
+    fn is_sequential(&self, call: &Call) -> bool {
+        matches!(call, Call::Diary(_))
+    }
+
+    fn is_return_direct(&self, call: &Call) -> bool {
+        matches!(call, Call::Book(_))
+    }
+
+    async fn call(
+        &self,
+        call: Call,
+        rt: &ToolRuntime<User, Trip>,
+    ) -> Result<ToolOutput, ToolCallError> {
+        match call {
+            Call::GetWeather(a) => get_weather {}.call(a, rt).await,
+            Call::Explode(a) => explode {}.call(a, rt).await,
+            Call::Book(a) => book {}.call(a, rt).await,
+            Call::Diary(a) => diary {}.call(a, rt).await,
+        }
+    }
+}
+
+type TestAgent = Agent<Tools, agentry::output::TextOutput, User, Trip>;
+
+fn agent(
+    model: Arc<ScriptedModel>,
+) -> AgentBuilder<Tools, agentry::output::TextOutput, User, Trip> {
+    AgentBuilder::new(model, Tools).instructions("You plan trips.")
+}
+
+fn user() -> User {
+    User {
+        name: "Ada".into(),
+        ..User::default()
+    }
+}
+
+fn weather(id: &str, city: &str) -> ToolCall {
+    ToolCall::new(id, "get_weather", json!({ "city": city }).to_string())
+}
+
+fn tool_results(messages: &[Message]) -> Vec<&ToolResultMessage> {
+    messages
+        .iter()
+        .filter_map(|m| {
+            if let Message::Tool(t) = m {
+                Some(t)
+            } else {
+                None
+            }
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_full_run_returns_output_state_messages_usage_and_steps() {
+    let model = Arc::new(ScriptedModel::new([
+        Turn::tool_call("get_weather", json!({ "city": "Paris" })).with_usage(Usage {
+            input_tokens: 10,
+            output_tokens: 3,
+            ..Usage::default()
+        }),
+        Turn::text("Go to Paris.").with_usage(Usage {
+            input_tokens: 20,
+            output_tokens: 4,
+            ..Usage::default()
+        }),
+    ]));
+    let agent: TestAgent = agent(model.clone()).build();
+    let run = agent.run("Where to?", user()).await.unwrap();
+
+    assert_eq!(run.output, "Go to Paris.");
+    assert_eq!(run.stop_reason, StopReason::FinalAnswer);
+    assert_eq!(
+        run.state,
+        Trip {
+            cities: vec!["Paris".into()]
+        }
+    );
+    assert_eq!(run.usage.input_tokens, 30);
+    assert_eq!(run.usage.requests, 2);
+    assert_eq!(
+        run.request_usage
+            .iter()
+            .map(|r| r.usage.output_tokens)
+            .collect::<Vec<_>>(),
+        [3, 4]
+    );
+    assert_eq!(run.steps.len(), 1);
+    assert_eq!(run.steps[0].call.name, "get_weather");
+    assert_eq!(
+        run.steps[0].result.as_ref().unwrap().text_content(),
+        "Paris: sunny (for Ada, 0 cities before)"
+    );
+    // system, user, assistant (call), tool, assistant (answer)
+    assert_eq!(run.messages.len(), 5);
+    assert_eq!(run.messages[0], Message::system("You plan trips."));
+    model.assert_complete();
+
+    // The second request carried the tool result after its call, and the tool definitions.
+    let second = &model.requests()[1];
+    assert_eq!(
+        second
+            .tools
+            .iter()
+            .map(|d| d.name.as_str())
+            .collect::<Vec<_>>(),
+        ["get_weather", "explode", "book", "diary"]
+    );
+    let Message::Tool(result) = &second.messages[3] else {
+        panic!("expected a tool result")
+    };
+    assert_eq!(result.call_id, "call_get_weather");
+    assert!(!result.is_error);
+}
+
+#[tokio::test]
+async fn recovers_from_an_unknown_tool_bad_arguments_and_a_panicking_tool() {
+    let model = Arc::new(ScriptedModel::new([
+        Turn::tool_calls([ToolCall::new("c1", "get_wether", r#"{"city":"Paris"}"#)]),
+        Turn::tool_calls([ToolCall::new("c2", "get_weather", r#"{"city": 42}"#)]),
+        Turn::tool_calls([ToolCall::new("c3", "explode", "")]),
+        Turn::tool_calls([weather("c4", "Paris")]),
+        Turn::text("Recovered."),
+    ]));
+    let agent: TestAgent = agent(model.clone()).build();
+    let run = agent.run("Weather?", user()).await.unwrap();
+    assert_eq!(run.output, "Recovered.");
+    model.assert_complete();
+
+    let results = tool_results(&run.messages);
+    assert_eq!(results.len(), 4);
+    let texts: Vec<String> = results
+        .iter()
+        .map(|r| Message::Tool((*r).clone()).text())
+        .collect();
+    assert!(results[..3].iter().all(|r| r.is_error));
+    assert!(
+        texts[0].contains("unknown tool `get_wether`")
+            && texts[0].contains("get_weather, explode, book, diary"),
+        "{}",
+        texts[0]
+    );
+    assert!(texts[1].contains("at `city`"), "{}", texts[1]);
+    assert!(
+        texts[2].contains("panicked: the tool blew up"),
+        "{}",
+        texts[2]
+    );
+    assert!(!results[3].is_error);
+    assert!(matches!(
+        run.steps[0].result,
+        Err(ToolCallError::UnknownTool { .. })
+    ));
+    assert!(matches!(
+        run.steps[1].result,
+        Err(ToolCallError::InvalidArguments { .. })
+    ));
+    assert!(matches!(
+        run.steps[2].result,
+        Err(ToolCallError::Panicked { .. })
+    ));
+}
+
+#[tokio::test]
+async fn a_tool_that_keeps_failing_exhausts_its_retry_budget() {
+    let atlantis = || Turn::tool_calls([weather("c", "Atlantis")]);
+    let model = Arc::new(ScriptedModel::new([atlantis(), atlantis(), atlantis()]));
+    let agent: TestAgent = agent(model.clone()).max_tool_retries(2).build();
+    let err = agent.run("Weather?", user()).await.unwrap_err();
+    let RunErrorKind::ToolRetriesExhausted {
+        tool,
+        failures,
+        last,
+    } = err.kind()
+    else {
+        panic!("{err:?}")
+    };
+    assert_eq!((tool.as_str(), *failures), ("get_weather", 3));
+    assert!(last.to_string().contains("no station in Atlantis"));
+    // The partial transcript ends with the last tool result.
+    assert!(matches!(err.messages().last(), Some(Message::Tool(r)) if r.is_error));
+    assert_eq!(err.partial().steps.len(), 3);
+}
+
+#[tokio::test]
+async fn a_tool_error_propagates_when_the_policy_says_so() {
+    let model = Arc::new(ScriptedModel::new([Turn::tool_calls([weather(
+        "c", "Atlantis",
+    )])]));
+    let agent: TestAgent = agent(model).tool_errors(ToolErrorPolicy::Propagate).build();
+    let err = agent.run("Weather?", user()).await.unwrap_err();
+    assert!(
+        matches!(err.kind(), RunErrorKind::Tool(ToolCallError::Failed { .. })),
+        "{err}"
+    );
+    assert!(std::error::Error::source(&err).is_some());
+}
+
+#[tokio::test]
+async fn parallel_calls_run_concurrently_up_to_the_cap_and_results_keep_model_order() {
+    let calls = || {
+        Turn::tool_calls(
+            ["Paris", "Rome", "Oslo", "Lima"]
+                .iter()
+                .enumerate()
+                .map(|(i, c)| weather(&format!("c{i}"), c)),
+        )
+    };
+    for (cap, expected_max) in [(8, 4), (2, 2), (1, 1)] {
+        let model = Arc::new(ScriptedModel::new([calls(), Turn::text("ok")]));
+        let agent: TestAgent = agent(model).max_parallel_tools(cap).build();
+        let ctx = Arc::new(user());
+        let run = agent.run("Weather?", Arc::clone(&ctx)).await.unwrap();
+        assert_eq!(
+            ctx.max_in_flight.load(Ordering::SeqCst),
+            expected_max,
+            "cap {cap}"
+        );
+        let ids: Vec<&str> = tool_results(&run.messages)
+            .iter()
+            .map(|r| r.call_id.as_str())
+            .collect();
+        assert_eq!(ids, ["c0", "c1", "c2", "c3"]);
+        // Every call saw the same snapshot; updates applied in the model's order.
+        assert_eq!(run.state.cities, ["Paris", "Rome", "Oslo", "Lima"]);
+        assert!(run.steps.iter().all(|s| {
+            s.result
+                .as_ref()
+                .unwrap()
+                .text_content()
+                .ends_with("0 cities before)")
+        }));
+    }
+}
+
+#[tokio::test]
+async fn a_sequential_tool_runs_alone_and_sees_the_updates_before_it() {
+    let model = Arc::new(ScriptedModel::new([
+        Turn::tool_calls([
+            weather("a", "Paris"),
+            weather("b", "Rome"),
+            ToolCall::new("d", "diary", r#"{"entry":"day one"}"#),
+            weather("c", "Oslo"),
+        ]),
+        Turn::text("ok"),
+    ]));
+    let agent: TestAgent = agent(model).build();
+    let ctx = Arc::new(user());
+    let run = agent.run("Plan", Arc::clone(&ctx)).await.unwrap();
+    assert_eq!(run.state.cities, ["Paris", "Rome", "diary:day one", "Oslo"]);
+    assert_eq!(
+        run.steps[2].result.as_ref().unwrap().text_content(),
+        "noted after 2 cities"
+    );
+    assert_eq!(
+        run.steps[3].result.as_ref().unwrap().text_content(),
+        "Oslo: sunny (for Ada, 3 cities before)"
+    );
+    assert_eq!(ctx.max_in_flight.load(Ordering::SeqCst), 2);
+}
+
+#[tokio::test]
+async fn a_return_direct_tool_ends_the_run_and_later_calls_are_answered() {
+    let model = Arc::new(ScriptedModel::new([Turn::tool_calls([
+        ToolCall::new("b", "book", r#"{"city":"Rome"}"#),
+        ToolCall::new("d", "diary", r#"{"entry":"never"}"#),
+    ])]));
+    let agent: TestAgent = agent(model.clone()).build();
+    let run = agent.run("Book Rome", user()).await.unwrap();
+    assert_eq!(run.output, "Booked Rome");
+    assert_eq!(
+        run.stop_reason,
+        StopReason::ReturnDirect {
+            tool: "book".into()
+        }
+    );
+    let results = tool_results(&run.messages);
+    assert_eq!(results.len(), 2, "each call has a result");
+    assert!(
+        results[1].is_error
+            && Message::Tool(results[1].clone())
+                .text()
+                .starts_with("Not run")
+    );
+    assert_eq!(run.steps.len(), 1);
+    model.assert_complete();
+}
+
+#[tokio::test]
+async fn the_turn_limit_is_a_typed_error_with_the_partial_transcript() {
+    let model = Arc::new(ScriptedModel::new(
+        (0..3).map(|i| Turn::tool_calls([weather(&format!("c{i}"), "Paris")])),
+    ));
+    let agent: TestAgent = agent(model.clone()).max_turns(3).build();
+    let err = agent.run("Loop", user()).await.unwrap_err();
+    assert!(
+        matches!(
+            err.kind(),
+            RunErrorKind::LimitExceeded(Limit::Turns { max: 3 })
+        ),
+        "{err}"
+    );
+    assert_eq!(err.partial().usage.requests, 3);
+    assert_eq!(tool_results(err.messages()).len(), 3);
+    model.assert_complete();
+}
+
+#[tokio::test]
+async fn the_final_answer_policy_asks_once_without_tools() {
+    let model = Arc::new(ScriptedModel::new([
+        Turn::tool_calls([weather("c0", "Paris")]),
+        Turn::text("Best effort: Paris."),
+    ]));
+    let agent: TestAgent = agent(model.clone())
+        .max_turns(1)
+        .on_limit(LimitPolicy::FinalAnswer)
+        .build();
+    let run = agent.run("Loop", user()).await.unwrap();
+    assert_eq!(run.output, "Best effort: Paris.");
+    assert_eq!(
+        run.stop_reason,
+        StopReason::LimitReached {
+            limit: Limit::Turns { max: 1 }
+        }
+    );
+    let last = &model.requests()[1];
+    assert!(last.tools.is_empty(), "the final request offers no tools");
+    assert!(
+        last.messages
+            .last()
+            .unwrap()
+            .text()
+            .contains("Do not call any more tools")
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_time_limit_cancels_a_slow_model() {
+    let model =
+        Arc::new(ScriptedModel::new([Turn::text("late")]).with_delay(Duration::from_secs(60)));
+    let agent: TestAgent = agent(model)
+        .max_execution_time(Duration::from_secs(5))
+        .build();
+    let err = agent.run("Hurry", user()).await.unwrap_err();
+    assert!(
+        matches!(err.kind(), RunErrorKind::LimitExceeded(Limit::Time { .. })),
+        "{err}"
+    );
+}
+
+#[tokio::test]
+async fn the_token_budget_stops_the_run() {
+    let big = Usage {
+        input_tokens: 600,
+        output_tokens: 500,
+        ..Usage::default()
+    };
+    let model = Arc::new(ScriptedModel::new([
+        Turn::tool_calls([weather("c", "Paris")]).with_usage(big),
+        Turn::text("unused"),
+    ]));
+    let agent: TestAgent = agent(model).max_total_tokens(1000).build();
+    let err = agent.run("Go", user()).await.unwrap_err();
+    assert!(
+        matches!(
+            err.kind(),
+            RunErrorKind::LimitExceeded(Limit::Tokens {
+                max: 1000,
+                used: 1100
+            })
+        ),
+        "{err}"
+    );
+}
+
+#[tokio::test]
+async fn a_model_error_fails_the_run_with_the_transcript() {
+    let model = Arc::new(ScriptedModel::new([
+        Turn::tool_calls([weather("c", "Paris")]),
+        Turn::error(ModelError::Server {
+            status: 503,
+            message: "overloaded".into(),
+        }),
+    ]));
+    let agent: TestAgent = agent(model).build();
+    let err = agent.run("Go", user()).await.unwrap_err();
+    assert!(matches!(
+        err.kind(),
+        RunErrorKind::Model(ModelError::Server { status: 503, .. })
+    ));
+    assert_eq!(err.messages().len(), 4);
+}
+
+#[tokio::test]
+async fn prior_messages_continue_a_conversation_after_a_reload() {
+    let model = Arc::new(ScriptedModel::new([
+        Turn::text("Hello Ada."),
+        Turn::text("You said hi."),
+    ]));
+    let agent: TestAgent = agent(model.clone()).build();
+    let first = agent.run("hi", user()).await.unwrap();
+    let saved = serde_json::to_string(&first.messages).unwrap();
+    let history: Vec<Message> = serde_json::from_str(&saved).unwrap();
+    let second = agent
+        .run(Input::with_history(history, "What did I say?"), user())
+        .await
+        .unwrap();
+    assert_eq!(second.output, "You said hi.");
+    let texts: Vec<String> = model.requests()[1]
+        .messages
+        .iter()
+        .map(Message::text)
+        .collect();
+    assert_eq!(
+        texts,
+        ["You plan trips.", "hi", "Hello Ada.", "What did I say?"]
+    );
+}
+
+#[tokio::test]
+async fn dynamic_instructions_see_the_current_state() {
+    let model = Arc::new(ScriptedModel::new([
+        Turn::tool_calls([weather("c", "Paris")]),
+        Turn::text("ok"),
+    ]));
+    let agent: TestAgent = agent(model.clone())
+        .dynamic_instructions(|user: &User, trip: &Trip| {
+            format!("Help {}; visited: {:?}", user.name, trip.cities)
+        })
+        .build();
+    agent.run("Go", user()).await.unwrap();
+    let systems: Vec<String> = model
+        .requests()
+        .iter()
+        .map(|r| r.messages[0].text())
+        .collect();
+    assert_eq!(
+        systems,
+        [
+            r#"Help Ada; visited: []"#,
+            r#"Help Ada; visited: ["Paris"]"#
+        ]
+    );
+}
+
+#[tokio::test]
+async fn dynamic_tools_run_beside_static_ones() {
+    let model = Arc::new(ScriptedModel::new([
+        Turn::tool_calls([
+            ToolCall::new("e", "echo", r#"{"text":"hey"}"#),
+            weather("w", "Paris"),
+        ]),
+        Turn::text("ok"),
+    ]));
+    let echo = FnTool::new(
+        agentry::ToolDefinition::new(
+            "echo",
+            "Echo.",
+            json!({ "type": "object", "properties": { "text": { "type": "string" } } }),
+            false,
+        ),
+        |args: serde_json::Value, rt: &ToolRuntime<User, Trip>| {
+            let out = format!(
+                "{} says {}",
+                rt.context().name,
+                args["text"].as_str().unwrap_or("?")
+            );
+            async move { Ok(ToolOutput::text(out)) }
+        },
+    );
+    let agent: TestAgent = agent(model.clone()).dyn_tool(echo).build();
+    let run = agent.run("Go", user()).await.unwrap();
+    assert_eq!(
+        run.steps[0].result.as_ref().unwrap().text_content(),
+        "Ada says hey"
+    );
+    assert_eq!(model.requests()[0].tools.last().unwrap().name, "echo");
+}
+
+#[tokio::test]
+async fn a_streamed_run_gives_the_same_result_as_a_plain_run() {
+    let script = || {
+        vec![
+            Turn::tool_calls([weather("a", "Paris"), weather("b", "Rome")])
+                .with_reasoning("Check both.")
+                .with_text("Checking."),
+            Turn::tool_calls([ToolCall::new("k", "book", r#"{"city":"Rome"}"#)]),
+        ]
+    };
+    let plain: TestAgent = agent(Arc::new(ScriptedModel::new(script()))).build();
+    let streamed: TestAgent = agent(Arc::new(ScriptedModel::new(script()))).build();
+    let a = plain.run("Go", user()).await.unwrap();
+    let events: Vec<_> = streamed.stream("Go", user()).collect().await;
+
+    let Some(Ok(AgentEvent::Done(b))) = events.last() else {
+        panic!("last event: {:?}", events.last())
+    };
+    assert_eq!(a.output, b.output);
+    assert_eq!(a.state, b.state);
+    assert_eq!(a.messages, b.messages);
+    assert_eq!(a.usage, b.usage);
+    assert_eq!(a.stop_reason, b.stop_reason);
+
+    let kinds: Vec<&str> = events
+        .iter()
+        .map(|e| match e.as_ref().unwrap() {
+            AgentEvent::TurnStart { .. } => "turn",
+            AgentEvent::TextDelta { .. } => "text",
+            AgentEvent::ReasoningDelta { .. } => "reasoning",
+            AgentEvent::ToolCallStart { .. } => "call",
+            AgentEvent::ToolCallDelta { .. } => "args",
+            AgentEvent::Usage { .. } => "usage",
+            AgentEvent::Response { .. } => "response",
+            AgentEvent::ToolResult(_) => "result",
+            AgentEvent::Custom(_) => "custom",
+            AgentEvent::Done(_) => "done",
+            _ => "other",
+        })
+        .collect();
+    assert_eq!(kinds.first(), Some(&"turn"));
+    for kind in [
+        "reasoning",
+        "text",
+        "call",
+        "args",
+        "usage",
+        "response",
+        "result",
+        "custom",
+        "done",
+    ] {
+        assert!(kinds.contains(&kind), "no {kind} event in {kinds:?}");
+    }
+    // The custom event the booking tool wrote comes before that tool's result.
+    let custom = kinds.iter().position(|k| *k == "custom").unwrap();
+    assert_eq!(kinds[custom + 1], "result");
+    let Ok(AgentEvent::Custom(event)) = &events[custom] else {
+        unreachable!()
+    };
+    assert_eq!(event.call_id, "k");
+    assert_eq!(event.data["city"], "Rome");
+}
+
+#[tokio::test]
+async fn a_streamed_run_ends_in_the_error_of_a_failed_run() {
+    let model = Arc::new(ScriptedModel::new([Turn::error(ModelError::Network(
+        "reset".into(),
+    ))]));
+    let agent: TestAgent = agent(model).build();
+    let err = agent.stream("Go", user()).result().await.unwrap_err();
+    assert!(matches!(
+        err.kind(),
+        RunErrorKind::Model(ModelError::Network(_))
+    ));
+}
+
+#[tokio::test]
+async fn batch_runs_inputs_with_a_concurrency_cap_in_input_order() {
+    let in_flight = Arc::new(AtomicUsize::new(0));
+    let max = Arc::new(AtomicUsize::new(0));
+    let model = FunctionModel::new(|req: &ChatRequest| {
+        FunctionModel::text(format!("echo: {}", req.messages.last().unwrap().text()))
+    })
+    .yielding();
+    let agent = AgentBuilder::<_, _, (), ()>::new(
+        CountingModel {
+            inner: model,
+            in_flight: in_flight.clone(),
+            max: max.clone(),
+        },
+        agentry::agent::NoTools,
+    )
+    .build();
+    let inputs: Vec<(String, ())> = (0..10).map(|i| (format!("q{i}"), ())).collect();
+    let results = agent.batch(inputs, 3).await;
+    let outputs: Vec<String> = results.into_iter().map(|r| r.unwrap().output).collect();
+    assert_eq!(
+        outputs,
+        (0..10).map(|i| format!("echo: q{i}")).collect::<Vec<_>>()
+    );
+    assert_eq!(max.load(Ordering::SeqCst), 3);
+}
+
+/// Wraps a model to observe how many requests are in flight.
+struct CountingModel {
+    inner: FunctionModel,
+    in_flight: Arc<AtomicUsize>,
+    max: Arc<AtomicUsize>,
+}
+
+impl agentry::model::ChatModel for CountingModel {
+    fn model_name(&self) -> &str {
+        self.inner.model_name()
+    }
+    fn provider(&self) -> &str {
+        "counting"
+    }
+    fn profile(&self) -> &agentry::model::ModelProfile {
+        self.inner.profile()
+    }
+    fn invoke(
+        &self,
+        request: ChatRequest,
+    ) -> futures::future::BoxFuture<'_, Result<agentry::model::ChatResponse, ModelError>> {
+        Box::pin(async move {
+            let now = self.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+            self.max.fetch_max(now, Ordering::SeqCst);
+            tokio::time::sleep(Duration::from_millis(5)).await;
+            let r = self.inner.invoke(request).await;
+            self.in_flight.fetch_sub(1, Ordering::SeqCst);
+            r
+        })
+    }
+    fn stream(&self, request: ChatRequest) -> agentry::model::EventStream {
+        self.inner.stream(request)
+    }
+}
+
+#[tokio::test]
+async fn dropping_the_run_cancels_in_flight_tools() {
+    struct Guard(Arc<AtomicUsize>);
+    impl Drop for Guard {
+        fn drop(&mut self) {
+            self.0.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+    let dropped = Arc::new(AtomicUsize::new(0));
+    let started = Arc::new(AtomicUsize::new(0));
+    let (d, s) = (dropped.clone(), started.clone());
+    let hang = FnTool::new(
+        agentry::ToolDefinition::new(
+            "hang",
+            "Never returns.",
+            json!({ "type": "object", "properties": {} }),
+            false,
+        ),
+        move |_args: serde_json::Value, _rt: &ToolRuntime<User, Trip>| {
+            let guard = Guard(d.clone());
+            s.fetch_add(1, Ordering::SeqCst);
+            async move {
+                let _guard = guard;
+                futures::future::pending::<()>().await;
+                Ok(ToolOutput::text("never"))
+            }
+        },
+    );
+    let model = Arc::new(ScriptedModel::new([Turn::tool_calls([
+        ToolCall::new("h1", "hang", "{}"),
+        ToolCall::new("h2", "hang", "{}"),
+    ])]));
+    let agent: TestAgent = agent(model).dyn_tool(hang).build();
+    let result = tokio::time::timeout(Duration::from_millis(50), agent.run("Go", user())).await;
+    assert!(result.is_err(), "the run hangs until it is dropped");
+    assert_eq!(started.load(Ordering::SeqCst), 2);
+    assert_eq!(
+        dropped.load(Ordering::SeqCst),
+        2,
+        "both tool futures were dropped with the run"
+    );
+}

@@ -1,0 +1,350 @@
+//! Crash recovery under SIGKILL: a child process runs a 12-step agent in a SQLite thread
+//! against a `MockServer` in this (the parent) process, and is killed at random points; each
+//! time a new child recovers the thread. Tools append to a side-effect log, which proves that
+//! no committed call ran twice, and that the non-idempotent tool never ran twice at all.
+//!
+//! The child is this test binary run again with `AGENTRY_CRASH_CHILD` set.
+
+use std::collections::{HashMap, HashSet};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use agentry::agent::{NOT_COMPLETED, ThreadStatus};
+use agentry::persist::{Checkpointer, SqliteCheckpointer};
+use agentry::prelude::*;
+use agentry::testing::{MockResponse, MockServer, RecordedRequest};
+use rand::{Rng, SeedableRng};
+
+/// Model answers that call tools, before the final one.
+const STEPS: usize = 12;
+/// Kills that must land while a run is going on.
+const KILLS: usize = 20;
+const TEST: &str = "sigkill_at_random_points_never_reruns_a_committed_call";
+
+struct Log {
+    path: PathBuf,
+    thread: String,
+}
+
+impl Log {
+    fn append(&self, what: &str, step: u32) {
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&self.path)
+            .expect("the side-effect log");
+        // One `write` per line: children append at the same time, and `writeln!` would write
+        // the pieces of a line separately, so lines of two children could interleave.
+        let line = format!("{} {what} {step}\n", self.thread);
+        file.write_all(line.as_bytes())
+            .expect("write the side-effect log");
+    }
+}
+
+async fn jitter() {
+    let ms = rand::rng().random_range(0..6);
+    tokio::time::sleep(Duration::from_millis(ms)).await;
+}
+
+/// Record a step (not idempotent: runs at most once).
+///
+/// # Arguments
+/// * `step` - The step.
+#[tool]
+async fn record(step: u32, log: Context<Log>) -> String {
+    jitter().await;
+    log.append("record", step);
+    jitter().await;
+    format!("recorded {step}")
+}
+
+/// Observe a step (idempotent: may run again after a crash).
+///
+/// # Arguments
+/// * `step` - The step.
+#[tool(idempotent)]
+async fn observe(step: u32, log: Context<Log>) -> String {
+    jitter().await;
+    log.append("observe", step);
+    jitter().await;
+    format!("observed {step}")
+}
+
+/// You record steps.
+#[agent(tools(record, observe), context = Log)]
+struct Recorder;
+
+/// The model: batch `n` (n = answers so far) calls both tools with step `n`; then "done".
+fn model(request: &RecordedRequest) -> MockResponse {
+    let answers = request.body["messages"]
+        .as_array()
+        .map_or(0, |m| m.iter().filter(|m| m["role"] == "assistant").count());
+    if answers >= STEPS {
+        return MockResponse::text("done");
+    }
+    let args = serde_json::json!({ "step": answers }).to_string();
+    MockResponse::tool_calls(vec![
+        ToolCall::new(format!("r{answers}"), "record", args.clone()),
+        ToolCall::new(format!("o{answers}"), "observe", args),
+    ])
+}
+
+/// The child: advance `thread` in the SQLite file by one run or one recovery.
+async fn child() {
+    let var = |name: &str| std::env::var(name).unwrap_or_else(|_| panic!("{name} is set"));
+    let checkpointer = SqliteCheckpointer::open(var("CRASH_DB")).await.unwrap();
+    let model = agentry::providers::openai::OpenAiModel::builder("mock")
+        .base_url(var("CRASH_URL"))
+        .api_key("sk-mock-key-0000")
+        .build()
+        .unwrap();
+    let agent = Recorder::builder(model)
+        .max_turns(STEPS as u32 + 2)
+        .checkpointer(checkpointer)
+        .build();
+    let thread_id = var("CRASH_THREAD");
+    let log = Log {
+        path: var("CRASH_LOG").into(),
+        thread: thread_id.clone(),
+    };
+    let thread = agent.thread(&thread_id);
+    let outcome = match thread.status().await.unwrap() {
+        ThreadStatus::New => thread.run("go", log).await.map(|_| ()),
+        ThreadStatus::Running => thread.recover(log).await.map(|_| ()),
+        other => panic!("thread {thread_id} is {other:?}"),
+    };
+    outcome.unwrap();
+}
+
+fn spawn_child(db: &Path, url: &str, thread: &str, log: &Path) -> std::process::Child {
+    Command::new(std::env::current_exe().unwrap())
+        .args([TEST, "--exact", "--nocapture", "--test-threads=1"])
+        .env("AGENTRY_CRASH_CHILD", "1")
+        .env("CRASH_DB", db)
+        .env("CRASH_URL", url)
+        .env("CRASH_THREAD", thread)
+        .env("CRASH_LOG", log)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn the child test process")
+}
+
+/// Waits for the child without blocking the runtime that serves the mock model.
+async fn wait(child: &mut std::process::Child) -> std::process::ExitStatus {
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        tokio::time::sleep(Duration::from_millis(2)).await;
+    }
+}
+
+/// Checks a finished thread's transcript against the side-effect log.
+fn check_thread(thread: &str, messages: &[Message], log: &HashMap<(String, String, u32), usize>) {
+    let mut answered: HashMap<String, (bool, String)> = HashMap::new();
+    let mut called: HashSet<String> = HashSet::new();
+    let mut steps = Vec::new();
+    for message in messages {
+        match message {
+            Message::Assistant(a) => {
+                for call in &a.tool_calls {
+                    assert!(
+                        called.insert(call.id.clone()),
+                        "{thread}: call {} made twice",
+                        call.id
+                    );
+                }
+                if let Some(call) = a.tool_calls.first() {
+                    steps.push(call.id[1..].parse::<u32>().unwrap());
+                }
+            }
+            Message::Tool(t) => {
+                assert!(
+                    called.contains(&t.call_id),
+                    "{thread}: result before its call"
+                );
+                let previous = answered.insert(t.call_id.clone(), (t.is_error, message.text()));
+                assert!(
+                    previous.is_none(),
+                    "{thread}: call {} answered twice",
+                    t.call_id
+                );
+            }
+            _ => {}
+        }
+    }
+    // Every step once, in order, then the final answer.
+    assert_eq!(
+        steps,
+        (0..STEPS as u32).collect::<Vec<_>>(),
+        "{thread}: steps"
+    );
+    assert_eq!(messages.last().map(Message::text).as_deref(), Some("done"));
+    assert_eq!(
+        answered.len(),
+        called.len(),
+        "{thread}: every call answered"
+    );
+    for (id, (is_error, text)) in &answered {
+        let tool = if id.starts_with('r') {
+            "record"
+        } else {
+            "observe"
+        };
+        let step: u32 = id[1..].parse().unwrap();
+        let ran = log
+            .get(&(thread.to_string(), tool.to_string(), step))
+            .copied()
+            .unwrap_or(0);
+        if *is_error {
+            assert_eq!(
+                tool, "record",
+                "{thread}: only non-idempotent calls are reported"
+            );
+            assert!(text.contains(NOT_COMPLETED), "{thread}: {text}");
+            assert!(ran <= 1, "{thread}: {tool} {step} ran {ran} times");
+        } else if tool == "record" {
+            assert_eq!(text, &format!("recorded {step}"));
+            assert_eq!(ran, 1, "{thread}: committed {tool} {step} ran {ran} times");
+        } else {
+            assert_eq!(text, &format!("observed {step}"));
+            assert!(ran >= 1, "{thread}: committed {tool} {step} never ran");
+        }
+    }
+    // Nothing ran for a call the transcript does not hold.
+    for (t, tool, step) in log.keys() {
+        if t == thread {
+            let id = format!("{}{step}", &tool[..1]);
+            assert!(
+                called.contains(&id),
+                "{thread}: {tool} {step} ran but was never called"
+            );
+        }
+    }
+}
+
+#[tokio::test]
+async fn sigkill_at_random_points_never_reruns_a_committed_call() {
+    if std::env::var_os("AGENTRY_CRASH_CHILD").is_some() {
+        return child().await;
+    }
+    let seed: u64 = std::env::var("CRASH_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| rand::rng().random());
+    eprintln!("crash test seed: {seed} (set CRASH_SEED to replay)");
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+
+    let server = MockServer::with_handler(model).await;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("threads.db");
+    let log_path = dir.path().join("effects.log");
+    let checkpointer: Arc<dyn Checkpointer> =
+        Arc::new(SqliteCheckpointer::open(&db).await.unwrap());
+    // The parent reads the threads through an agent of its own (it never runs it).
+    let reader = Recorder::builder(server.openai_model("mock"))
+        .shared_checkpointer(Arc::clone(&checkpointer))
+        .build();
+    let agent_status = |id: String| {
+        let thread = reader.thread(id);
+        async move { thread.status().await.unwrap() }
+    };
+
+    // How long one whole run takes here, to aim the kills inside it.
+    let started = Instant::now();
+    let mut full = spawn_child(&db, &server.url(), "t0", &log_path);
+    let status = wait(&mut full).await;
+    assert!(
+        status.success(),
+        "a child run failed: {}",
+        stderr(&mut full)
+    );
+    let span = started.elapsed().as_millis() as u64;
+    eprintln!("one uninterrupted run: {span} ms");
+
+    let mut threads = vec!["t0".to_string()];
+    let mut thread = 1;
+    let mut kills_mid_run = 0;
+    let mut attempts = 0;
+    while kills_mid_run < KILLS {
+        attempts += 1;
+        assert!(
+            attempts < 400,
+            "only {kills_mid_run} kills landed mid-run in {attempts} attempts"
+        );
+        let id = format!("t{thread}");
+        let mut child = spawn_child(&db, &server.url(), &id, &log_path);
+        tokio::time::sleep(Duration::from_millis(rng.random_range(0..span.max(10)))).await;
+        let _ = child.kill(); // SIGKILL on Unix; an error means it already exited
+        let status = wait(&mut child).await;
+        let killed = !status.success();
+        let now = agent_status(id.clone()).await;
+        if killed && now == ThreadStatus::Running {
+            kills_mid_run += 1;
+        }
+        if !killed {
+            // It finished before the kill.
+            assert_eq!(now, ThreadStatus::Idle, "{}", stderr(&mut child));
+        }
+        if now == ThreadStatus::Idle {
+            threads.push(id);
+            thread += 1;
+        }
+    }
+    // Let the last thread finish.
+    let last = format!("t{thread}");
+    if agent_status(last.clone()).await != ThreadStatus::New {
+        let mut child = spawn_child(&db, &server.url(), &last, &log_path);
+        let status = wait(&mut child).await;
+        assert!(
+            status.success(),
+            "the final recovery failed: {}",
+            stderr(&mut child)
+        );
+        threads.push(last);
+    }
+    eprintln!(
+        "{kills_mid_run} kills mid-run over {} threads, {attempts} children",
+        threads.len()
+    );
+
+    let mut log: HashMap<(String, String, u32), usize> = HashMap::new();
+    for line in std::fs::read_to_string(&log_path).unwrap().lines() {
+        let mut parts = line.split(' ');
+        let (t, tool, step) = (
+            parts.next().unwrap(),
+            parts.next().unwrap(),
+            parts.next().unwrap(),
+        );
+        *log.entry((t.to_string(), tool.to_string(), step.parse().unwrap()))
+            .or_default() += 1;
+    }
+    let mut reported = 0;
+    for id in &threads {
+        let latest = checkpointer
+            .latest(id)
+            .await
+            .unwrap()
+            .expect("the thread exists");
+        check_thread(id, &latest.messages, &log);
+        reported += latest
+            .messages
+            .iter()
+            .filter(|m| matches!(m, Message::Tool(t) if t.is_error))
+            .count();
+    }
+    eprintln!("{reported} in-flight calls reported as not completed");
+}
+
+fn stderr(child: &mut std::process::Child) -> String {
+    use std::io::Read;
+    let mut text = String::new();
+    if let Some(mut err) = child.stderr.take() {
+        let _ = err.read_to_string(&mut text);
+    }
+    text
+}
