@@ -10,8 +10,9 @@
 //! for the time in Tokyo, then answers from the tool's result). With `OPENAI_API_KEY` (or
 //! another provider, see the quickstart) a real model decides.
 //!
-//! The server: `MCP_TIME_SERVER` (a command line), else the test venv's
-//! `target/mcp-venv/bin/mcp-server-time` (`.ci/run` creates it), else `uvx mcp-server-time`.
+//! The server: `MCP_TIME_SERVER` (a command line), else `mcp-server-time` from the Python
+//! environment the MCP tests use (`target/mcp-venv`, created on first use from the pinned
+//! `tests/mcp/requirements.txt`; this needs `python3` and the Python package registry once).
 //!
 //! Run: `cargo run --example mcp_tools`
 
@@ -43,23 +44,17 @@ fn hours_between(from: String, to: String) -> Result<i32, String> {
 #[agent(tools(hours_between))]
 struct TimeAssistant;
 
-fn time_server() -> Vec<String> {
+fn time_server() -> Result<Vec<String>, String> {
     if let Ok(line) = std::env::var("MCP_TIME_SERVER") {
-        return line.split_whitespace().map(str::to_string).collect();
+        return Ok(line.split_whitespace().map(str::to_string).collect());
     }
-    let venv = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/target/mcp-venv/bin/mcp-server-time"
-    );
-    if std::path::Path::new(venv).exists() {
-        return vec![venv.to_string()];
-    }
-    vec!["uvx".to_string(), "mcp-server-time".to_string()]
+    let env = support::python_env::ensure()?;
+    Ok(vec![env.bin("mcp-server-time").display().to_string()])
 }
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let command = time_server();
+    let command = time_server()?;
     println!("starting the MCP server: {}", command.join(" "));
     let client = McpClient::stdio("time", &command[0])
         .args(command[1..].iter().cloned())
@@ -68,7 +63,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .connect()
         .await
         .map_err(|e| {
-            format!("{e}\n(install the server with `pip install mcp-server-time`, or set MCP_TIME_SERVER)")
+            format!("{e}\n(the server comes from target/mcp-venv, or set MCP_TIME_SERVER)")
         })?;
     let tools = McpToolset::builder(&client)
         .prefix("time")

@@ -4,8 +4,9 @@
 //! HTTP on loopback, and stdio).
 //!
 //! The Python parts need a virtual environment with the pinned packages of
-//! `tests/mcp/requirements.txt`; `.ci/run` creates it at `target/mcp-venv`. Without it these
-//! tests fail with the command that creates it.
+//! `tests/mcp/requirements.txt`: the first test to need it creates it under `target/mcp-venv`
+//! (`examples/support/python_env.rs`; `AGENTRY_MCP_VENV` points at another). Without
+//! `python3` or the Python package registry these tests fail saying which is missing.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -25,19 +26,16 @@ use serde_json::{Value, json};
 // ---------------------------------------------------------------------------------------
 // Where the Python environment and our example server are.
 
+#[allow(dead_code)] // shared with the examples, which use other parts of it
+#[path = "../examples/support/python_env.rs"]
+mod python_env;
+
+/// The Python environment, made on first use (once for all test binaries, under a file lock).
 fn venv() -> PathBuf {
-    let dir = std::env::var_os("AGENTRY_MCP_VENV")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target/mcp-venv"));
-    let python = dir.join("bin/python");
-    assert!(
-        python.exists(),
-        "the MCP interop tests need a Python virtual environment with the official MCP SDK at {}; \
-         create it with `python3 -m venv target/mcp-venv && target/mcp-venv/bin/pip install -r tests/mcp/requirements.txt` \
-         (what .ci/run does), or point AGENTRY_MCP_VENV at one",
-        dir.display()
-    );
-    dir
+    match python_env::ensure() {
+        Ok(env) => env.dir().to_path_buf(),
+        Err(e) => panic!("the MCP interop tests need the official Python MCP SDK: {e}"),
+    }
 }
 
 fn python() -> PathBuf {

@@ -5,6 +5,8 @@
 
 #![allow(dead_code)] // each example uses part of this module
 
+pub mod python_env;
+
 use agentry::model::{SharedModel, init_chat_model};
 use agentry::testing::{MockResponse, MockServer, RecordedRequest};
 
