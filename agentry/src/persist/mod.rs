@@ -15,7 +15,7 @@
 //!   that give one thread to one worker at a time.
 //!
 //! The serialized format carries a version ([`FORMAT_VERSION`]); older checkpoints are
-//! upgraded when read (see [`format`]).
+//! upgraded when read (see [`mod@format`]).
 //!
 //! Agents write these checkpoints themselves when run in a thread: see
 //! [`Agent::thread`](crate::agent::Agent::thread) (history and typed state loaded, a checkpoint

@@ -25,7 +25,7 @@
 //! keeps working on native tool calls (so typed dispatch, dynamic tools, limits, state,
 //! middleware, human review, checkpoints and the run's steps are the same for both protocols),
 //! and only the wrapper speaks text to the model. A malformed reply comes back marked (see
-//! [`react::correction`]); [`parse_answer`] turns it into a correction within the run's output
+//! [`react::correction`]); the run turns it into a correction within its output
 //! retry budget.
 
 pub mod react;
