@@ -45,6 +45,27 @@ async fn a_native_strict_answer_with_an_extra_field_is_re_asked() {
 }
 
 #[tokio::test]
+async fn an_extra_field_nested_deeper_than_the_parser_goes_is_re_asked() {
+    // serde_json skips an unknown field without its recursion limit, so this field once
+    // passed the closed-schema check unseen.
+    let deep = format!("{}{}", "[".repeat(300), "]".repeat(300));
+    let model = ScriptedModel::new([
+        Turn::text(format!(r#"{{"city":"Oslo","celsius":4,"mood":{deep}}}"#)),
+        Turn::text(r#"{"city":"Oslo","celsius":4}"#),
+    ]);
+    let value = model
+        .structured::<Forecast>()
+        .mode(OutputMode::Native)
+        .invoke(vec![Message::user("Oslo?")])
+        .await
+        .unwrap();
+    assert_eq!(value.celsius, 4);
+    assert_eq!(model.request_count(), 2);
+    let correction = last_correction(&model);
+    assert!(correction.contains("levels deep"), "{correction}");
+}
+
+#[tokio::test]
 async fn an_agents_strict_output_tool_answer_with_an_extra_field_is_re_asked() {
     let model = Arc::new(ScriptedModel::new([
         Turn::tool_call(

@@ -36,8 +36,22 @@ impl ClosedSchema {
                 jsonschema::validator_for(&strict).ok()
             })
             .as_ref()?;
-        // Malformed JSON is reported by the parse that follows.
-        let value: Value = serde_json::from_str(json).ok()?;
+        let value: Value = match serde_json::from_str(json) {
+            Ok(value) => value,
+            // Too deep for a `Value` (serde_json's recursion limit) is checked here: the typed
+            // parse that follows skips an unknown field without that limit, so a forbidden
+            // field nested deeper would pass unseen.
+            Err(_) if nesting_depth(json) > MAX_DEPTH => {
+                return Some(AnswerError::Schema {
+                    path: "$".to_string(),
+                    message: format!(
+                        "the answer nests objects and arrays more than {MAX_DEPTH} levels deep"
+                    ),
+                });
+            }
+            // Malformed JSON is reported by the parse that follows.
+            Err(_) => return None,
+        };
         // The fast check first: error collection runs only for an invalid answer.
         if validator.is_valid(&value) {
             return None;
@@ -57,6 +71,35 @@ impl ClosedSchema {
             })
         })
     }
+}
+
+/// The deepest nesting of a parsed `Value`: serde_json's recursion limit.
+const MAX_DEPTH: usize = 127;
+
+/// How deeply `json` nests objects and arrays (brackets inside strings do not count).
+fn nesting_depth(json: &str) -> usize {
+    let (mut depth, mut deepest, mut in_string, mut escaped) = (0usize, 0usize, false, false);
+    for byte in json.bytes() {
+        if in_string {
+            match byte {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match byte {
+            b'"' => in_string = true,
+            b'{' | b'[' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            b'}' | b']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    deepest
 }
 
 /// A JSON pointer (`/days/0`) as this module's paths (`$.days[0]`).
@@ -104,5 +147,28 @@ mod tests {
                 .extra_field(&schema, r#"{"days":[{"city":"Oslo"}]}"#)
                 .is_none()
         );
+    }
+
+    #[test]
+    fn an_extra_field_nested_past_the_parsers_limit_is_an_invalid_answer() {
+        let schema = json!({
+            "type": "object",
+            "properties": { "city": { "type": "string" } },
+            "required": ["city"]
+        });
+        let closed = ClosedSchema::default();
+        for depth in [126, 200, 10_000] {
+            let json = format!(
+                r#"{{"city":"Oslo","extra":{}{}}}"#,
+                "[".repeat(depth),
+                "]".repeat(depth)
+            );
+            let err = closed.extra_field(&schema, &json).unwrap();
+            assert!(err.to_string().starts_with("at `$"), "{depth}: {err}");
+        }
+        // Brackets inside strings are text, not nesting.
+        let text = format!(r#"{{"city":"{}\"{}"}}"#, "[".repeat(500), "{".repeat(500));
+        assert_eq!(nesting_depth(&text), 1);
+        assert!(closed.extra_field(&schema, &text).is_none());
     }
 }
