@@ -43,6 +43,18 @@ fn input_first(e: &ReactParseError) -> bool {
 fn cases() -> Vec<(&'static str, &'static str, Want, Option<&'static str>)> {
     vec![
         (
+            "bare input cut inside the stop sequence",
+            "Thought: t\nAction: search\nAction Input: the input\nObs",
+            Act("search", json!("the input")),
+            Some("t"),
+        ),
+        (
+            "final answer cut inside the stop sequence",
+            "Final Answer: Paris\nis the capital\nobserv",
+            Final("Paris\nis the capital"),
+            None,
+        ),
+        (
             "canonical action",
             "Thought: I should look this up.\nAction: search\nAction Input: {\"query\": \"capital of France\"}",
             Act("search", json!({"query": "capital of France"})),

@@ -42,6 +42,18 @@ enum Match {
     No,
 }
 
+/// Whether the last line of a finished reply is the start of the stop sequence's
+/// `Observation:` (`Obs`, `Observ`; three letters at least, so a one- or two-letter last line
+/// stays text): a provider cut the reply inside it, so the line is not part of the input or
+/// answer before it.
+pub(crate) fn is_cut_stop_sequence(last_line: &str) -> bool {
+    let line = last_line.trim();
+    let marker = super::prompt::STOP_SEQUENCE.trim_start();
+    line.len() >= 3
+        && line.len() <= marker.len()
+        && marker.as_bytes()[..line.len()].eq_ignore_ascii_case(line.as_bytes())
+}
+
 /// Classifies `line` (without its `\n`). `complete` says whether the line is finished; an
 /// unfinished line that could still turn into a marker is [`LineKind::Undecided`].
 pub(crate) fn classify(line: &str, complete: bool) -> LineKind {

@@ -25,7 +25,7 @@
 
 use serde_json::{Map, Value};
 
-use super::markers::{Keyword, LineKind, ObjectScan, classify};
+use super::markers::{Keyword, LineKind, ObjectScan, classify, is_cut_stop_sequence};
 
 /// A parsed reply.
 #[derive(Clone, Debug, PartialEq)]
@@ -314,6 +314,10 @@ fn final_answer(t: &str, content: usize) -> Result<String, ReactParseError> {
                 end = start;
                 break;
             }
+            _ if line_end == t.len() && is_cut_stop_sequence(&t[start..line_end]) => {
+                end = start;
+                break;
+            }
             LineKind::Marker(Keyword::Action | Keyword::ActionInput, _) => {
                 return Err(ReactParseError::BothActionAndFinalAnswer);
             }
@@ -430,7 +434,7 @@ pub(crate) fn bare_end(t: &str, start: usize, fenced: bool, complete: bool) -> O
             if complete {
                 return Some(match classify(line, true) {
                     LineKind::Marker(..) => at,
-                    _ if line.trim().is_empty() => at,
+                    _ if line.trim().is_empty() || is_cut_stop_sequence(line) => at,
                     _ => t.len(),
                 });
             }
