@@ -29,7 +29,8 @@ pub struct Usage {
     /// Prompt tokens served from the provider's cache (a subset of `input_tokens`).
     #[serde(default)]
     pub cached_input_tokens: u64,
-    /// Prompt tokens written to the provider's cache (Anthropic's cache creation).
+    /// Prompt tokens written to the provider's cache (Anthropic's cache creation; OpenAI's and
+    /// OpenRouter's `cache_write_tokens`).
     #[serde(default)]
     pub cache_write_tokens: u64,
     /// Tokens spent on hidden reasoning (a subset of `output_tokens`).

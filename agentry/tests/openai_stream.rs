@@ -24,7 +24,7 @@ fn chunk(delta: Value, finish: Option<&str>) -> Value {
 fn usage_chunk(i: u64, o: u64) -> Value {
     json!({ "id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1, "model": "gpt-4o-mini", "choices": [],
             "usage": { "prompt_tokens": i, "completion_tokens": o, "total_tokens": i + o,
-                       "prompt_tokens_details": { "cached_tokens": 3 }, "completion_tokens_details": { "reasoning_tokens": 2 } } })
+                       "prompt_tokens_details": { "cached_tokens": 3, "cache_write_tokens": 7 }, "completion_tokens_details": { "reasoning_tokens": 2 } } })
 }
 
 /// Two tool calls whose argument fragments interleave by `index`, text with multi-byte
@@ -87,6 +87,7 @@ fn check_interleaved(response: &ChatResponse) {
             input_tokens: 50,
             output_tokens: 20,
             cached_input_tokens: 3,
+            cache_write_tokens: 7,
             reasoning_tokens: 2,
             requests: 1,
             ..Usage::default()

@@ -7,7 +7,9 @@ pub enum PersistError {
     /// The thread moved on since the writer read it (another writer saved a step), or the
     /// thread already exists when a first checkpoint or a fork was asked for.
     #[error(
-        "thread `{thread_id}` is at step {found:?}, not at {expected:?}: another writer advanced it; reload the latest checkpoint"
+        "thread `{thread_id}` is {}, where the writer expected it {}: another writer advanced it; reload the latest checkpoint",
+        at_step(*found),
+        at_step(*expected)
     )]
     Conflict {
         /// The thread.
@@ -85,5 +87,35 @@ impl PersistError {
             what,
             reason: reason.to_string(),
         }
+    }
+}
+
+/// Where a thread is, for [`PersistError::Conflict`]'s message.
+fn at_step(step: Option<u64>) -> String {
+    match step {
+        Some(step) => format!("at step {step}"),
+        None => "without checkpoints".to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::PersistError;
+
+    #[test]
+    fn a_conflict_names_steps_as_numbers() {
+        let conflict = |expected, found| PersistError::Conflict {
+            thread_id: "t".into(),
+            expected,
+            found,
+        };
+        assert_eq!(
+            conflict(Some(34), Some(35)).to_string(),
+            "thread `t` is at step 35, where the writer expected it at step 34: another writer \
+             advanced it; reload the latest checkpoint"
+        );
+        assert!(conflict(None, Some(0)).to_string().starts_with(
+            "thread `t` is at step 0, where the writer expected it without checkpoints:"
+        ));
     }
 }

@@ -256,6 +256,9 @@ pub(crate) struct WireUsage {
 pub(crate) struct PromptDetails {
     #[serde(default)]
     pub cached_tokens: Option<u64>,
+    /// Prompt tokens written to the cache (OpenAI's explicit caching; OpenRouter too).
+    #[serde(default)]
+    pub cache_write_tokens: Option<u64>,
 }
 
 #[derive(Clone, Copy, Debug, Default, Deserialize)]
@@ -277,7 +280,10 @@ impl WireUsage {
                 .completion_tokens_details
                 .and_then(|d| d.reasoning_tokens)
                 .unwrap_or(0),
-            cache_write_tokens: 0,
+            cache_write_tokens: self
+                .prompt_tokens_details
+                .and_then(|d| d.cache_write_tokens)
+                .unwrap_or(0),
             requests: 1,
         }
     }

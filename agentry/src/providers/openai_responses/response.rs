@@ -14,7 +14,7 @@ pub(crate) fn usage(u: &Value) -> Usage {
         input_tokens: n("/input_tokens"),
         output_tokens: n("/output_tokens"),
         cached_input_tokens: n("/input_tokens_details/cached_tokens"),
-        cache_write_tokens: 0,
+        cache_write_tokens: n("/input_tokens_details/cache_write_tokens"),
         reasoning_tokens: n("/output_tokens_details/reasoning_tokens"),
         requests: 1,
     }
@@ -145,7 +145,7 @@ mod tests {
                 { "type": "message", "id": "msg_1", "role": "assistant", "content": [{ "type": "output_text", "text": "Partial", "annotations": [] }] },
                 { "type": "web_search_call", "id": "ws_1", "status": "completed" }
             ],
-            "usage": { "input_tokens": 90, "input_tokens_details": { "cached_tokens": 64 }, "output_tokens": 30, "output_tokens_details": { "reasoning_tokens": 20 } }
+            "usage": { "input_tokens": 90, "input_tokens_details": { "cached_tokens": 64, "cache_write_tokens": 12 }, "output_tokens": 30, "output_tokens_details": { "reasoning_tokens": 20 } }
         });
         let c = convert(&r, "m").unwrap();
         assert_eq!(c.finish_reason, FinishReason::Length);
@@ -161,6 +161,7 @@ mod tests {
             Usage {
                 input_tokens: 90,
                 cached_input_tokens: 64,
+                cache_write_tokens: 12,
                 output_tokens: 30,
                 reasoning_tokens: 20,
                 requests: 1,
