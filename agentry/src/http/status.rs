@@ -208,10 +208,15 @@ pub(crate) fn error_from_envelope(
     raw: &str,
 ) -> ModelError {
     let status = status_of_error(kind, code).unwrap_or(500);
-    with_detail(
-        mapper(status, &HeaderMap::new(), raw),
-        &type_and_code(kind, code),
-    )
+    let err = match mapper(status, &HeaderMap::new(), raw) {
+        // The class came from the envelope, the status was 200: say so, not "HTTP 500".
+        ModelError::Server { message, .. } => ModelError::Server {
+            status: 200,
+            message,
+        },
+        other => other,
+    };
+    with_detail(err, &type_and_code(kind, code))
 }
 
 fn is_context_length(code: &str, message: &str) -> bool {
@@ -241,6 +246,20 @@ mod tests {
     use reqwest::header::HeaderValue;
 
     use super::*;
+
+    #[test]
+    fn a_server_error_in_a_200_answer_says_so() {
+        let mapper = |status, _: &HeaderMap, raw: &str| ModelError::Server {
+            status,
+            message: raw.to_string(),
+        };
+        let err = error_from_envelope(mapper, Some("overloaded_error"), None, "Overloaded");
+        assert!(err.is_retryable());
+        assert_eq!(
+            err.to_string(),
+            "server error (error in a 200 response): Overloaded (type `overloaded_error`)"
+        );
+    }
 
     #[test]
     fn retry_after_http_date_in_the_past_is_zero() {

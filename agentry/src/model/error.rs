@@ -48,10 +48,11 @@ pub enum ModelError {
         /// The provider's message.
         message: String,
     },
-    /// The provider failed (HTTP 5xx, overloaded).
-    #[error("server error (HTTP {status}): {message}")]
+    /// The provider failed (HTTP 5xx, overloaded), or said so in an error envelope inside an
+    /// HTTP 200 answer (`status` is then 200).
+    #[error("server error ({}): {message}", match status { 200 => "error in a 200 response".to_string(), s => format!("HTTP {s}") })]
     Server {
-        /// The HTTP status.
+        /// The HTTP status (200 for an error envelope in a successful answer).
         status: u16,
         /// The provider's message.
         message: String,
