@@ -28,8 +28,17 @@ impl fmt::Debug for ArgsSchema {
 
 impl ArgsSchema {
     /// Compiles `def`'s parameter schema. A schema that does not compile is logged and not
-    /// enforced (the tool still receives the model's JSON).
+    /// enforced (the tool still receives the model's JSON). One over the size caps
+    /// ([`schema::size`](crate::schema::size)) is not compiled at all: the validator walks a
+    /// schema recursively and holds it whole, so a foreign schema nested thousands of levels
+    /// deep would overflow the stack and a huge one take unbounded memory. Such a tool is
+    /// refused with a typed [`SchemaError`](crate::SchemaError) when a request offering it
+    /// is lowered, before anything is sent.
     pub(crate) fn compile(def: &ToolDefinition) -> Self {
+        if let Err(error) = crate::schema::size::check(&def.parameters, crate::Dialect::OpenAi) {
+            tracing::warn!(tool = %def.name, %error, "the dynamic tool's parameter schema is over the size caps; it is not compiled");
+            return ArgsSchema { validator: None };
+        }
         match jsonschema::validator_for(&def.parameters) {
             Ok(validator) => ArgsSchema {
                 validator: Some(validator),
