@@ -165,8 +165,8 @@ impl RunScope {
     }
 }
 
-/// A tool call's runtime carries its run's scope in a slot the `tool` room does not name (it
-/// sits below this one); only these methods put a [`RunScope`] there and read it back.
+// A tool call's runtime carries its run's scope in a slot the `tool` room does not name (it
+// sits below this one); only these methods put a `RunScope` there and read it back.
 impl<C, S> ToolRuntime<C, S> {
     /// Gives sub-agents run by this call `model` (and nothing else of a parent run: no
     /// budget, no usage roll-up, no event nesting). The agent runtime sets the whole parent
