@@ -47,7 +47,6 @@ async fn add(a: i64, b: i64) -> i64 {
 #[agent(tools(add))]
 struct Adder;
 
-
 /// Calls `add` when the last message is the user's, answers once the result is in.
 fn function_model() -> FunctionModel {
     FunctionModel::new(|req: &ChatRequest| match req.messages.last() {

@@ -53,7 +53,6 @@ async fn slow() -> String {
 #[agent(tools(add, lookup, slow), context = User)]
 struct Helper;
 
-
 /// Runs the agent `make` builds twice, once with `run` and once with `stream`, each with its
 /// own model from `model`, and checks both end alike.
 async fn both(
