@@ -26,9 +26,8 @@ use std::hint::black_box;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use agentry::agent::{Agent, Input, IntoSharedModel};
+use agentry::agent::{Input, IntoSharedModel};
 use agentry::model::ChatRequest;
-use agentry::output::TextOutput;
 use agentry::persist::{CheckpointWrite, Checkpointer, InMemoryCheckpointer, SqliteCheckpointer};
 use agentry::prelude::*;
 use agentry::testing::{FunctionModel, MockResponse, MockServer, RecordedRequest};
@@ -47,8 +46,6 @@ async fn add(a: i64, b: i64) -> i64 {
 /// You add numbers with the `add` tool.
 #[agent(tools(add))]
 struct Adder;
-
-type AdderAgent = Agent<Adder, TextOutput, (), ()>;
 
 /// Calls `add` when the last message is the user's, answers once the result is in.
 fn function_model() -> FunctionModel {

@@ -5,6 +5,7 @@
 //! and the builders, for a struct; [`impl_block`] does the same for an impl block whose
 //! `#[tool]` methods are the tools.
 
+mod alias;
 mod attrs;
 mod codegen;
 mod impl_block;

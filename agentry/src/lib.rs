@@ -61,6 +61,7 @@ pub mod output;
 pub mod persist;
 pub mod protocol;
 pub mod providers;
+mod run;
 pub mod schema;
 mod shared_list;
 pub mod store;

@@ -5,13 +5,12 @@ use std::time::Duration;
 
 use agentry::ToolResultMessage;
 use agentry::agent::RunError;
-use agentry::agent::{Agent, Input, RunErrorKind, RunResult, StopReason, ToolErrorPolicy};
+use agentry::agent::{Input, RunErrorKind, RunResult, StopReason, ToolErrorPolicy};
 use agentry::middleware::{
     CallLimit, ClearToolResults, LimitBehavior, ModelFallback, ModelRetry, ModelSelector, Pii,
     PiiKind, PiiStrategy, Summarization, ToolErrorHandler, ToolSelector, ToolTimeout,
 };
 use agentry::model::{ChatRequest, ModelError, SharedModel};
-use agentry::output::TextOutput;
 use agentry::prelude::*;
 use agentry::testing::{ScriptedModel, Turn};
 use serde_json::json;
@@ -53,8 +52,6 @@ async fn slow() -> String {
 /// Helps.
 #[agent(tools(add, lookup, slow), context = User)]
 struct Helper;
-
-type HelperAgent = Agent<Helper, TextOutput, User, ()>;
 
 /// Runs the agent `make` builds twice, once with `run` and once with `stream`, each with its
 /// own model from `model`, and checks both end alike.

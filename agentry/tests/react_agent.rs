@@ -52,8 +52,6 @@ struct Planner;
 #[agent(tools(get_weather, convert), context = User, state = Trip, protocol = react)]
 struct ReactPlanner;
 
-type PlannerAgent = Agent<Planner, TextOutput, User, Trip>;
-
 fn text_only(turns: impl IntoIterator<Item = Turn>) -> Arc<ScriptedModel> {
     Arc::new(ScriptedModel::new(turns).with_profile(ModelProfile::text_only()))
 }

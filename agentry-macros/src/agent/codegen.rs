@@ -82,6 +82,7 @@ pub fn generate_struct(
         toolset: quote!(#name),
     };
     let toolset = generate_toolset(&target, attrs, &entries);
+    let alias = super::alias::generate(&sdk, &target, attrs);
     let builder_ty = builder_type(&sdk, &target, attrs);
     let output_bound = builder_bounds(&sdk, attrs, &entries);
     let configure = configure(&sdk, attrs, docs, quote!(self), &entries)?;
@@ -102,6 +103,8 @@ pub fn generate_struct(
         #item
 
         #toolset
+
+        #alias
 
         #sub_agent
 
@@ -431,7 +434,7 @@ fn respan(tokens: &TokenStream, span: Span) -> TokenStream {
 }
 
 /// The output spec type and the expression building it.
-fn output(sdk: &TokenStream, output: Option<&Type>) -> (TokenStream, TokenStream) {
+pub fn output(sdk: &TokenStream, output: Option<&Type>) -> (TokenStream, TokenStream) {
     match output {
         None => text_output(sdk),
         Some(ty) if is_string(ty) => text_output(sdk),

@@ -122,6 +122,7 @@ pub fn generate(mut item: ItemImpl, attrs: &AgentAttrs, docs: &str) -> syn::Resu
         toolset: quote!(#tools_struct),
     };
     let toolset = codegen::generate_toolset(&target, attrs, &entries);
+    let alias = super::alias::generate(&sdk, &target, attrs);
     let builder_ty = codegen::builder_type(&sdk, &target, attrs);
     let output_bound = codegen::builder_bounds(&sdk, attrs, &entries);
     let configure = codegen::configure(&sdk, attrs, docs, quote!(#tools_struct(this)), &entries)?;
@@ -138,6 +139,8 @@ pub fn generate(mut item: ItemImpl, attrs: &AgentAttrs, docs: &str) -> syn::Resu
         #vis struct #tools_struct(pub ::std::sync::Arc<#self_ty>);
 
         #toolset
+
+        #alias
 
         impl #self_ty {
             /// Starts configuring this agent with `model`; the value is shared by its tool

@@ -7,65 +7,16 @@ use std::time::Duration;
 use super::dyn_args::ArgsSchema;
 use super::dyn_tool::{DynTool, SharedDynTool};
 use super::instructions::Instructions;
-use super::limits::{LimitPolicy, RunPolicy, ToolErrorPolicy};
 use super::toolset::Toolset;
 use crate::cost::{Cost, PriceTable};
 use crate::middleware::{Chain, Middleware, SharedMiddleware};
-use crate::model::{ChatModel, SharedModel};
+use crate::model::{IntoSharedModel, ModelSettings, SharedModel};
 use crate::output::{OutputSpec, TextOutput};
 use crate::persist::Checkpointer;
 use crate::protocol::ToolProtocol;
+use crate::run::{LimitPolicy, RunPolicy, ToolErrorPolicy};
 use crate::store::Store;
 use crate::tool::DefinitionRef;
-
-/// Anything that can be an agent's model: a [`SharedModel`], an `Arc<M>`, a `Box<dyn
-/// ChatModel>` or a model by value.
-pub trait IntoSharedModel {
-    /// The conversion.
-    fn into_shared_model(self) -> SharedModel;
-}
-
-impl IntoSharedModel for SharedModel {
-    fn into_shared_model(self) -> SharedModel {
-        self
-    }
-}
-
-impl IntoSharedModel for Box<dyn ChatModel> {
-    fn into_shared_model(self) -> SharedModel {
-        Arc::from(self)
-    }
-}
-
-impl<M: ChatModel> IntoSharedModel for Arc<M> {
-    fn into_shared_model(self) -> SharedModel {
-        self
-    }
-}
-
-impl<M: ChatModel> IntoSharedModel for M {
-    fn into_shared_model(self) -> SharedModel {
-        Arc::new(self)
-    }
-}
-
-/// Request settings passed to the model on every request of a run.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct ModelSettings {
-    /// Sampling temperature, sent exactly as written.
-    pub temperature: Option<f64>,
-    /// Nucleus sampling (`top_p`), sent exactly as written.
-    pub top_p: Option<f64>,
-    /// Whether to ask the provider to cache the system prompt and the tools
-    /// ([`PromptCache::system_and_tools`](crate::model::PromptCache::system_and_tools)).
-    pub cache_prompt: bool,
-    /// Maximum tokens per answer.
-    pub max_tokens: Option<u32>,
-    /// Whether the model may call several tools per answer (`None`: provider default).
-    pub parallel_tool_calls: Option<bool>,
-    /// Seed, where supported.
-    pub seed: Option<u64>,
-}
 
 /// Configures an [`Agent`]. Made by `#[agent]`'s `builder`, or by [`AgentBuilder::new`].
 ///
@@ -103,7 +54,7 @@ pub(crate) struct Parts<T, O, C, S> {
     /// The protocol asked for; `None`: chosen from the model's profile at `build`.
     pub(crate) protocol: Option<ToolProtocol>,
     /// Options for sub-agents listed among the tools.
-    pub(crate) sub_agents: crate::multi::SubAgents,
+    pub(crate) sub_agents: crate::run::SubAgents,
     /// The agent's name (`gen_ai.agent.name` on its run spans).
     pub(crate) name: Option<Arc<str>>,
     /// Prices for `policy.limits.max_cost`.

@@ -14,26 +14,27 @@ use tokio::time::Instant;
 
 use super::builder::Agent;
 use super::call::{Planned, group_len, plan, run_call, tool_message};
-use super::error::{RunError, RunErrorKind};
 use super::event_queue::{EventReceiver, EventSender, event_queue};
 use super::finish::{finish, finish_plain};
 use super::history;
 use super::hooks;
 use super::instructions::Instructions;
-use super::limits::Limit;
 use super::machine::{AfterResponse, AfterTools, CallOutcome, Next, Stop};
 use super::model_call::{Forward, build_request, call_model};
 use super::model_turn;
 use super::one_or_many::OneOrMany;
 use super::output_tap::OutputTap;
-use super::pause::{Outcome, Start};
-use super::result::{RequestUsage, Step, StopReason};
-use super::stream::AgentEvent;
+use super::resume::Start;
 use super::thread::{Journal, SavePoint};
 use super::toolset::Toolset;
 use crate::message::{AssistantMessage, Message, ToolCall};
 use crate::model::ChatResponse;
 use crate::output::{OutputParse, OutputSpec};
+use crate::run::AgentEvent;
+use crate::run::Limit;
+use crate::run::Outcome;
+use crate::run::{RequestUsage, Step, StopReason};
+use crate::run::{RunError, RunErrorKind};
 use crate::telemetry;
 use crate::tool::ToolRuntime;
 
@@ -89,7 +90,8 @@ where
     S: Send + Sync + 'static,
 {
     Box::pin(telemetry::spans::trace_run(
-        agent,
+        agent.parts.name.as_deref(),
+        &*agent.parts.model,
         drive_loop(agent, start, context, sinks, journal),
     ))
 }
@@ -352,7 +354,7 @@ where
             let group_calls = &calls.as_slice()[range.clone()];
 
             // What sub-agents run by this batch inherit (model, budget, usage and event sinks).
-            let scope = crate::multi::batch_scope(
+            let scope = super::batch_scope::batch_scope(
                 agent,
                 deadline,
                 machine.usage(),
@@ -408,7 +410,7 @@ where
                 &flags[..]
             };
             drop(base);
-            scope.absorb(&mut record.usage, &mut record.request_usage, &mut machine);
+            machine.add_usage(scope.absorb(&mut record.usage, &mut record.request_usage));
             let Some(mut results) = results else {
                 record.skip(
                     &calls.as_slice()[range.start..],

@@ -16,7 +16,7 @@ use std::task::{Context, Poll};
 
 use futures::task::AtomicWaker;
 
-use super::stream::AgentEvent;
+use crate::run::AgentEvent;
 use crate::tool::CustomEvent;
 
 struct Shared<T, S> {

@@ -3,14 +3,14 @@
 use std::sync::Arc;
 
 use super::builder::Agent;
-use super::error::{RunError, RunErrorKind};
 use super::history;
 use super::hooks;
-use super::pause::Outcome;
 use super::record::Record;
-use super::result::{RunResult, StopReason};
 use super::toolset::Toolset;
 use crate::output::OutputSpec;
+use crate::run::Outcome;
+use crate::run::{RunError, RunErrorKind};
+use crate::run::{RunResult, StopReason};
 
 /// Ends the run with its final answer (the middleware's `after_agent` first).
 pub(super) async fn finish<T, O, C, S>(

@@ -8,16 +8,11 @@ use futures::future::BoxFuture;
 
 use super::builder::Agent;
 use super::call::{Dispatch, Planned, dispatch_call, plan};
-use super::error::{RunError, RunErrorKind};
 use super::finish::finish;
 use super::input::Input;
 use super::machine::Machine;
-use super::pause::{
-    Outcome, PAUSE_FORMAT_VERSION, Pause, PausedAnswer, Replay, Start, pending_calls,
-};
 use super::record::Record;
-use super::result::StopReason;
-use super::snapshot::RunSnapshot;
+use super::resume::{Replay, Start};
 use super::toolset::Toolset;
 use crate::message::{Message, ToolCall};
 use crate::messages::Messages;
@@ -25,6 +20,10 @@ use crate::middleware::chain::{Counters, HookError};
 use crate::middleware::{MiddlewareError, ReviewRequest};
 use crate::model::ChatResponse;
 use crate::output::{OutputParse, OutputSpec};
+use crate::run::RunSnapshot;
+use crate::run::StopReason;
+use crate::run::{Outcome, PAUSE_FORMAT_VERSION, Pause, PausedAnswer, pending_calls};
+use crate::run::{RunError, RunErrorKind};
 use crate::tool::runtime::lock;
 use crate::tool::{ToolCallError, ToolOutput, ToolRuntime};
 use crate::usage::Usage;

@@ -6,14 +6,11 @@
 
 use std::time::Duration;
 
-use serde::{Deserialize, Serialize};
-
-use super::error::RunErrorKind;
-use super::limits::{Limit, LimitPolicy, RunPolicy, ToolErrorPolicy};
-use super::result::StopReason;
 use crate::cost::Cost;
 use crate::message::Message;
 use crate::output::OutputParse;
+pub use crate::run::Counters;
+use crate::run::{Limit, LimitPolicy, RunErrorKind, RunPolicy, StopReason, ToolErrorPolicy};
 use crate::tool::{ToolCallError, ToolOutput};
 use crate::usage::Usage;
 
@@ -28,22 +25,6 @@ pub struct Machine {
     tool_failures: Vec<(String, u32)>,
     output_failures: u32,
     finalizing: Option<Limit>,
-}
-
-/// The machine's counters as a value: what a run snapshot stores to go on later.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Counters {
-    /// Requests made.
-    pub turns: u32,
-    /// Usage counted by the machine.
-    pub usage: Usage,
-    /// Consecutive failures per tool name.
-    pub tool_failures: Vec<(String, u32)>,
-    /// Invalid final answers so far.
-    pub output_failures: u32,
-    /// What the requests cost, when the agent has a price table.
-    #[serde(default)]
-    pub cost: Cost,
 }
 
 /// What to do before the next model request.

@@ -36,19 +36,18 @@
 //! # }
 //! ```
 
+mod batch_scope;
 mod builder;
 mod call;
 mod driver;
 mod dyn_args;
 mod dyn_tool;
-mod error;
 pub(crate) mod event_queue;
 mod finish;
 mod history;
 mod hooks;
 mod input;
 mod instructions;
-mod limits;
 // The loop's decisions, without I/O: public so its own test suite (tests/agent_machine.rs)
 // drives it, hidden from the documented API (users see its effects through `Agent`).
 #[doc(hidden)]
@@ -58,34 +57,34 @@ mod model_turn;
 mod one_or_many;
 mod output;
 mod output_tap;
-mod pause;
 mod record;
-mod result;
+mod resume;
 mod run;
-mod snapshot;
 mod stream;
 mod thread;
 mod toolset;
 
-pub use builder::{
-    Agent, AgentBuilder, DEFAULT_MAX_PARALLEL_TOOLS, IntoSharedModel, ModelSettings,
-};
+pub use builder::{Agent, AgentBuilder, DEFAULT_MAX_PARALLEL_TOOLS};
 #[cfg(feature = "mcp")]
 pub(crate) use dyn_args::ArgsSchema;
 pub use dyn_tool::{DynTool, FnTool, SharedDynTool, Typed};
-pub use error::{PartialRun, RunError, RunErrorKind};
 pub use input::Input;
 pub use instructions::{Instructions, InstructionsFn};
-pub use limits::{DEFAULT_MAX_TURNS, Limit, LimitPolicy, Limits, RunPolicy, ToolErrorPolicy};
-pub use machine::Counters;
 pub use output::AgentOutput;
-pub use pause::{Outcome, PAUSE_FORMAT_VERSION, Pause, PausedAnswer, PendingCall, ResumeError};
-pub use result::{IntermediateStep, RequestUsage, RunResult, Step, StopReason, intermediate_steps};
 pub use run::RunOutcome;
-pub use snapshot::RunSnapshot;
-pub use stream::{AgentEvent, AgentStream};
-pub use thread::{NOT_COMPLETED, Thread, ThreadError, ThreadState, ThreadStatus};
+pub use stream::AgentStream;
+pub use thread::{NOT_COMPLETED, Thread, ThreadState};
 pub use toolset::{NoCall, NoTools, Toolset};
+
+// The values of a run live in the `run` room below this one (so `middleware`, `telemetry`
+// and the tool runtime need not import the driver); their public paths stay here.
+pub use crate::model::{IntoSharedModel, ModelSettings};
+pub use crate::run::{
+    AgentEvent, Counters, DEFAULT_MAX_TURNS, IntermediateStep, Limit, LimitPolicy, Limits, Outcome,
+    PAUSE_FORMAT_VERSION, PartialRun, Pause, PausedAnswer, PendingCall, RequestUsage, ResumeError,
+    RunError, RunErrorKind, RunPolicy, RunResult, RunSnapshot, Step, StopReason, ThreadError,
+    ThreadStatus, ToolErrorPolicy, intermediate_steps,
+};
 
 #[doc(hidden)]
 pub mod checks;

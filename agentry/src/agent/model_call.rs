@@ -9,12 +9,12 @@ use futures::future::Either;
 use super::builder::Agent;
 use super::event_queue::EventSender;
 use super::output_tap::OutputTap;
-use super::stream::AgentEvent;
 use crate::messages::Messages;
 use crate::model::{
     ChatModel, ChatRequest, ChatResponse, EventStream, ModelError, StreamEvent, Tools,
 };
 use crate::output::OutputSpec;
+use crate::run::AgentEvent;
 
 /// The request for the next turn: the transcript, the agent's tools (unless `with_tools` is
 /// false: the last request at a limit) and settings, prepared for the output spec.

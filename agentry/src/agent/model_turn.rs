@@ -8,20 +8,20 @@ use tokio::time::Instant;
 
 use super::builder::Agent;
 use super::driver::{time_limit, within};
-use super::error::RunErrorKind;
 use super::event_queue::EventSender;
 use super::hooks::{End, answers, counters, hook_error};
 use super::machine::Machine;
 use super::model_call::{Forward, build_request, send};
 use super::output_tap::OutputTap;
 use super::record::Record;
-use super::result::RequestUsage;
-use super::stream::AgentEvent;
 use super::toolset::Toolset;
 use crate::message::Message;
 use crate::middleware::{AfterModel, BeforeModel, ModelRequest, ReviewRequest};
 use crate::model::{ChatRequest, ChatResponse, StreamEvent, Tools};
 use crate::output::{OutputParse, OutputSpec};
+use crate::run::AgentEvent;
+use crate::run::RequestUsage;
+use crate::run::RunErrorKind;
 
 /// What a model turn with middleware produced.
 pub(super) enum Turned {

@@ -1,10 +1,10 @@
 //! The transcript a run builds: its messages, usage and steps.
 
-use super::error::{PartialRun, RunError, RunErrorKind};
 use super::history;
-use super::result::{RequestUsage, Step};
 use crate::message::{ContentBlock, Message, ToolCall, ToolResultMessage};
 use crate::messages::Messages;
+use crate::run::{PartialRun, RunError, RunErrorKind};
+use crate::run::{RequestUsage, Step};
 use crate::usage::Usage;
 
 /// The transcript being built.

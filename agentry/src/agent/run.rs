@@ -6,13 +6,14 @@ use futures::StreamExt;
 
 use super::builder::Agent;
 use super::driver::{Sinks, drive};
-use super::error::{RunError, RunErrorKind};
 use super::input::Input;
-use super::pause::{Outcome, Start};
-use super::result::RunResult;
+use super::resume::Start;
 use super::stream::AgentStream;
 use super::toolset::Toolset;
 use crate::output::OutputSpec;
+use crate::run::Outcome;
+use crate::run::RunResult;
+use crate::run::{RunError, RunErrorKind};
 
 /// The outcome of a run.
 pub type RunOutcome<T, S> = Result<RunResult<T, S>, RunError>;

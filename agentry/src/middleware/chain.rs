@@ -9,9 +9,9 @@ use super::{
     AfterModel, BeforeModel, Flow, Hook, Middleware, MiddlewareError, ModelNext, ModelRequest,
     SharedMiddleware, ToolNext,
 };
-use crate::agent::Step;
 use crate::message::{AssistantMessage, Message, ToolCall};
 use crate::model::{ChatResponse, ModelError};
+use crate::run::Step;
 use crate::tool::runtime::StateUpdate;
 use crate::tool::{ToolCallError, ToolOutput, ToolRuntime};
 use crate::usage::Usage;

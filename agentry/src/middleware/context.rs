@@ -4,7 +4,7 @@
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use crate::agent::Step;
+use crate::run::Step;
 use crate::tool::runtime::{StateUpdate, lock};
 use crate::usage::Usage;
 

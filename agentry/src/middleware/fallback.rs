@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use super::{Hook, Middleware, ModelNext, ModelRequest, RunCx};
-use crate::agent::IntoSharedModel;
+use crate::model::IntoSharedModel;
 use crate::model::{ChatResponse, ModelError, SharedModel};
 
 /// Which errors send the request on to the next model.

@@ -70,6 +70,7 @@ pub mod tool_errors;
 pub mod tool_select;
 pub mod tool_timeout;
 
+pub use crate::run::MiddlewareError;
 pub use call_limit::{CallLimit, LimitBehavior};
 pub use context_edit::ClearToolResults;
 pub use fallback::ModelFallback;
@@ -120,26 +121,6 @@ pub enum AfterModel {
     /// Stop before running any tool call of this answer and return a
     /// [`Pause`](crate::agent::Pause) holding these reviews.
     Interrupt(Vec<ReviewRequest>),
-}
-
-/// A middleware stopped the run.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("middleware `{middleware}` stopped the run: {message}")]
-pub struct MiddlewareError {
-    /// The middleware's name.
-    pub middleware: String,
-    /// Why.
-    pub message: String,
-}
-
-impl MiddlewareError {
-    /// An error from the middleware `name`.
-    pub fn new(middleware: impl Into<String>, message: impl Into<String>) -> Self {
-        MiddlewareError {
-            middleware: middleware.into(),
-            message: message.into(),
-        }
-    }
 }
 
 /// Hooks around an agent run with context `C` and state `S`.

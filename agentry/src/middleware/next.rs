@@ -6,9 +6,9 @@ use futures::future::BoxFuture;
 use super::Hook;
 use super::chain::{Entry, HookKind};
 use super::context::RunCx;
-use crate::agent::ModelSettings;
 use crate::message::ToolCall;
 use crate::messages::Messages;
+use crate::model::ModelSettings;
 use crate::model::{ChatRequest, ChatResponse, ModelError, SharedModel, StreamEvent};
 use crate::tool::{ToolCallError, ToolOutput, ToolRuntime};
 

@@ -4,8 +4,8 @@
 use std::sync::Arc;
 
 use super::{BeforeModel, Flow, Hook, Middleware, MiddlewareError, RunCx};
-use crate::agent::IntoSharedModel;
 use crate::message::Message;
+use crate::model::IntoSharedModel;
 use crate::model::{ChatRequest, SharedModel};
 
 /// Counts the tokens of messages, for budgets.

@@ -8,24 +8,33 @@
 mod cache;
 mod error;
 mod event;
-mod init;
 mod profile;
 pub(crate) mod provider_tool;
 mod request;
 mod response;
+mod settings;
+mod shared;
 mod usage_tracker;
 
 pub use cache::PromptCache;
 pub use error::ModelError;
 pub use event::StreamEvent;
-#[cfg(feature = "openai")]
-pub use init::chat_model_builder;
-pub use init::init_chat_model;
 pub use profile::ModelProfile;
 pub use provider_tool::ProviderTool;
 pub use request::{ChatRequest, ResponseFormat, ToolChoice, Tools};
 pub use response::{ChatResponse, FinishReason};
+pub use settings::ModelSettings;
+pub use shared::IntoSharedModel;
 pub use usage_tracker::UsageTracker;
+
+// The provider registry lives with the providers (`providers/registry.rs`); these keep the
+// paths `agentry::model::init_chat_model` and `agentry::model::chat_model_builder`. A
+// re-export only: nothing in this room calls into `providers`.
+#[cfg(feature = "openai")]
+#[doc(inline)]
+pub use crate::providers::chat_model_builder;
+#[doc(inline)]
+pub use crate::providers::init_chat_model;
 
 use std::sync::Arc;
 

@@ -13,13 +13,13 @@ use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-use super::event::{SubAgentEvent, erase};
-use super::scope::RunScope;
 use crate::agent::{
     AgentBuilder, AgentEvent, Input, RequestUsage, RunError, RunErrorKind, Toolset,
 };
 use crate::model::SharedModel;
 use crate::output::OutputSpec;
+use crate::run::RunScope;
+use crate::run::{SubAgentEvent, erase};
 use crate::tool::{Artifact, IntoToolOutput, ToolCallError, ToolError, ToolOutput, ToolRuntime};
 
 /// An agent that can run as a tool of another agent. Implemented by `#[agent]` on a struct.
@@ -246,7 +246,7 @@ where
     PC: Send + Sync + 'static,
     PS: Send + Sync + 'static,
 {
-    let Some(scope) = runtime.scope().cloned() else {
+    let Some(scope) = runtime.scope() else {
         let error = failed::<A>(format!(
             "the `{}` agent has no model: run it as a tool of an agent, or give the runtime one with `ToolRuntime::with_model`",
             A::NAME

@@ -7,7 +7,6 @@ use futures::StreamExt;
 use futures::future::BoxFuture;
 use serde_json::Value;
 
-use super::event::erase;
 use crate::agent::{
     Agent, AgentBuilder, AgentEvent, Input, Outcome, Pause, RequestUsage, RunError, StopReason,
     Toolset,
@@ -18,6 +17,7 @@ use crate::middleware::{
 };
 use crate::model::ChatResponse;
 use crate::output::OutputSpec;
+use crate::run::erase;
 use crate::tool::{ToolCallError, ToolDefinition, ToolError, ToolOutput, ToolRuntime};
 use crate::usage::Usage;
 

@@ -27,25 +27,21 @@
 //! `transfer_to_<agent>` tools (the OpenAI Agents SDK's handoffs), see [`handoff`].
 
 mod agent_tool;
-mod event;
 pub mod handoff;
 mod handoff_input;
 mod member;
-mod scope;
 mod team_stream;
 mod usage;
 
+pub use crate::run::SubAgentEvent;
+pub use crate::run::SubAgentOptions;
 pub use agent_tool::{
     AgentInput, AgentTool, FromParentContext, LazyOutput, ProjectContext, Prompt, SubAgent,
     SubAgentBuilder, SubAgentOutput, SubAgentState, call_agent,
 };
-pub use event::SubAgentEvent;
 pub use handoff::{
     AnswersWith, DEFAULT_MAX_HANDOFFS, Team, TeamBuildError, TeamBuilder, TeamError, TeamEvent,
     TeamResult, TeamStream,
 };
 pub use handoff_input::HandoffInput;
-pub use scope::SubAgentOptions;
 pub use usage::usage_by_agent;
-
-pub(crate) use scope::{RunScope, SubAgents, batch_scope};

@@ -59,6 +59,46 @@ pub enum PersistError {
         /// Why.
         reason: String,
     },
+    /// The file opened as a SQLite database is not one (SQLite's `SQLITE_NOTADB`): another
+    /// kind of file, or an encrypted database.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// use agentry::persist::{PersistError, SqliteCheckpointer};
+    ///
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let path = dir.path().join("notes.txt");
+    /// std::fs::write(&path, "Notes, not a database. ".repeat(100)).unwrap();
+    /// let err = SqliteCheckpointer::open(&path).await.unwrap_err();
+    /// assert!(matches!(&err, PersistError::NotADatabase { path: p, .. } if *p == path));
+    /// assert!(std::error::Error::source(&err).is_some()); // SQLite's own error
+    /// # }
+    /// ```
+    #[error("`{}` is not a SQLite database (another kind of file, or an encrypted database)", path.display())]
+    NotADatabase {
+        /// The file.
+        path: std::path::PathBuf,
+        /// The database error.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
+    /// A table this library creates (`agent_checkpoints`, `agent_threads`, ...) already exists
+    /// in the database without columns it needs: it belongs to another program (or was
+    /// changed by hand). Use another database file, or another Postgres schema or database.
+    #[error(
+        "table `{table}` already exists in this database without the column(s) {} that agentry needs: it belongs to another program; use another database (or Postgres schema)",
+        missing.join(", ")
+    )]
+    SchemaMismatch {
+        /// The table.
+        table: String,
+        /// The columns it lacks.
+        missing: Vec<String>,
+        /// The migration's error, when creating the table failed (`None` when the migrations
+        /// had already run and the table was changed since).
+        #[source]
+        source: Option<Box<dyn std::error::Error + Send + Sync>>,
+    },
     /// The database failed.
     #[error("checkpoint {operation} failed: {source}")]
     Backend {

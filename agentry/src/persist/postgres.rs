@@ -43,11 +43,10 @@ pub struct PostgresCheckpointer {
 
 impl PostgresCheckpointer {
     /// Connects to the database at `url` and brings its schema up to date with sqlx's
-    /// migrator.
+    /// migrator. A table of ours that exists with other columns (in the connection's current
+    /// schema) is [`PersistError::SchemaMismatch`].
     pub async fn connect(url: &str) -> Result<Self, PersistError> {
-        let pool = connect_postgres(url)
-            .await
-            .map_err(|e| PersistError::backend("open", e))?;
+        let pool = connect_postgres(url).await?;
         Ok(PostgresCheckpointer { pool })
     }
 

@@ -5,6 +5,8 @@ use std::borrow::Cow;
 
 use sqlx::migrate::{Migration, MigrationType, Migrator};
 
+use super::PersistError;
+
 /// Migration versions are dated so they do not collide with an application's own sqlx
 /// migrations in the same database (`YYYYMMDDnnnn`); the migrator ignores versions it does
 /// not know.
@@ -66,9 +68,10 @@ pub(crate) fn postgres_migrator() -> Migrator {
 }
 
 /// Opens (creating when missing) a SQLite database file in WAL mode with
-/// `synchronous = NORMAL`, and brings its schema up to date.
+/// `synchronous = NORMAL`, and brings its schema up to date. A file that is not a database
+/// and a table of ours with another shape are typed errors (see `schema_shape`).
 #[cfg(feature = "sqlite")]
-pub(crate) async fn open_sqlite(path: &std::path::Path) -> Result<sqlx::SqlitePool, sqlx::Error> {
+pub(crate) async fn open_sqlite(path: &std::path::Path) -> Result<sqlx::SqlitePool, PersistError> {
     use sqlx::sqlite::{
         SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous,
     };
@@ -81,19 +84,22 @@ pub(crate) async fn open_sqlite(path: &std::path::Path) -> Result<sqlx::SqlitePo
     let pool = SqlitePoolOptions::new()
         .max_connections(4)
         .connect_with(options)
-        .await?;
-    sqlite_migrator().run(&pool).await?;
+        .await
+        .map_err(|e| super::schema_shape::sqlite_connect_error(path, e))?;
+    super::schema_shape::migrate_sqlite(&pool, path).await?;
     Ok(pool)
 }
 
-/// Connects to Postgres and brings the schema up to date.
+/// Connects to Postgres and brings the schema up to date (a table of ours with another shape
+/// is a typed error, see `schema_shape`).
 #[cfg(feature = "postgres")]
-pub(crate) async fn connect_postgres(url: &str) -> Result<sqlx::PgPool, sqlx::Error> {
+pub(crate) async fn connect_postgres(url: &str) -> Result<sqlx::PgPool, PersistError> {
     let pool = sqlx::postgres::PgPoolOptions::new()
         .max_connections(8)
         .connect(url)
-        .await?;
-    postgres_migrator().run(&pool).await?;
+        .await
+        .map_err(|e| PersistError::backend("open", e))?;
+    super::schema_shape::migrate_postgres(&pool).await?;
     Ok(pool)
 }
 

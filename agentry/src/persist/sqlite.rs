@@ -43,11 +43,11 @@ pub struct SqliteCheckpointer {
 
 impl SqliteCheckpointer {
     /// Opens the database at `path` (created when missing) and brings its schema up to date
-    /// with sqlx's migrator.
+    /// with sqlx's migrator. A file that is not a SQLite database is
+    /// [`PersistError::NotADatabase`]; a table of ours that exists with other columns is
+    /// [`PersistError::SchemaMismatch`].
     pub async fn open(path: impl AsRef<Path>) -> Result<Self, PersistError> {
-        let pool = open_sqlite(path.as_ref())
-            .await
-            .map_err(|e| PersistError::backend("open", e))?;
+        let pool = open_sqlite(path.as_ref()).await?;
         Ok(SqliteCheckpointer { pool })
     }
 

@@ -16,6 +16,11 @@ pub mod gemini;
 pub mod openai;
 #[cfg(feature = "openai")]
 pub mod openai_responses;
+mod registry;
 mod settings;
 mod stream;
 mod transport;
+
+#[cfg(feature = "openai")]
+pub use registry::chat_model_builder;
+pub use registry::init_chat_model;

@@ -21,6 +21,15 @@ pub struct PostgresStore {
     pool: PgPool,
 }
 
+/// A failed open, with the checkpointer's typed reason (not a database, a table of ours with
+/// another shape) in the text.
+fn open_error(operation: &'static str) -> impl Fn(crate::persist::PersistError) -> StoreError {
+    move |e| StoreError {
+        operation,
+        reason: e.to_string(),
+    }
+}
+
 fn error(operation: &'static str) -> impl Fn(sqlx::Error) -> StoreError {
     move |e| StoreError {
         operation,
@@ -31,7 +40,7 @@ fn error(operation: &'static str) -> impl Fn(sqlx::Error) -> StoreError {
 impl PostgresStore {
     /// Connects to the database at `url` and brings its schema up to date.
     pub async fn connect(url: &str) -> Result<Self, StoreError> {
-        let pool = connect_postgres(url).await.map_err(error("connect"))?;
+        let pool = connect_postgres(url).await.map_err(open_error("connect"))?;
         Ok(PostgresStore { pool })
     }
 

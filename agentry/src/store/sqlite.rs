@@ -21,6 +21,15 @@ pub struct SqliteStore {
     pool: SqlitePool,
 }
 
+/// A failed open, with the checkpointer's typed reason (not a database, a table of ours with
+/// another shape) in the text.
+fn open_error(operation: &'static str) -> impl Fn(crate::persist::PersistError) -> StoreError {
+    move |e| StoreError {
+        operation,
+        reason: e.to_string(),
+    }
+}
+
 fn error(operation: &'static str) -> impl Fn(sqlx::Error) -> StoreError {
     move |e| StoreError {
         operation,
@@ -31,7 +40,9 @@ fn error(operation: &'static str) -> impl Fn(sqlx::Error) -> StoreError {
 impl SqliteStore {
     /// Opens the database at `path` (created when missing) and brings its schema up to date.
     pub async fn open(path: impl AsRef<Path>) -> Result<Self, StoreError> {
-        let pool = open_sqlite(path.as_ref()).await.map_err(error("open"))?;
+        let pool = open_sqlite(path.as_ref())
+            .await
+            .map_err(open_error("open"))?;
         Ok(SqliteStore { pool })
     }
 

@@ -1,7 +1,7 @@
 //! Attribute values: the conventions' provider names and the `error.type` of each error.
 
-use crate::agent::RunErrorKind;
 use crate::model::{FinishReason, ModelError};
+use crate::run::RunErrorKind;
 use crate::tool::ToolCallError;
 
 /// `gen_ai.provider.name` for a model's [`provider`](crate::model::ChatModel::provider): the

@@ -16,9 +16,9 @@ use tracing::field::Empty;
 
 use super::attrs::{finish_reason, model_error_type, provider_name, run_error_type};
 use super::{TARGET, content, metrics};
-use crate::agent::{Outcome, RunError};
 use crate::message::ToolCall;
 use crate::model::{ChatRequest, ChatResponse, EventStream, ModelError, StreamEvent};
+use crate::run::{Outcome, RunError};
 use crate::tool::{ToolCallError, ToolOutput};
 use crate::usage::Usage;
 
@@ -92,13 +92,15 @@ pin_project_lite::pin_project! {
     }
 }
 
-/// `run` (a run's future) under the `invoke_agent` span of `agent`.
-pub(crate) fn trace_run<T, O, C, S, F>(
-    agent: &crate::agent::Agent<T, O, C, S>,
+/// `run` (a run's future) under the `invoke_agent` span of the agent named `agent` (if it
+/// has a name) on `model`.
+pub(crate) fn trace_run<F>(
+    agent: Option<&str>,
+    model: &dyn crate::model::ChatModel,
     run: F,
 ) -> TracedRun<F> {
     TracedRun {
-        span: run_span(agent),
+        span: agent_span(agent, model),
         inner: run,
     }
 }
@@ -122,11 +124,6 @@ where
         finish_agent(this.span, &outcome);
         Poll::Ready(outcome)
     }
-}
-
-/// The span of one run of `agent`.
-fn run_span<T, O, C, S>(agent: &crate::agent::Agent<T, O, C, S>) -> Span {
-    agent_span(agent.parts.name.as_deref(), &*agent.parts.model)
 }
 
 /// The span of one agent run.

@@ -37,7 +37,6 @@ use axum::response::Response;
 use serde_json::{Value, json};
 use tokio::sync::oneshot;
 
-use crate::http::RetryPolicy;
 use crate::message::ToolCall;
 use crate::providers::openai::{OpenAiModel, OpenAiModelBuilder};
 use crate::usage::Usage;
@@ -395,17 +394,11 @@ impl MockServer {
     }
 
     /// A builder for a model talking to this server, with the key `sk-mock-key-0000` and
-    /// fast retries (1 ms backoff, no jitter).
+    /// fast retries (1 ms backoff, no jitter): [`mock_model_builder`](super::mock_model_builder)
+    /// at this server's [`url`](MockServer::url). A program that has only the URL (another
+    /// process) calls that function, or [`mock_model`](super::mock_model), itself.
     pub fn openai_builder(&self, model: &str) -> OpenAiModelBuilder {
-        OpenAiModel::builder(model)
-            .base_url(self.url())
-            .api_key("sk-mock-key-0000")
-            .retry_policy(
-                RetryPolicy::default()
-                    .initial_delay(Duration::from_millis(1))
-                    .max_delay(Duration::from_millis(5))
-                    .jitter(false),
-            )
+        super::mock_model_builder(self.url(), model)
     }
 
     /// A model talking to this server (see [`MockServer::openai_builder`]).

@@ -5,6 +5,7 @@
 //! request's tool results and answer in the output mode it asks for.
 
 mod function;
+mod mock_model;
 mod mock_server;
 mod postgres;
 mod schema_values;
@@ -14,6 +15,7 @@ mod test_model;
 
 pub use crate::http::{allow_real_network, deny_real_network};
 pub use function::{Answer, FunctionModel};
+pub use mock_model::{mock_model, mock_model_builder};
 pub use mock_server::{MockResponse, MockServer, RecordedRequest};
 pub use postgres::{PostgresHarnessError, PostgresServer};
 pub use schema_values::example_value;

@@ -1,9 +1,14 @@
 //! The runtime value a tool call runs with, and the trait that injects parameters from it.
 
+use std::any::Any;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use super::extract::{CustomEvent, StreamWriter, ToolCallId};
 use crate::store::Store;
+
+/// Where a call's runtime keeps its run's scope (a `run::RunScope`, named only by the room
+/// that defines it).
+pub(crate) type ScopeSlot = Arc<dyn Any + Send + Sync>;
 
 /// A state update queued by a tool, applied after the tool's batch in call order.
 pub(crate) type StateUpdate<S> = Box<dyn FnOnce(&mut S) + Send>;
@@ -40,8 +45,10 @@ pub struct ToolRuntime<C = (), S = ()> {
     store: Option<Store>,
     writer: StreamWriter,
     /// What a sub-agent run from this call inherits from the parent run (its model, budget,
-    /// usage and event sinks); `None` outside an agent run unless set by hand.
-    scope: Option<Arc<crate::multi::RunScope>>,
+    /// usage and event sinks); `None` outside an agent run unless set by hand. Opaque here:
+    /// the scope is a value of the `run` room, above this one, which puts it in and reads it
+    /// back (`run/scope.rs`).
+    scope: Option<ScopeSlot>,
 }
 
 impl ToolRuntime<(), ()> {
@@ -204,22 +211,12 @@ impl<C, S> ToolRuntime<C, S> {
         &self.writer
     }
 
-    /// Gives sub-agents run by this call `model` (and nothing else of a parent run: no
-    /// budget, no usage roll-up, no event nesting). The agent runtime sets the whole parent
-    /// scope itself; this is for calling an agent tool by hand, e.g. in a test.
-    pub fn with_model(mut self, model: impl crate::agent::IntoSharedModel) -> Self {
-        self.scope = Some(Arc::new(crate::multi::RunScope::with_model(
-            model.into_shared_model(),
-        )));
-        self
-    }
-
-    pub(crate) fn with_scope(mut self, scope: Arc<crate::multi::RunScope>) -> Self {
+    pub(crate) fn with_scope_slot(mut self, scope: ScopeSlot) -> Self {
         self.scope = Some(scope);
         self
     }
 
-    pub(crate) fn scope(&self) -> Option<&Arc<crate::multi::RunScope>> {
+    pub(crate) fn scope_slot(&self) -> Option<&ScopeSlot> {
         self.scope.as_ref()
     }
 }

@@ -4,4 +4,5 @@
 mod backends;
 mod cases;
 mod fixture;
+mod open_errors;
 mod postgres_workers;

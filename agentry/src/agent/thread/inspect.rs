@@ -3,11 +3,11 @@
 
 use super::journal::RunInfo;
 use super::{Thread, ThreadError, ThreadState, ThreadStatus, status_of};
-use crate::agent::pause::Pause;
 use crate::agent::toolset::Toolset;
 use crate::message::Message;
 use crate::output::OutputSpec;
 use crate::persist::{Checkpoint, CheckpointMeta, CheckpointRef};
+use crate::run::Pause;
 
 impl<'a, T, O, C, S> Thread<'a, T, O, C, S>
 where

@@ -9,12 +9,12 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::ThreadError;
-use crate::agent::error::{PartialRun, RunError, RunErrorKind};
 use crate::agent::machine::{Counters, Machine};
-use crate::agent::pause::Outcome;
 use crate::agent::record::Record;
 use crate::message::Message;
 use crate::persist::{CheckpointWrite, Checkpointer, Lease};
+use crate::run::Outcome;
+use crate::run::{PartialRun, RunError, RunErrorKind};
 use crate::usage::Usage;
 
 /// Where in the loop the driver saves.

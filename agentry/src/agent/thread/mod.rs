@@ -1,6 +1,5 @@
 //! Running an agent in a thread: [`Thread`], its journal of checkpoints and crash recovery.
 
-mod error;
 mod inspect;
 mod journal;
 mod recover;
@@ -14,19 +13,20 @@ use serde::de::DeserializeOwned;
 use super::builder::Agent;
 use super::driver::{Sinks, drive_saving};
 use super::dyn_tool::DynTool;
-use super::error::{PartialRun, RunError, RunErrorKind};
 use super::input::Input;
-use super::pause::{Outcome, Pause, Start};
+use super::resume::Start;
 use super::run::{RunOutcome, finished};
-use super::snapshot::RunSnapshot;
 use super::stream::AgentStream;
 use super::toolset::Toolset;
 use crate::message::{Message, ToolCall};
 use crate::middleware::Decision;
 use crate::output::OutputSpec;
 use crate::persist::{Checkpoint, Checkpointer, Lease, ThreadInfo};
+use crate::run::RunSnapshot;
+use crate::run::{Outcome, Pause};
+use crate::run::{PartialRun, RunError, RunErrorKind};
 
-pub use error::{ThreadError, ThreadStatus};
+pub use crate::run::{ThreadError, ThreadStatus};
 pub(crate) use journal::{Journal, SavePoint};
 use journal::{RunInfo, RunStatus, ThreadJournal};
 pub use recover::NOT_COMPLETED;

@@ -11,10 +11,10 @@
 use super::journal::{AnswerInfo, RunInfo};
 use crate::agent::history;
 use crate::agent::machine::Counters;
-use crate::agent::pause::Replay;
-use crate::agent::result::Step;
+use crate::agent::resume::Replay;
 use crate::message::{AssistantMessage, Message};
 use crate::model::{ChatResponse, FinishReason};
+use crate::run::Step;
 use crate::tool::{ToolCallError, ToolError, ToolOutput};
 use crate::usage::Usage;
 

@@ -3,11 +3,11 @@
 use std::fmt;
 
 use super::limits::Limit;
+use super::middleware_error::MiddlewareError;
 use super::pause::ResumeError;
 use super::result::{RequestUsage, Step};
-use super::thread::ThreadError;
+use super::thread_error::ThreadError;
 use crate::message::Message;
-use crate::middleware::MiddlewareError;
 use crate::model::ModelError;
 use crate::tool::ToolCallError;
 use crate::usage::Usage;
@@ -160,7 +160,7 @@ pub enum RunErrorKind {
     /// A middleware stopped the run.
     #[error(transparent)]
     Middleware(#[from] MiddlewareError),
-    /// [`Agent::resume`](super::Agent::resume) refused the pause or its decisions; nothing
+    /// [`Agent::resume`](crate::agent::Agent::resume) refused the pause or its decisions; nothing
     /// ran.
     #[error("cannot resume: {0}")]
     Resume(#[source] ResumeError),

@@ -4,10 +4,10 @@
 use std::sync::Arc;
 
 #[cfg(feature = "openai")]
-use super::ModelProfile;
-use super::{ModelError, SharedModel};
+use super::openai::{MaxTokensField, OpenAiModel, OpenAiModelBuilder};
 #[cfg(feature = "openai")]
-use crate::providers::openai::{MaxTokensField, OpenAiModel, OpenAiModelBuilder};
+use crate::model::ModelProfile;
+use crate::model::{ModelError, SharedModel};
 
 /// A model from a `provider:model` string, configured from the conventional environment
 /// variables:
@@ -79,21 +79,17 @@ fn other_provider(spec: &str) -> Result<Option<SharedModel>, ModelError> {
     }
     let built: SharedModel = match provider.as_str() {
         #[cfg(feature = "anthropic")]
-        "anthropic" => {
-            Arc::new(crate::providers::anthropic::AnthropicModel::builder(model).build()?)
-        }
+        "anthropic" => Arc::new(super::anthropic::AnthropicModel::builder(model).build()?),
         #[cfg(not(feature = "anthropic"))]
         "anthropic" => return Err(feature_off(&provider, "anthropic")),
         #[cfg(feature = "gemini")]
-        "google" | "gemini" => {
-            Arc::new(crate::providers::gemini::GeminiModel::builder(model).build()?)
-        }
+        "google" | "gemini" => Arc::new(super::gemini::GeminiModel::builder(model).build()?),
         #[cfg(not(feature = "gemini"))]
         "google" | "gemini" => return Err(feature_off(&provider, "gemini")),
         #[cfg(feature = "openai")]
-        "openai-responses" | "openai_responses" => Arc::new(
-            crate::providers::openai_responses::OpenAiResponsesModel::builder(model).build()?,
-        ),
+        "openai-responses" | "openai_responses" => {
+            Arc::new(super::openai_responses::OpenAiResponsesModel::builder(model).build()?)
+        }
         _ => return Ok(None),
     };
     #[allow(unreachable_code)]

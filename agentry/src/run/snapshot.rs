@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::machine::Counters;
+use super::counters::Counters;
 use super::result::{RequestUsage, Step};
 use crate::message::{ContentBlock, Message, ToolCall};
 use crate::tool::{ToolCallError, ToolError, ToolOutput};

@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use crate::agent::AgentEvent;
+use super::event::AgentEvent;
 
 /// An event of a sub-agent's run, nested in the parent's stream as
 /// [`AgentEvent::SubAgent`].

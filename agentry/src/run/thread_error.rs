@@ -10,10 +10,10 @@ pub enum ThreadStatus {
     /// Its last run ended (finished or failed): the next run appends new input.
     Idle,
     /// A run was going on when the newest checkpoint was written and never finished (its
-    /// process died, or its future was dropped): [`Thread::recover`](super::Thread::recover)
+    /// process died, or its future was dropped): [`Thread::recover`](crate::agent::Thread::recover)
     /// goes on with it.
     Running,
-    /// A run stopped for review: [`Thread::resume`](super::Thread::resume) goes on with it.
+    /// A run stopped for review: [`Thread::resume`](crate::agent::Thread::resume) goes on with it.
     Paused,
 }
 

@@ -21,7 +21,7 @@ pub struct Limits {
     /// Input plus output tokens over all the run's requests.
     pub max_total_tokens: Option<u64>,
     /// What the run's requests may cost, at the agent's price table
-    /// ([`AgentBuilder::max_cost`](super::AgentBuilder::max_cost)); checked before each
+    /// ([`AgentBuilder::max_cost`](crate::agent::AgentBuilder::max_cost)); checked before each
     /// request.
     pub max_cost: Option<Cost>,
 }

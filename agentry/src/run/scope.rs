@@ -6,10 +6,10 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use super::event::SubAgentEvent;
-use crate::agent::RequestUsage;
-use crate::agent::machine::Machine;
-use crate::model::SharedModel;
+use super::result::RequestUsage;
+use super::sub_agent::SubAgentEvent;
+use crate::model::{IntoSharedModel, SharedModel};
+use crate::tool::ToolRuntime;
 use crate::usage::Usage;
 
 /// How a parent agent runs one of its sub-agents: another model, other limits.
@@ -44,7 +44,7 @@ impl SubAgentOptions {
     }
 
     /// Runs the sub-agent on `model` instead of the parent's.
-    pub fn model(mut self, model: impl crate::agent::IntoSharedModel) -> Self {
+    pub fn model(mut self, model: impl IntoSharedModel) -> Self {
         self.model = Some(model.into_shared_model());
         self
     }
@@ -154,49 +154,34 @@ impl RunScope {
         crate::tool::runtime::lock(&self.usage).extend(requests);
     }
 
-    /// Moves the sub-agents' usage into the parent run: its total, its per-request list and
-    /// the machine's count (so the parent's token limit sees it). Returns the usage added.
-    pub(crate) fn absorb(
-        &self,
-        usage: &mut Usage,
-        request_usage: &mut Vec<RequestUsage>,
-        machine: &mut Machine,
-    ) -> Usage {
+    /// Moves the sub-agents' usage into the parent run: its total and its per-request list.
+    /// Returns the usage added, for the machine's count (so the parent's token limit sees it).
+    pub(crate) fn absorb(&self, usage: &mut Usage, request_usage: &mut Vec<RequestUsage>) -> Usage {
         let requests = std::mem::take(&mut *crate::tool::runtime::lock(&self.usage));
         let added: Usage = requests.iter().map(|r| r.usage).sum();
         *usage += added;
-        machine.add_usage(added);
         request_usage.extend(requests);
         added
     }
 }
 
-/// The scope of one tool batch of `agent`'s run: its model and sub-agent options, its
-/// deadline, what is left of its token budget after `used`, and its stream, if any.
-pub(crate) fn batch_scope<T, O, C, S>(
-    agent: &crate::agent::Agent<T, O, C, S>,
-    deadline: Option<Instant>,
-    used: Usage,
-    events: Option<&crate::agent::event_queue::EventSender<O::Output, S>>,
-) -> Arc<RunScope>
-where
-    O: crate::output::OutputSpec,
-    S: Send + 'static,
-{
-    let parts = &agent.parts;
-    let events = events.map(|sender| {
-        let sender = sender.clone();
-        Arc::new(move |event: SubAgentEvent| {
-            // A dropped receiver means the parent's stream is gone, and this run with it.
-            let _ = sender.send(crate::agent::AgentEvent::SubAgent(Box::new(event)));
-        }) as EventSink
-    });
-    RunScope::for_batch(
-        Arc::clone(&parts.model),
-        parts.sub_agents.clone(),
-        deadline,
-        parts.policy.limits.max_total_tokens,
-        used,
-        events,
-    )
+// A tool call's runtime carries its run's scope in a slot the `tool` room does not name (it
+// sits below this one); only these methods put a `RunScope` there and read it back.
+impl<C, S> ToolRuntime<C, S> {
+    /// Gives sub-agents run by this call `model` (and nothing else of a parent run: no
+    /// budget, no usage roll-up, no event nesting). The agent runtime sets the whole parent
+    /// scope itself; this is for calling an agent tool by hand, e.g. in a test.
+    pub fn with_model(self, model: impl IntoSharedModel) -> Self {
+        self.with_scope(Arc::new(RunScope::with_model(model.into_shared_model())))
+    }
+
+    pub(crate) fn with_scope(self, scope: Arc<RunScope>) -> Self {
+        self.with_scope_slot(scope)
+    }
+
+    /// The run's scope, if this call belongs to one (or [`ToolRuntime::with_model`] set it).
+    pub(crate) fn scope(&self) -> Option<Arc<RunScope>> {
+        self.scope_slot()
+            .and_then(|slot| Arc::clone(slot).downcast::<RunScope>().ok())
+    }
 }
