@@ -90,7 +90,6 @@ fn check_interleaved(response: &ChatResponse) {
             cache_write_tokens: 7,
             reasoning_tokens: 2,
             requests: 1,
-            ..Usage::default()
         }
     );
 }

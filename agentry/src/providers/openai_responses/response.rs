@@ -165,7 +165,6 @@ mod tests {
                 output_tokens: 30,
                 reasoning_tokens: 20,
                 requests: 1,
-                ..Usage::default()
             }
         );
         let failed =
