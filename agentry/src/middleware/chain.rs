@@ -52,9 +52,21 @@ impl<C, S> Entry<C, S> {
         self.defaults.load(Ordering::Relaxed) & hook as u8 != 0
     }
 
-    /// Records that this middleware's `hook` is its default.
-    pub(crate) fn learn(&self, hook: HookKind) {
-        self.defaults.fetch_or(hook as u8, Ordering::Relaxed);
+    /// Records that this middleware's `hook` is its default, saying so once at debug level
+    /// (the hook is skipped from now on, so nothing else would show it).
+    pub(crate) fn learn(&self, hook: HookKind)
+    where
+        C: Send + Sync + 'static,
+        S: Send + Sync + 'static,
+    {
+        let before = self.defaults.fetch_or(hook as u8, Ordering::Relaxed);
+        if before & hook as u8 == 0 {
+            tracing::debug!(
+                middleware = self.middleware.name(),
+                hook = ?hook,
+                "the middleware leaves this hook at its default; it is skipped from now on"
+            );
+        }
     }
 
     /// Runs one model-side hook of this middleware on `arg`: a fresh queue for its state

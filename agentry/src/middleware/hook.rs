@@ -19,7 +19,10 @@ use futures::future::BoxFuture;
 /// # });
 /// ```
 #[must_use = "a hook does nothing unless awaited"]
-pub enum Hook<'a, T> {
+pub struct Hook<'a, T>(Inner<'a, T>);
+
+/// Private, so that no hook can be made empty (a `Ready(None)` would have nothing to return).
+enum Inner<'a, T> {
     /// The value, available now (taken on the first poll).
     Ready(Option<T>),
     /// A future computing the value.
@@ -29,12 +32,17 @@ pub enum Hook<'a, T> {
 impl<'a, T> Hook<'a, T> {
     /// A value available now.
     pub fn ready(value: T) -> Self {
-        Hook::Ready(Some(value))
+        Hook(Inner::Ready(Some(value)))
     }
 
     /// A future computing the value.
     pub fn boxed(future: impl Future<Output = T> + Send + 'a) -> Self {
-        Hook::Boxed(Box::pin(future))
+        Hook(Inner::Boxed(Box::pin(future)))
+    }
+
+    /// An already boxed future computing the value.
+    pub(crate) fn from_box(future: BoxFuture<'a, T>) -> Self {
+        Hook(Inner::Boxed(future))
     }
 }
 
@@ -45,21 +53,21 @@ impl<T> Future for Hook<'_, T> {
     type Output = T;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<T> {
-        match self.get_mut() {
-            Hook::Ready(value) => match value.take() {
+        match &mut self.get_mut().0 {
+            Inner::Ready(value) => match value.take() {
                 Some(value) => Poll::Ready(value),
                 None => panic!("`Hook` polled after it completed"),
             },
-            Hook::Boxed(future) => future.as_mut().poll(cx),
+            Inner::Boxed(future) => future.as_mut().poll(cx),
         }
     }
 }
 
 impl<T> std::fmt::Debug for Hook<'_, T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Hook::Ready(_) => f.write_str("Hook::Ready(..)"),
-            Hook::Boxed(_) => f.write_str("Hook::Boxed(..)"),
+        match self.0 {
+            Inner::Ready(_) => f.write_str("Hook::Ready(..)"),
+            Inner::Boxed(_) => f.write_str("Hook::Boxed(..)"),
         }
     }
 }

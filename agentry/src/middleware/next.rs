@@ -110,7 +110,7 @@ impl<'a, C: Send + Sync + 'static, S: Send + Sync + 'static> ModelNext<'a, C, S>
                 },
             );
         }
-        Hook::Boxed(Box::pin(model_call(request, self.sink)))
+        Hook::from_box(Box::pin(model_call(request, self.sink)))
     }
 
     /// What the default `wrap_model_call` does: records that the middleware leaves the hook
@@ -198,7 +198,7 @@ impl<'a, C: Send + Sync + 'static, S: Send + Sync + 'static> ToolNext<'a, C, S> 
                 },
             );
         }
-        Hook::Boxed((self.handler)(call))
+        Hook::from_box((self.handler)(call))
     }
 
     /// What the default `wrap_tool_call` does: records that the middleware leaves the hook

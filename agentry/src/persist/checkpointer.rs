@@ -11,7 +11,7 @@ use super::{
 /// Saves and loads the checkpoints of threads. Object-safe: share one as
 /// `Arc<dyn Checkpointer>`.
 ///
-/// Every backend passes the same conformance suite (`agentry/tests/persist_conformance.rs`).
+/// Every backend passes the same conformance suite (`agentry/tests/persist/`, run against SQLite, Postgres and memory).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a checkpointer",
     note = "use `InMemoryCheckpointer`, `SqliteCheckpointer` or `PostgresCheckpointer` from `agentry::persist`, or implement `Checkpointer`"
