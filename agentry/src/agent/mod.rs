@@ -70,7 +70,7 @@ mod toolset;
 pub use builder::{
     Agent, AgentBuilder, DEFAULT_MAX_PARALLEL_TOOLS, IntoSharedModel, ModelSettings,
 };
-#[cfg(feature = "mcp")]
+#[cfg(feature = "mcp-server")]
 pub(crate) use dyn_args::ArgsSchema;
 pub use dyn_tool::{DynTool, FnTool, SharedDynTool, Typed};
 pub use error::{PartialRun, RunError, RunErrorKind};
