@@ -16,7 +16,7 @@ use agentry::agent::{NOT_COMPLETED, ThreadStatus};
 use agentry::persist::{Checkpointer, SqliteCheckpointer};
 use agentry::prelude::*;
 use agentry::testing::{MockResponse, MockServer, RecordedRequest};
-use rand::{RngExt, SeedableRng};
+use rand::{Rng, SeedableRng};
 
 /// Model answers that call tools, before the final one.
 const STEPS: usize = 12;

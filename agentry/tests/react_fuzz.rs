@@ -8,7 +8,7 @@
 
 use agentry::protocol::react::{ReactStep, parse};
 use rand::rngs::StdRng;
-use rand::{RngExt, SeedableRng};
+use rand::{Rng, SeedableRng};
 
 mod react_support;
 use react_support::streamed;
