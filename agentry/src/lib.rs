@@ -50,7 +50,7 @@ pub mod cost;
 mod env;
 pub mod error;
 pub mod http;
-#[cfg(feature = "mcp")]
+#[cfg(any(feature = "mcp-client", feature = "mcp-server"))]
 pub mod mcp;
 pub mod message;
 mod messages;

@@ -11,7 +11,7 @@ use crate::crate_path::sdk_path;
 use crate::tool::{expand_method, take_tool_attr};
 
 pub fn generate(mut item: ItemImpl, attrs: &AgentAttrs, docs: &str) -> syn::Result<TokenStream> {
-    if let Some((_, path, _)) = &item.trait_ {
+    if let Some((path, _)) = &item.trait_ {
         return Err(syn::Error::new_spanned(
             path,
             "`#[agent]` goes on an inherent impl block (`impl MyAgent { .. }`), not a trait impl",

@@ -76,7 +76,7 @@ impl Signature {
                  use concrete types",
             ));
         }
-        if let Some(unsafety) = &sig.unsafety {
+        if let syn::Safety::Unsafe(unsafety) = &sig.safety {
             errors.push(spanned(
                 unsafety,
                 "a tool cannot be `unsafe`: the model decides when it runs; wrap the unsafe \
@@ -106,18 +106,20 @@ impl Signature {
                          methods",
                     )),
                     ReceiverPolicy::SharedRefOnly => {
-                        if r.reference.is_none() || r.colon_token.is_some() {
-                            errors.push(spanned(
-                                &*r,
-                                "a tool method takes `&self`: the agent shares one value between \
-                                 concurrent tool calls",
-                            ));
-                        } else if r.mutability.is_some() {
-                            errors.push(spanned(
+                        match &r.kind {
+                            syn::ReceiverKind::Reference(_, _, None) => {}
+                            syn::ReceiverKind::Reference(_, _, Some(_)) => errors.push(spanned(
                                 &*r,
                                 "a tool method cannot take `&mut self`: tool calls of one turn run \
                                  in parallel; take `&self` and use a `Mutex` inside, or `State<T>`",
-                            ));
+                            )),
+                            // `self`, `mut self`, `self: Box<Self>` and any receiver form syn
+                            // adds later.
+                            _ => errors.push(spanned(
+                                &*r,
+                                "a tool method takes `&self`: the agent shares one value between \
+                                 concurrent tool calls",
+                            )),
                         }
                         has_receiver = true;
                     }

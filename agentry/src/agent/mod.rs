@@ -65,7 +65,7 @@ mod thread;
 mod toolset;
 
 pub use builder::{Agent, AgentBuilder, DEFAULT_MAX_PARALLEL_TOOLS};
-#[cfg(feature = "mcp")]
+#[cfg(feature = "mcp-server")]
 pub(crate) use dyn_args::ArgsSchema;
 pub use dyn_tool::{DynTool, FnTool, SharedDynTool, Typed};
 pub use input::Input;

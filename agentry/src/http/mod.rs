@@ -26,6 +26,7 @@ pub(crate) mod secret;
 pub mod sse;
 #[doc(hidden)]
 pub mod status;
+pub(crate) mod tls;
 mod transport;
 
 #[doc(hidden)]

@@ -1,11 +1,15 @@
 //! Tool results between MCP and agentry: a server's `CallToolResult` as a [`ToolOutput`]
 //! (client side) and a tool's [`ToolOutput`] as a `CallToolResult` (server side).
 
-use rmcp::model::{CallToolResult, ContentBlock as McpBlock, EmbeddedResource, ResourceContents};
+use rmcp::model::{CallToolResult, ContentBlock as McpBlock};
+#[cfg(feature = "mcp-client")]
+use rmcp::model::{EmbeddedResource, ResourceContents};
 use serde_json::Value;
 
 use crate::message::{ContentBlock, ImageSource};
-use crate::tool::{Artifact, ToolCallError, ToolError, ToolOutput};
+#[cfg(feature = "mcp-client")]
+use crate::tool::{Artifact, ToolError};
+use crate::tool::{ToolCallError, ToolOutput};
 
 /// A tool result's `structuredContent`, kept as the [`ToolOutput`]'s artifact.
 ///
@@ -19,6 +23,7 @@ pub struct StructuredContent(pub Value);
 
 /// Maps a server's tool result to what the model reads. `isError: true` becomes
 /// [`ToolCallError::Failed`] with the content's text.
+#[cfg(feature = "mcp-client")]
 pub(crate) fn from_mcp(tool: &str, result: CallToolResult) -> Result<ToolOutput, ToolCallError> {
     let mut content = Vec::with_capacity(result.content.len());
     for block in result.content {
@@ -45,6 +50,7 @@ pub(crate) fn from_mcp(tool: &str, result: CallToolResult) -> Result<ToolOutput,
     Ok(ToolOutput { content, artifact })
 }
 
+#[cfg(feature = "mcp-client")]
 fn block_from_mcp(block: McpBlock) -> ContentBlock {
     match block {
         McpBlock::Text(text) => ContentBlock::text(text.text),
@@ -72,6 +78,7 @@ fn block_from_mcp(block: McpBlock) -> ContentBlock {
     }
 }
 
+#[cfg(feature = "mcp-client")]
 fn resource_from_mcp(resource: EmbeddedResource) -> ContentBlock {
     match resource.resource {
         ResourceContents::TextResourceContents { uri, text, .. } => {
@@ -102,6 +109,7 @@ fn resource_from_mcp(resource: EmbeddedResource) -> ContentBlock {
 
 /// Maps a tool's output to an MCP result: text and images as content blocks, a
 /// [`StructuredContent`] artifact as `structuredContent`.
+#[cfg(feature = "mcp-server")]
 pub(crate) fn to_mcp(output: ToolOutput) -> CallToolResult {
     let content = output.content.into_iter().map(block_to_mcp).collect();
     let mut result = CallToolResult::success(content);
@@ -116,10 +124,12 @@ pub(crate) fn to_mcp(output: ToolOutput) -> CallToolResult {
 }
 
 /// A tool's failure as an MCP tool error (`isError: true`), which the calling model reads.
+#[cfg(feature = "mcp-server")]
 pub(crate) fn error_to_mcp(error: &ToolCallError) -> CallToolResult {
     CallToolResult::error(vec![McpBlock::text(error.model_message())])
 }
 
+#[cfg(feature = "mcp-server")]
 fn block_to_mcp(block: ContentBlock) -> McpBlock {
     match block {
         ContentBlock::Text { text } => McpBlock::text(text),
@@ -139,6 +149,7 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    #[cfg(feature = "mcp-client")]
     #[test]
     fn is_error_becomes_a_failed_call_with_the_text() {
         let result = CallToolResult::error(vec![McpBlock::text("no such zone")]);
@@ -146,6 +157,7 @@ mod tests {
         assert_eq!(err.to_string(), "tool `get_time` failed: no such zone");
     }
 
+    #[cfg(feature = "mcp-client")]
     #[test]
     fn structured_content_is_the_artifact_and_text_when_alone() {
         let mut result = CallToolResult::success(vec![]);
@@ -158,6 +170,7 @@ mod tests {
         );
     }
 
+    #[cfg(feature = "mcp-client")]
     #[test]
     fn images_and_resources_map_to_blocks() {
         let result = CallToolResult::success(vec![
@@ -176,11 +189,12 @@ mod tests {
         );
     }
 
+    #[cfg(feature = "mcp-server")]
     #[test]
     fn structured_artifact_goes_out_as_structured_content() {
         let out = ToolOutput {
             content: vec![ContentBlock::text("done")],
-            artifact: Some(Artifact::new(StructuredContent(json!([1, 2])))),
+            artifact: Some(crate::tool::Artifact::new(StructuredContent(json!([1, 2])))),
         };
         let result = to_mcp(out);
         assert_eq!(result.structured_content, Some(json!([1, 2])));

@@ -128,7 +128,7 @@ fn build(
     // The SDK's `user-agent` is added to each request (see `Picked::user_agent`), not set
     // here: `ClientBuilder::user_agent` would override the user's, and as a default header
     // the connector keeps a copy (for a proxy's `CONNECT`) that it clones five times a request.
-    let mut builder = reqwest::Client::builder()
+    let mut builder = crate::http::tls::client_builder()
         .default_headers(headers.clone())
         .connect_timeout(connect)
         // Refused requests are resent by the transport (see `http::refused`); reqwest's own

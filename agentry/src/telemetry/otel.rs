@@ -162,7 +162,7 @@ impl OtelConfig {
     pub fn build(self) -> Result<Otel, OtelError> {
         let handle = tokio::runtime::Handle::try_current().map_err(|_| OtelError::NoRuntime)?;
         let client = RuntimeClient {
-            client: reqwest::Client::builder()
+            client: crate::http::tls::client_builder()
                 .timeout(self.timeout)
                 .build()
                 .map_err(|e| OtelError::Build(e.to_string()))?,
