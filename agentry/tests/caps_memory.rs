@@ -18,6 +18,9 @@ use agentry::providers::openai::OpenAiModel;
 use futures::StreamExt;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
+mod peak_rss;
+use peak_rss::peak_rss;
+
 const SCENARIO_ENV: &str = "AGENTRY_CAPS_SCENARIO";
 /// What the server is willing to send (far more than any cap below).
 const SERVED: usize = 96 << 20;
@@ -124,17 +127,6 @@ fn parent() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     println!("caps_memory: {} scenarios ok", SCENARIOS.len());
-}
-
-/// Peak resident set size so far (`VmHWM`), in bytes.
-fn peak_rss() -> usize {
-    let status = std::fs::read_to_string("/proc/self/status").expect("/proc/self/status (Linux)");
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<usize>().ok())
-        .expect("VmHWM in /proc/self/status")
-        * 1024
 }
 
 fn child(name: &str) {

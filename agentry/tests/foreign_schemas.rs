@@ -16,6 +16,9 @@ use agentry::testing::MockServer;
 use agentry::{ToolDefinition, ToolOutput};
 use serde_json::{Map, Value, json};
 
+mod peak_rss;
+use peak_rss::peak_rss;
+
 const SCENARIO_ENV: &str = "AGENTRY_SCHEMA_SCENARIO";
 const SCENARIOS: &[&str] = &["depth_100", "depth_600", "depth_10000", "properties_100000"];
 /// How much a child's peak resident memory may grow once its schema is built.
@@ -133,15 +136,4 @@ fn child(name: &str) {
     let error: String = error.chars().take(300).collect();
     println!("RESULT {} {error}", peak_rss() - baseline);
     drop(agent);
-}
-
-/// Peak resident set size so far (`VmHWM`), in bytes.
-fn peak_rss() -> usize {
-    let status = std::fs::read_to_string("/proc/self/status").expect("/proc/self/status (Linux)");
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<usize>().ok())
-        .expect("VmHWM in /proc/self/status")
-        * 1024
 }
