@@ -31,15 +31,13 @@ use serde_json::{Value, json};
 mod python_env;
 
 /// The Python environment, made on first use (once for all test binaries, under a file lock).
-fn venv() -> PathBuf {
-    match python_env::ensure() {
-        Ok(env) => env.dir().to_path_buf(),
-        Err(e) => panic!("the MCP interop tests need the official Python MCP SDK: {e}"),
-    }
+fn venv() -> python_env::PythonEnv {
+    python_env::ensure()
+        .unwrap_or_else(|e| panic!("the MCP interop tests need the official Python MCP SDK: {e}"))
 }
 
 fn python() -> PathBuf {
-    venv().join("bin/python")
+    venv().python()
 }
 
 fn script(name: &str) -> String {
@@ -84,7 +82,7 @@ fn text_of(output: &ToolOutput) -> String {
 
 #[tokio::test]
 async fn the_python_time_server_s_tools_run_in_an_agent() {
-    let time = McpClient::stdio("time", venv().join("bin/mcp-server-time"))
+    let time = McpClient::stdio("time", venv().bin("mcp-server-time"))
         .args(["--local-timezone", "UTC"])
         .connect()
         .await
@@ -134,7 +132,7 @@ async fn the_python_time_server_s_tools_run_in_an_agent() {
 
 #[tokio::test]
 async fn arguments_that_break_the_server_s_schema_never_reach_it() {
-    let time = McpClient::stdio("time", venv().join("bin/mcp-server-time"))
+    let time = McpClient::stdio("time", venv().bin("mcp-server-time"))
         .connect()
         .await
         .unwrap();
@@ -165,7 +163,7 @@ async fn a_static_tool_of_the_same_name_is_a_typed_clash() {
     #[agent(tools(get_current_time))]
     struct Clock;
 
-    let time = McpClient::stdio("time", venv().join("bin/mcp-server-time"))
+    let time = McpClient::stdio("time", venv().bin("mcp-server-time"))
         .connect()
         .await
         .unwrap();
