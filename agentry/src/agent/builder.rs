@@ -244,6 +244,34 @@ where
         self
     }
 
+    /// A sampling seed, where the provider supports one (for repeatable answers).
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.parts.settings.seed = Some(seed);
+        self
+    }
+
+    /// Every request setting at once, replacing those set before.
+    ///
+    /// ```
+    /// use agentry::agent::{AgentBuilder, NoTools};
+    /// use agentry::model::ModelSettings;
+    /// use agentry::testing::{ScriptedModel, Turn};
+    ///
+    /// let settings = ModelSettings {
+    ///     temperature: Some(0.2),
+    ///     seed: Some(7),
+    ///     ..ModelSettings::default()
+    /// };
+    /// let agent = AgentBuilder::<_, _, (), ()>::new(ScriptedModel::new([Turn::text("hi")]), NoTools)
+    ///     .model_settings(settings.clone())
+    ///     .build();
+    /// assert_eq!(agent.model_settings(), &settings);
+    /// ```
+    pub fn model_settings(mut self, settings: ModelSettings) -> Self {
+        self.parts.settings = settings;
+        self
+    }
+
     /// Adds a middleware. `before_*` hooks run in the order middleware is added, `after_*`
     /// hooks in reverse, and `wrap_*` hooks nest with the first added outermost.
     pub fn middleware(mut self, middleware: impl Middleware<C, S>) -> Self
@@ -410,6 +438,12 @@ impl<T, O, C, S> Agent<T, O, C, S> {
     /// The instructions.
     pub fn instructions(&self) -> &Instructions<C, S> {
         &self.parts.instructions
+    }
+
+    /// The request settings sent on every request of a run (middleware may change them for
+    /// one request in `before_model`).
+    pub fn model_settings(&self) -> &ModelSettings {
+        &self.parts.settings
     }
 }
 

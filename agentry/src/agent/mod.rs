@@ -50,6 +50,8 @@ mod input;
 mod instructions;
 // The loop's decisions, without I/O: public so its own test suite (tests/agent_machine.rs)
 // drives it, hidden from the documented API (users see its effects through `Agent`).
+#[cfg(all(test, feature = "testing"))]
+mod future_size;
 #[doc(hidden)]
 pub mod machine;
 mod model_call;
@@ -58,6 +60,7 @@ mod one_or_many;
 mod output;
 mod output_tap;
 mod record;
+mod request;
 mod resume;
 mod run;
 mod stream;

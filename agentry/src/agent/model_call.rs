@@ -10,9 +10,7 @@ use super::builder::Agent;
 use super::event_queue::EventSender;
 use super::output_tap::OutputTap;
 use crate::messages::Messages;
-use crate::model::{
-    ChatModel, ChatRequest, ChatResponse, EventStream, ModelError, StreamEvent, Tools,
-};
+use crate::model::{ChatModel, ChatRequest, ChatResponse, EventStream, ModelError, StreamEvent};
 use crate::output::OutputSpec;
 use crate::run::AgentEvent;
 
@@ -27,30 +25,14 @@ where
     O: OutputSpec,
 {
     let parts = &agent.parts;
-    let offer_tools = with_tools && !agent.definitions.is_empty();
-    let mut request = ChatRequest {
-        messages: messages.clone(),
-        tools: if offer_tools {
-            agent.definitions.clone()
-        } else {
-            Tools::new()
-        },
-        parallel_tool_calls: parts.settings.parallel_tool_calls.filter(|_| offer_tools),
-        temperature: parts.settings.temperature,
-        top_p: parts.settings.top_p,
-        cache: if parts.settings.cache_prompt {
-            crate::model::PromptCache::system_and_tools()
-        } else {
-            crate::model::PromptCache::default()
-        },
-        max_tokens: parts.settings.max_tokens,
-        seed: parts.settings.seed,
-        ..ChatRequest::default()
-    };
-    parts
-        .output
-        .prepare(&mut request, parts.model.profile(), offer_tools);
-    request
+    super::request::build(
+        &parts.output,
+        parts.model.profile(),
+        messages.clone(),
+        agent.definitions.clone(),
+        with_tools,
+        &parts.settings,
+    )
 }
 
 /// Where a streamed request's deltas go.

@@ -11,13 +11,14 @@ use super::driver::{time_limit, within};
 use super::event_queue::EventSender;
 use super::hooks::{End, answers, counters, hook_error};
 use super::machine::Machine;
-use super::model_call::{Forward, build_request, send};
+use super::model_call::{Forward, send};
 use super::output_tap::OutputTap;
 use super::record::Record;
+use super::request::build;
 use super::toolset::Toolset;
 use crate::message::Message;
 use crate::middleware::{AfterModel, BeforeModel, ModelRequest, ReviewRequest};
-use crate::model::{ChatRequest, ChatResponse, StreamEvent, Tools};
+use crate::model::{ChatResponse, StreamEvent, Tools};
 use crate::output::{OutputParse, OutputSpec};
 use crate::run::AgentEvent;
 use crate::run::RequestUsage;
@@ -44,8 +45,8 @@ pub(super) enum MiddlewareTurn {
     Pause(ChatResponse, Vec<ReviewRequest>),
 }
 
-/// One model turn of a run with middleware: the turn's start event, [`model_turn`] with the
-/// model's deltas forwarded to `events` (a streamed run), then [`after_model`].
+/// One model turn of a run with middleware: the turn's start event, [`model_turn`] (the
+/// model's deltas forwarded to `events` in a streamed run), then [`after_model`].
 #[allow(clippy::too_many_arguments)]
 pub(super) async fn middleware_turn<T, O, C, S>(
     agent: &Agent<T, O, C, S>,
@@ -64,30 +65,12 @@ where
     C: Send + Sync + 'static,
     S: Send + Sync + 'static,
 {
-    let parts = &agent.parts;
     if let Some(events) = events {
         // A dropped receiver means the stream was dropped, which also drops this future.
         let _ = events.send(AgentEvent::TurnStart { turn });
     }
-    // Streamed deltas reach the run's stream through the model's wrappers.
-    let is_output_tool = |name: &str| parts.output.is_output_tool(name);
-    let forward = events.map(|events| {
-        let request = build_request(agent, &record.messages, with_tools);
-        Mutex::new(Forward {
-            events,
-            turn,
-            tap: OutputTap::new(&parts.output, &request),
-            is_output_tool: &is_output_tool,
-        })
-    });
-    let sink = |event| {
-        if let Some(fw) = &forward {
-            send(&mut fw.lock().unwrap_or_else(|p| p.into_inner()), event);
-        }
-    };
-    let sink: Option<&(dyn Fn(StreamEvent) + Send + Sync)> = forward.as_ref().map(|_| &sink as _);
     let turned = model_turn(
-        agent, record, context, state, machine, turn, with_tools, deadline, sink,
+        agent, record, context, state, machine, turn, with_tools, deadline, events,
     )
     .await?;
     Ok(match turned {
@@ -103,7 +86,8 @@ where
     })
 }
 
-/// `before_model` hooks, the request, and the model call through `wrap_model_call`.
+/// `before_model` hooks, the request (built by [`build`] from what the hooks left), and the
+/// model call through `wrap_model_call`, its deltas forwarded to `events` (a streamed run).
 #[allow(clippy::too_many_arguments)]
 pub(super) async fn model_turn<T, O, C, S>(
     agent: &Agent<T, O, C, S>,
@@ -114,7 +98,7 @@ pub(super) async fn model_turn<T, O, C, S>(
     turn: u32,
     with_tools: bool,
     deadline: Option<Instant>,
-    sink: Option<&(dyn Fn(StreamEvent) + Send + Sync)>,
+    events: Option<&EventSender<O::Output, S>>,
 ) -> Result<Turned, RunErrorKind>
 where
     T: Toolset<C, S>,
@@ -143,25 +127,32 @@ where
     if let Some(end) = flow.map_err(hook_error)? {
         return Ok(Turned::End(end));
     }
-    let offer_tools = with_tools && !before.tools.is_empty();
-    let mut request = ChatRequest {
-        messages: record.messages.clone(),
-        parallel_tool_calls: before.settings.parallel_tool_calls.filter(|_| offer_tools),
-        temperature: before.settings.temperature,
-        max_tokens: before.settings.max_tokens,
-        seed: before.settings.seed,
-        tools: if offer_tools {
-            before.tools
-        } else {
-            Tools::new()
-        },
-        ..ChatRequest::default()
-    };
-    parts
-        .output
-        .prepare(&mut request, before.model.profile(), offer_tools);
+    let request = build(
+        &parts.output,
+        before.model.profile(),
+        record.messages.clone(),
+        before.tools,
+        with_tools,
+        &before.settings,
+    );
     tracing::debug!(turn, messages = request.messages.len(), "model request");
     let closed = parts.output.sent_closed(&request);
+    // Streamed deltas reach the run's stream through the model's wrappers.
+    let is_output_tool = |name: &str| parts.output.is_output_tool(name);
+    let forward = events.map(|events| {
+        Mutex::new(Forward {
+            events,
+            turn,
+            tap: OutputTap::new(&parts.output, &request),
+            is_output_tool: &is_output_tool,
+        })
+    });
+    let sink = |event| {
+        if let Some(fw) = &forward {
+            send(&mut fw.lock().unwrap_or_else(|p| p.into_inner()), event);
+        }
+    };
+    let sink: Option<&(dyn Fn(StreamEvent) + Send + Sync)> = forward.as_ref().map(|_| &sink as _);
     let request = ModelRequest {
         model: before.model,
         request,
