@@ -27,6 +27,9 @@ const TEST: &str = "sigkill_at_random_points_never_reruns_a_committed_call";
 struct Log {
     path: PathBuf,
     thread: String,
+    /// Set in the hold test's first child: `observe` of this step waits there to be killed,
+    /// once the checkpoint holds `record`'s result of the same step.
+    hold: Option<(u32, Arc<dyn Checkpointer>)>,
 }
 
 impl Log {
@@ -67,10 +70,37 @@ async fn record(step: u32, log: Context<Log>) -> String {
 /// * `step` - The step.
 #[tool(idempotent)]
 async fn observe(step: u32, log: Context<Log>) -> String {
+    if let Some((at, checkpointer)) = &log.hold
+        && *at == step
+    {
+        hold(step, &log, &**checkpointer).await;
+    }
     jitter().await;
     log.append("observe", step);
     jitter().await;
     format!("observed {step}")
+}
+
+/// Waits (at most 5 s) until the thread's checkpoint holds the result of `record`'s call of
+/// `step`, says so in the log, and waits to be killed.
+async fn hold(step: u32, log: &Log, checkpointer: &dyn Checkpointer) {
+    let call = format!("r{step}");
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while Instant::now() < deadline {
+        let latest = checkpointer.latest(&log.thread).await.unwrap();
+        let saved = latest.is_some_and(|c| {
+            c.counters.to_string().contains(&format!("\"{call}\""))
+                || c.messages
+                    .iter()
+                    .any(|m| matches!(m, Message::Tool(t) if t.call_id == call))
+        });
+        if saved {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    log.append("holding", step);
+    std::future::pending::<()>().await;
 }
 
 /// You record steps.
@@ -106,9 +136,18 @@ async fn child() {
         .checkpointer(checkpointer)
         .build();
     let thread_id = var("CRASH_THREAD");
+    let hold = match std::env::var("CRASH_HOLD") {
+        Ok(step) => Some((
+            step.parse().unwrap(),
+            Arc::new(SqliteCheckpointer::open(var("CRASH_DB")).await.unwrap())
+                as Arc<dyn Checkpointer>,
+        )),
+        Err(_) => None,
+    };
     let log = Log {
         path: var("CRASH_LOG").into(),
         thread: thread_id.clone(),
+        hold,
     };
     let thread = agent.thread(&thread_id);
     let outcome = match thread.status().await.unwrap() {
@@ -120,8 +159,23 @@ async fn child() {
 }
 
 fn spawn_child(db: &Path, url: &str, thread: &str, log: &Path) -> std::process::Child {
-    Command::new(std::env::current_exe().unwrap())
-        .args([TEST, "--exact", "--nocapture", "--test-threads=1"])
+    spawn_child_of(TEST, db, url, thread, log, None)
+}
+
+fn spawn_child_of(
+    test: &str,
+    db: &Path,
+    url: &str,
+    thread: &str,
+    log: &Path,
+    hold: Option<u32>,
+) -> std::process::Child {
+    let mut command = Command::new(std::env::current_exe().unwrap());
+    if let Some(step) = hold {
+        command.env("CRASH_HOLD", step.to_string());
+    }
+    command
+        .args([test, "--exact", "--nocapture", "--test-threads=1"])
         .env("AGENTRY_CRASH_CHILD", "1")
         .env("CRASH_DB", db)
         .env("CRASH_URL", url)
@@ -338,6 +392,79 @@ async fn sigkill_at_random_points_never_reruns_a_committed_call() {
             .count();
     }
     eprintln!("{reported} in-flight calls reported as not completed");
+}
+
+const HOLD_TEST: &str = "a_call_that_finished_before_the_kill_is_not_reported_lost";
+
+/// Deterministic: a child is killed while `observe` of step 3 still runs and `record` of the
+/// same step has finished (the checkpoint holds its result); the recovery keeps that result
+/// and does not report the call as lost, and `record` 3 ran once.
+#[tokio::test]
+async fn a_call_that_finished_before_the_kill_is_not_reported_lost() {
+    if std::env::var_os("AGENTRY_CRASH_CHILD").is_some() {
+        return child().await;
+    }
+    const STEP: u32 = 3;
+    let server = MockServer::with_handler(model).await;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("threads.db");
+    let log_path = dir.path().join("effects.log");
+    let checkpointer = SqliteCheckpointer::open(&db).await.unwrap();
+    let mut first = spawn_child_of(HOLD_TEST, &db, &server.url(), "h", &log_path, Some(STEP));
+    let holding = format!("h holding {STEP}");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !std::fs::read_to_string(&log_path).is_ok_and(|log| log.contains(&holding)) {
+        assert!(
+            Instant::now() < deadline,
+            "the child never reached step {STEP}"
+        );
+        if let Some(status) = first.try_wait().unwrap() {
+            panic!(
+                "the child ended ({status}) before step {STEP}: {}",
+                stderr(&mut first)
+            );
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    first.kill().unwrap();
+    wait(&mut first).await;
+
+    let mut second = spawn_child_of(HOLD_TEST, &db, &server.url(), "h", &log_path, None);
+    let status = wait(&mut second).await;
+    assert!(
+        status.success(),
+        "the recovery failed: {}",
+        stderr(&mut second)
+    );
+
+    let latest = checkpointer.latest("h").await.unwrap().expect("the thread");
+    let answer = latest
+        .messages
+        .iter()
+        .find_map(|m| match m {
+            Message::Tool(t) if t.call_id == format!("r{STEP}") => Some(t),
+            _ => None,
+        })
+        .expect("record's call is answered");
+    assert!(
+        !answer.is_error,
+        "record {STEP} finished before the kill but was reported: {}",
+        Message::Tool(answer.clone()).text()
+    );
+    assert_eq!(
+        Message::Tool(answer.clone()).text(),
+        format!("recorded {STEP}")
+    );
+    let log = std::fs::read_to_string(&log_path).unwrap();
+    let ran = log
+        .lines()
+        .filter(|l| *l == format!("h record {STEP}"))
+        .count();
+    assert_eq!(ran, 1, "record {STEP} ran {ran} times:\n{log}");
+    assert_eq!(
+        latest.messages.last().map(Message::text).as_deref(),
+        Some("done")
+    );
 }
 
 fn stderr(child: &mut std::process::Child) -> String {

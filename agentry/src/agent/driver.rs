@@ -1,4 +1,5 @@
-//! The async driver: does the I/O the [`Machine`](super::machine::Machine) decides on.
+//! The async driver: awaits the I/O that [`RunCore`]'s phases hand it (model calls, tool
+//! groups, checkpoints, middleware hooks); the [`Machine`](super::machine::Machine) decides.
 //!
 //! Nothing is spawned: model calls and tool calls are futures polled by the run's own future
 //! (tool calls of one batch through `buffered`), so dropping the run cancels all of them.
@@ -8,33 +9,26 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures::future::Either;
+use futures::future::{BoxFuture, Either};
 use futures::{FutureExt, StreamExt};
 use tokio::time::Instant;
 
 use super::builder::Agent;
-use super::call::{Planned, group_len, plan, run_call, tool_message};
+use super::call::{Planned, group_len, run_call, tool_message};
+use super::core::{Answered, CallResult, RunCore};
 use super::event_queue::{EventReceiver, EventSender, event_queue};
 use super::finish::{finish, finish_plain};
-use super::history;
 use super::hooks;
-use super::instructions::Instructions;
-use super::machine::{AfterResponse, AfterTools, CallOutcome, Next, Stop};
-use super::model_call::{Forward, build_request, call_model};
-use super::model_turn;
+use super::model_call::{Forward, call_model};
+use super::model_turn::{self, MiddlewareTurn};
 use super::one_or_many::OneOrMany;
 use super::output_tap::OutputTap;
 use super::resume::Start;
 use super::thread::{Journal, SavePoint};
 use super::toolset::Toolset;
-use crate::message::{AssistantMessage, Message, ToolCall};
-use crate::model::ChatResponse;
-use crate::output::{OutputParse, OutputSpec};
-use crate::run::AgentEvent;
-use crate::run::Limit;
-use crate::run::Outcome;
-use crate::run::{RequestUsage, Step, StopReason};
-use crate::run::{RunError, RunErrorKind};
+use crate::message::{Message, ToolCall};
+use crate::output::OutputSpec;
+use crate::run::{AgentEvent, Limit, Outcome, RunError, RunErrorKind, StopReason};
 use crate::telemetry;
 use crate::tool::ToolRuntime;
 
@@ -96,7 +90,9 @@ where
     ))
 }
 
-/// The loop.
+/// The loop: awaits what [`RunCore`]'s phases hand it, in order — a checkpoint, the
+/// `before_agent` hooks, then per turn the model's answer, each group of tool calls, and a
+/// checkpoint after the tools.
 async fn drive_loop<T, O, C, S>(
     agent: &Agent<T, O, C, S>,
     start: Start<S>,
@@ -110,268 +106,140 @@ where
     C: Send + Sync + 'static,
     S: Send + Sync + 'static,
 {
-    let parts = &agent.parts;
-    // The clock is read only for a run with a time limit.
-    let started = parts
-        .policy
-        .limits
-        .max_execution_time
-        .map(|limit| (Instant::now(), limit));
-    let deadline = started.map(|(at, limit)| at + limit);
-    let hooks::Begin {
-        mut machine,
-        mut state,
-        mut record,
-        mut replay,
-        input,
-    } = hooks::start(agent, start);
-    let has_system = match input {
-        // A resumed run: its transcript already has the instructions.
-        None => !matches!(parts.instructions, Instructions::None),
-        Some(input) => {
-            record.messages = input.into_messages().into();
-            // A history whose last answer has calls without results (written by hand, or
-            // saved before they ran) would be rejected by the provider: answer them first.
-            let repaired = history::answer_pending(
-                &mut record.messages,
-                "Not run: the conversation went on without this call.",
-                true,
-            );
-            if repaired > 0 {
-                tracing::debug!(
-                    repaired,
-                    "answered tool calls left pending in the given history"
-                );
-            }
-            match parts.instructions.render(&context, &state) {
-                Some(text) => {
-                    match record.messages.first_mut() {
-                        Some(Message::System { content }) => *content = text,
-                        _ => record.messages.insert(0, Message::system(text)),
-                    }
-                    true
-                }
-                None => false,
-            }
-        }
-    };
-    let emit = |event: AgentEvent<O::Output, S>| {
-        if let Some(sinks) = &sinks {
-            // A dropped receiver means the stream was dropped, which also drops this future.
-            let _ = sinks.events.send(event);
-        }
-    };
+    let mut core = RunCore::begin(agent, start, context, sinks);
     if let Some(j) = journal.as_deref_mut()
-        && let Err(kind) = j.save(SavePoint::Started, &record, &state, &machine).await
+        && let Err(kind) = save(j, SavePoint::Started, &core).await
     {
-        return Err(record.fail(kind));
+        return Err(core.fail(kind));
     }
-    let mut decided = Vec::new();
-    if replay.is_none() && !parts.middleware.is_empty() {
-        match Box::pin(hooks::before_agent(
-            agent,
-            &mut record,
-            &context,
-            &mut state,
-        ))
-        .await
-        {
+    if !core.is_replaying() && core.has_middleware() {
+        let RunCore {
+            record,
+            context,
+            state,
+            ..
+        } = &mut core;
+        match Box::pin(hooks::before_agent(agent, record, context, state)).await {
             Ok(None) => {}
-            Ok(Some(end)) => {
-                return Box::pin(hooks::end_with(agent, record, &context, state, end)).await;
-            }
-            Err(kind) => return Err(record.fail(kind)),
+            Ok(Some(end)) => return end_with(core, end).await,
+            Err(kind) => return Err(core.fail(kind)),
         }
     }
-
     loop {
-        let elapsed = started.map_or(Duration::ZERO, |(at, _)| at.elapsed());
-        let (turn, with_tools) = match machine.before_request(elapsed) {
-            Next::Request { turn } => (turn, true),
-            Next::FinalRequest { turn, prompt, .. } => {
-                record.messages.push(Message::user(prompt));
-                (turn, false)
-            }
-            Next::Stop(Stop::Limit(limit)) => {
-                return Err(record.fail(RunErrorKind::LimitExceeded(limit)));
-            }
+        let turn = match core.next_turn() {
+            Ok(turn) => turn,
+            Err(limit) => return Err(core.fail(RunErrorKind::LimitExceeded(limit))),
         };
-        if has_system
-            && turn > 1
-            && parts.instructions.is_dynamic()
-            && let (Some(text), Some(Message::System { content })) = (
-                parts.instructions.render(&context, &state),
-                record.messages.first_mut(),
-            )
-        {
-            *content = text;
-        }
         // The answer, taken apart inside a block: what it held (and the request) is not kept
         // in the run's future across the tool calls' awaits.
         let mut calls = {
-            let (calls, after) = {
-                let (answer, closed) = if let Some(replayed) = replay.take() {
-                    // A resumed pause: the answer is already known.
-                    emit(AgentEvent::TurnStart { turn });
-                    decided = replayed.decided;
-                    let request = build_request(agent, &record.messages, with_tools);
-                    (
-                        Some(Ok(replayed.answer)),
-                        parts.output.sent_closed(&request),
-                    )
-                } else if parts.middleware.is_empty() {
-                    let is_output_tool = |name: &str| parts.output.is_output_tool(name);
-                    let closed;
-                    // The request is moved into the call inside this block, so it is not kept beside
-                    // the call's future while it is awaited.
-                    let answer = {
-                        let request = build_request(agent, &record.messages, with_tools);
-                        closed = parts.output.sent_closed(&request);
-                        tracing::debug!(turn, messages = request.messages.len(), "model request");
-                        emit(AgentEvent::TurnStart { turn });
-                        let forward = sinks.as_ref().map(|s| Forward {
-                            events: &s.events,
-                            turn,
-                            tap: OutputTap::new(&parts.output, &request),
-                            is_output_tool: &is_output_tool,
-                        });
-                        within(deadline, call_model(&*parts.model, request, forward))
-                    }
-                    .await;
-                    (answer, closed)
-                } else {
-                    // Boxed: a turn through middleware holds much more across its awaits than a plain
-                    // one, and the run's future would carry that room (and its copies) without it.
-                    let turned = Box::pin(model_turn::middleware_turn(
-                        agent,
-                        &mut record,
-                        &context,
-                        &mut state,
-                        &mut machine,
-                        turn,
-                        with_tools,
-                        deadline,
-                        sinks.as_ref().map(|s| &s.events),
-                    ))
-                    .await;
-                    match turned {
-                        Ok(model_turn::MiddlewareTurn::Answer(response, closed)) => {
-                            (Some(Ok(response)), closed)
-                        }
-                        Ok(model_turn::MiddlewareTurn::Again) => continue,
-                        Ok(model_turn::MiddlewareTurn::End(end)) => {
-                            return Box::pin(hooks::end_with(agent, record, &context, state, end))
-                                .await;
-                        }
-                        Ok(model_turn::MiddlewareTurn::Pause(response, reviews)) => {
-                            return hooks::pause(record, state, &machine, turn, response, reviews);
-                        }
-                        Err(kind) => return Err(record.fail(kind)),
-                    }
-                };
-                let response = match answer {
-                    Some(Ok(response)) => response,
-                    Some(Err(error)) => return Err(record.fail(RunErrorKind::Model(error))),
-                    None => return Err(record.fail(time_limit(agent))),
-                };
-                let ChatResponse {
-                    message,
-                    usage,
-                    model,
-                    ..
-                } = response;
-                record.usage += usage;
-                if let Some(prices) = &parts.prices {
-                    match crate::cost::charge(prices, &model, parts.model.model_name(), &usage) {
-                        Ok(cost) => machine.add_cost(cost),
-                        Err(e) => return Err(record.fail(RunErrorKind::Cost(e))),
-                    }
-                }
-                record.request_usage.push(RequestUsage {
-                    model,
-                    usage,
-                    agent: None,
-                });
-                emit(AgentEvent::Usage { turn, usage });
-                if sinks.is_some() {
-                    emit(AgentEvent::Response {
-                        turn,
-                        message: Box::new(message.clone()),
+            let (response, closed) = if let Some(replayed) = core.take_replay(turn) {
+                replayed
+            } else if !core.has_middleware() {
+                let is_output_tool = |name: &str| agent.parts.output.is_output_tool(name);
+                let closed;
+                // The request is moved into the call inside this block, so it is not kept
+                // beside the call's future while it is awaited.
+                let answer = {
+                    let request = core.request(turn);
+                    closed = agent.parts.output.sent_closed(&request);
+                    tracing::debug!(
+                        turn = turn.number,
+                        messages = request.messages.len(),
+                        "model request"
+                    );
+                    core.emit(AgentEvent::TurnStart { turn: turn.number });
+                    let forward = core.sinks.as_ref().map(|s| Forward {
+                        events: &s.events,
+                        turn: turn.number,
+                        tap: OutputTap::new(&agent.parts.output, &request),
+                        is_output_tool: &is_output_tool,
                     });
+                    within(
+                        core.deadline,
+                        call_model(&*agent.parts.model, request, forward),
+                    )
                 }
-                let parse = crate::protocol::parse_answer(&parts.output, &message, closed);
-                // Copied for the steps; a round of one call copies no list.
-                let calls = OneOrMany::new(message.tool_calls.iter().cloned());
-                record.messages.push(Message::Assistant(message));
-                (calls, machine.after_response(usage, parse))
+                .await;
+                match answer {
+                    Some(Ok(response)) => (response, closed),
+                    Some(Err(error)) => return Err(core.fail(RunErrorKind::Model(error))),
+                    None => return Err(core.fail(time_limit(agent))),
+                }
+            } else {
+                // Boxed: a turn through middleware holds much more across its awaits than a
+                // plain one, and the run's future would carry that room (and its copies)
+                // without it.
+                let RunCore {
+                    record,
+                    context,
+                    state,
+                    machine,
+                    sinks,
+                    deadline,
+                    ..
+                } = &mut core;
+                let turned = Box::pin(model_turn::middleware_turn(
+                    agent,
+                    record,
+                    context,
+                    state,
+                    machine,
+                    turn.number,
+                    turn.with_tools,
+                    *deadline,
+                    sinks.as_ref().map(|s| &s.events),
+                ))
+                .await;
+                match turned {
+                    Ok(MiddlewareTurn::Answer(response, closed)) => (response, closed),
+                    Ok(MiddlewareTurn::Again) => continue,
+                    Ok(MiddlewareTurn::End(end)) => return end_with(core, end).await,
+                    Ok(MiddlewareTurn::Pause(response, reviews)) => {
+                        let RunCore {
+                            record,
+                            state,
+                            machine,
+                            ..
+                        } = core;
+                        return hooks::pause(
+                            record,
+                            state,
+                            &machine,
+                            turn.number,
+                            response,
+                            reviews,
+                        );
+                    }
+                    Err(kind) => return Err(core.fail(kind)),
+                }
             };
-
-            match after {
-                AfterResponse::Finish {
-                    output,
-                    stop_reason,
-                } => {
-                    // A final answer that also called tools (e.g. an output tool beside ordinary
-                    // ones) leaves calls unanswered; answer them so the history stays valid.
-                    let unanswered: Vec<ToolCall> = calls
-                        .into_iter()
-                        .filter(|c| !parts.output.is_output_tool(&c.name))
-                        .collect();
-                    record.skip(&unanswered, "the run ended with the final answer");
-                    if parts.middleware.is_empty() {
-                        return finish_plain(record, state, output, stop_reason);
+            match core.answered(turn, response, closed) {
+                Ok(Answered::RunTools(calls)) => calls,
+                Ok(Answered::Again) => continue,
+                Ok(Answered::Finish(output, stop_reason)) => {
+                    if !core.has_middleware() {
+                        return finish_plain(core.record, core.state, output, stop_reason);
                     }
-                    return Box::pin(finish(agent, &context, record, state, output, stop_reason))
-                        .await;
+                    return finish_run(core, output, stop_reason).await;
                 }
-                AfterResponse::Fail(kind) => return Err(record.fail(kind)),
-                AfterResponse::Correct(feedback) => {
-                    record.messages.extend(feedback);
-                    continue;
-                }
-                AfterResponse::RunTools => {
-                    if let Some(j) = journal.as_deref_mut()
-                        && let Err(kind) =
-                            j.save(SavePoint::Answered, &record, &state, &machine).await
-                    {
-                        return Err(record.fail(kind));
-                    }
-                }
+                Err(kind) => return Err(core.fail(kind)),
             }
-            calls
         };
+        if let Some(j) = journal.as_deref_mut()
+            && let Err(kind) = save(j, SavePoint::Answered, &core).await
+        {
+            return Err(core.fail(kind));
+        }
 
         // Plan every call, then run them in groups: consecutive concurrent calls together,
         // each sequential call alone.
-        let mut planned: OneOrMany<Planned<'_, T::Call, C, S>> =
-            OneOrMany::new(calls.as_slice().iter().map(|call| {
-                hooks::decided(&mut decided, call).unwrap_or_else(|| plan(agent, call))
-            }));
+        let mut planned = core.plan(calls.as_slice());
         let mut start = 0;
         while !planned.as_slice().is_empty() {
             let range = start..start + group_len(planned.as_slice());
             start = range.end;
-            let group_calls = &calls.as_slice()[range.clone()];
-
-            // What sub-agents run by this batch inherit (model, budget, usage and event sinks).
-            let scope = super::batch_scope::batch_scope(
-                agent,
-                deadline,
-                machine.usage(),
-                sinks.as_ref().map(|s| &s.events),
-            );
-            let base = {
-                let rt = ToolRuntime::from_parts(Arc::clone(&context), Arc::clone(&state))
-                    .with_scope(Arc::clone(&scope));
-                let rt = match &parts.store {
-                    Some(store) => rt.with_store(store.clone()),
-                    None => rt,
-                };
-                match &sinks {
-                    Some(sinks) => rt.with_custom_sink(sinks.events.custom_sink()),
-                    None => rt,
-                }
-            };
+            let (scope, base) = core.tool_runtime();
             // Whether each call's tool is `return_direct`; one call (the common case) needs no
             // list, and is awaited as it is, without a buffered stream.
             let mut flags = Vec::new();
@@ -382,24 +250,34 @@ where
                 let run = {
                     let Some(p) = planned.next() else { break };
                     one_flag = p.return_direct;
-                    run_call(agent, &base, &group_calls[0], p.dispatch, p.timeout)
+                    run_call(
+                        agent,
+                        &base,
+                        &calls.as_slice()[range.start],
+                        p.dispatch,
+                        p.timeout,
+                    )
                 };
-                within(deadline, run)
+                within(core.deadline, run)
                     .await
                     .map(|result| OneOrMany::One(Some(result)))
             } else {
-                // A loop, not `map`: a closure here trips the `Send` check of the boxed run.
-                let mut runs = Vec::with_capacity(range.len());
-                flags.reserve(range.len());
-                for (p, call) in planned.by_ref().take(range.len()).zip(group_calls) {
-                    flags.push(p.return_direct);
-                    runs.push(run_call(agent, &base, call, p.dispatch, p.timeout));
-                }
+                let group = planned.by_ref().take(range.len());
+                let runs = group_runs(
+                    agent,
+                    &base,
+                    group,
+                    &calls.as_slice()[range.clone()],
+                    &mut flags,
+                );
                 within(
-                    deadline,
-                    futures::stream::iter(runs)
-                        .buffered(parts.max_parallel_tools)
-                        .collect::<Vec<_>>(),
+                    core.deadline,
+                    Box::pin(await_group(
+                        runs,
+                        &mut core,
+                        journal.as_deref_mut(),
+                        &calls.as_slice()[range.clone()],
+                    )),
                 )
                 .await
                 .map(|results| OneOrMany::Many(results.into_iter()))
@@ -410,118 +288,157 @@ where
                 &flags[..]
             };
             drop(base);
-            machine.add_usage(scope.absorb(&mut record.usage, &mut record.request_usage));
-            let Some(mut results) = results else {
-                record.skip(
-                    &calls.as_slice()[range.start..],
-                    "the run's time limit was reached",
-                );
-                return Err(record.fail(time_limit(agent)));
-            };
-
-            // State updates of successful calls, applied in the order the model emitted the
-            // calls, now that no tool holds the snapshot.
-            for (result, updates) in results.as_mut_slice() {
-                if result.is_ok() && !updates.is_empty() {
-                    let Some(target) = Arc::get_mut(&mut state) else {
-                        record.skip(&calls.as_slice()[range.start..], "the run stopped");
-                        return Err(record.fail(RunErrorKind::StateInUse));
-                    };
-                    updates.take().apply(target);
+            let last = planned.as_slice().is_empty();
+            match core.group_done(turn, calls.as_mut_slice(), range, scope, results, flags) {
+                Ok(None) => {}
+                Ok(Some((output, stop_reason))) => {
+                    if !core.has_middleware() {
+                        return finish_plain(core.record, core.state, output, stop_reason);
+                    }
+                    return finish_run(core, output, stop_reason).await;
                 }
+                Err(kind) => return Err(core.fail(kind)),
             }
-
-            for (call, (result, _)) in group_calls.iter().zip(results.as_slice()) {
-                record.messages.push(tool_message(call, result));
-            }
-            // What the batch decides, worked out in a block so that nothing it held is kept
-            // in the run's future across the final `finish`.
-            let direct = {
-                let verdict = {
-                    let mut outcomes = group_calls.iter().zip(results.as_slice()).zip(flags).map(
-                        |((call, (result, _)), &return_direct)| CallOutcome {
-                            tool: &call.name,
-                            return_direct,
-                            result,
-                        },
-                    );
-                    if range.len() == 1 {
-                        match outcomes.next() {
-                            Some(one) => machine.after_tools(std::slice::from_ref(&one)),
-                            None => AfterTools::Continue,
-                        }
-                    } else {
-                        machine.after_tools(&outcomes.collect::<Vec<_>>())
-                    }
-                };
-                let first_step = record.steps.len();
-                // The group's calls are done with (later error paths only skip the calls after
-                // the group): each moves into its step.
-                for (call, (result, _)) in
-                    calls.as_mut_slice()[range.clone()].iter_mut().zip(results)
-                {
-                    let step = Step {
-                        turn,
-                        call: std::mem::replace(call, ToolCall::new("", "", "")),
-                        result,
-                    };
-                    if sinks.is_some() {
-                        emit(AgentEvent::ToolResult(Box::new(step.clone())));
-                    }
-                    record.steps.push(step);
-                }
-                match verdict {
-                    AfterTools::Continue => None,
-                    AfterTools::Fail(kind) => {
-                        record.skip(&calls.as_slice()[range.end..], "the run stopped");
-                        return Err(record.fail(kind));
-                    }
-                    AfterTools::ReturnDirect(index) => {
-                        record.skip(&calls.as_slice()[range.end..], "a tool ended the run");
-                        let step = &record.steps[first_step + index];
-                        let tool = step.call.name.clone();
-                        let content = match &step.result {
-                            Ok(output) => output.content.clone(),
-                            Err(_) => Vec::new(),
-                        };
-                        let parsed = parts.output.parse(&AssistantMessage {
-                            content,
-                            ..AssistantMessage::default()
-                        });
-                        match parsed {
-                            OutputParse::Done(output) => {
-                                Some((output, StopReason::ReturnDirect { tool }))
-                            }
-                            OutputParse::Retry { error, .. } | OutputParse::Refused(error) => {
-                                return Err(
-                                    record.fail(RunErrorKind::ReturnDirectOutput { tool, error })
-                                );
-                            }
-                            OutputParse::Continue => {
-                                let error = "it was not accepted as a final answer".to_string();
-                                return Err(
-                                    record.fail(RunErrorKind::ReturnDirectOutput { tool, error })
-                                );
-                            }
-                        }
-                    }
-                }
-            };
-            if let Some((output, stop_reason)) = direct {
-                if parts.middleware.is_empty() {
-                    return finish_plain(record, state, output, stop_reason);
-                }
-                return Box::pin(finish(agent, &context, record, state, output, stop_reason)).await;
+            // A group that is not the answer's last: its results are saved now, so a crash
+            // in a later group does not count them as lost.
+            if !last
+                && let Some(j) = journal.as_deref_mut()
+                && let Err(kind) = save(j, SavePoint::CallDone, &core).await
+            {
+                return Err(core.fail(kind));
             }
         }
         if let Some(j) = journal.as_deref_mut()
-            && let Err(kind) = j
-                .save(SavePoint::ToolsDone, &record, &state, &machine)
-                .await
+            && let Err(kind) = save(j, SavePoint::ToolsDone, &core).await
         {
-            return Err(record.fail(kind));
+            return Err(core.fail(kind));
         }
     }
+}
+
+/// Saves the run at `point`.
+fn save<'j, T, O: OutputSpec, C, S>(
+    journal: &'j mut (dyn Journal<S> + Send),
+    point: SavePoint,
+    core: &'j RunCore<'_, T, O, C, S>,
+) -> BoxFuture<'j, Result<(), RunErrorKind>> {
+    journal.save(point, &core.record, &core.state, &core.machine)
+}
+
+/// The futures of a group of calls that run together, with their `return_direct` flags
+/// pushed to `flags`.
+fn group_runs<'r, 'p: 'r, T, O, C, S>(
+    agent: &'r Agent<T, O, C, S>,
+    base: &'r ToolRuntime<C, S>,
+    group: impl Iterator<Item = Planned<'p, T::Call, C, S>>,
+    calls: &'r [ToolCall],
+    flags: &mut Vec<bool>,
+) -> Vec<impl Future<Output = CallResult<S>> + 'r>
+where
+    T: Toolset<C, S>,
+    O: OutputSpec,
+    C: Send + Sync + 'static,
+    S: Send + Sync + 'static,
+{
+    // A loop, not `map`: a closure here trips the `Send` check of the boxed run.
+    let mut runs = Vec::with_capacity(calls.len());
+    flags.reserve(calls.len());
+    for (p, call) in group.zip(calls) {
+        flags.push(p.return_direct);
+        runs.push(run_call(agent, base, call, p.dispatch, p.timeout));
+    }
+    runs
+}
+
+/// Awaits a group's calls, at most `max_parallel_tools` at once, and returns their results in
+/// the calls' order. In a thread, each result is saved as its call completes (LangGraph's
+/// `put_writes`): a crash later in the group does not count finished calls as lost. A call
+/// that queued state updates is saved with the group, when its updates are applied.
+async fn await_group<'j, T, O, C, S, F>(
+    runs: Vec<F>,
+    core: &mut RunCore<'_, T, O, C, S>,
+    journal: Option<&mut (dyn Journal<S> + Send + 'j)>,
+    calls: &[ToolCall],
+) -> Vec<CallResult<S>>
+where
+    T: Toolset<C, S>,
+    O: OutputSpec,
+    C: Send + Sync + 'static,
+    S: Send + Sync + 'static,
+    F: Future<Output = CallResult<S>>,
+{
+    let max = core.agent.parts.max_parallel_tools;
+    let Some(journal) = journal else {
+        return futures::stream::iter(runs).buffered(max).collect().await;
+    };
+    let mut results: Vec<Option<CallResult<S>>> = (0..runs.len()).map(|_| None).collect();
+    let mut done = futures::stream::iter(
+        runs.into_iter()
+            .enumerate()
+            .map(|(i, run)| run.map(move |r| (i, r))),
+    )
+    .buffer_unordered(max);
+    while let Some((index, result)) = done.next().await {
+        if result.1.is_empty()
+            && let Message::Tool(message) = tool_message(&calls[index], &result.0)
+        {
+            core.record.completed.push(message);
+            if let Err(kind) = save(journal, SavePoint::CallDone, core).await {
+                // The call's result stands; only its early save failed, and the group's save
+                // will try again.
+                tracing::warn!(error = %kind, "a tool result could not be saved as it completed");
+            }
+        }
+        results[index] = Some(result);
+    }
+    // The transcript takes the group's results together, in the model's order.
+    core.record.completed.clear();
+    results.into_iter().flatten().collect()
+}
+
+/// Ends a run that has middleware with its output, through the `after_agent` hooks. (A run
+/// without ends at once, with `finish_plain`, not through this future.)
+async fn finish_run<T, O, C, S>(
+    core: RunCore<'_, T, O, C, S>,
+    output: O::Output,
+    stop_reason: StopReason,
+) -> RunEnd<O::Output, S>
+where
+    T: Toolset<C, S>,
+    O: OutputSpec,
+    C: Send + Sync + 'static,
+    S: Send + Sync + 'static,
+{
+    Box::pin(finish(
+        core.agent,
+        &core.context,
+        core.record,
+        core.state,
+        output,
+        stop_reason,
+    ))
+    .await
+}
+
+/// Ends the run as a hook decided.
+async fn end_with<T, O, C, S>(
+    core: RunCore<'_, T, O, C, S>,
+    end: hooks::End,
+) -> RunEnd<O::Output, S>
+where
+    T: Toolset<C, S>,
+    O: OutputSpec,
+    C: Send + Sync + 'static,
+    S: Send + Sync + 'static,
+{
+    Box::pin(hooks::end_with(
+        core.agent,
+        core.record,
+        &core.context,
+        core.state,
+        end,
+    ))
+    .await
 }
 
 /// `fut`, or `None` when the deadline passes first.

@@ -50,6 +50,7 @@ mod input;
 mod instructions;
 // The loop's decisions, without I/O: public so its own test suite (tests/agent_machine.rs)
 // drives it, hidden from the documented API (users see its effects through `Agent`).
+mod core;
 #[cfg(all(test, feature = "testing"))]
 mod future_size;
 #[doc(hidden)]

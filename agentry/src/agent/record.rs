@@ -13,6 +13,10 @@ pub(super) struct Record {
     pub(super) usage: Usage,
     pub(super) request_usage: Vec<RequestUsage>,
     pub(super) steps: Vec<Step>,
+    /// Results of the answer in flight whose calls completed before the rest of their group:
+    /// saved with the run's bookkeeping (not in the transcript, which takes every result of a
+    /// group at once, in the model's order), so a crash does not count them as lost.
+    pub(super) completed: Vec<ToolResultMessage>,
 }
 
 impl Record {

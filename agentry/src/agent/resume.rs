@@ -42,6 +42,9 @@ pub(crate) struct Replay {
     pub(crate) answer: ChatResponse,
     /// The calls answered by the reviewer, by call id.
     pub(crate) decided: Vec<(String, Result<ToolOutput, ToolCallError>)>,
+    /// Tool messages of decided calls to put in the transcript as they are (results saved
+    /// before a crash); other decided calls get theirs from the result.
+    pub(crate) verbatim: Vec<crate::message::Message>,
 }
 
 impl<T, O, C, S> Agent<T, O, C, S>
@@ -194,6 +197,7 @@ where
             replay: Some(Box::new(Replay {
                 answer: response,
                 decided,
+                verbatim: Vec::new(),
             })),
         })
     }

@@ -11,7 +11,7 @@ use serde_json::Value;
 use super::ThreadError;
 use crate::agent::machine::{Counters, Machine};
 use crate::agent::record::Record;
-use crate::message::Message;
+use crate::message::{Message, ToolResultMessage};
 use crate::persist::{CheckpointWrite, Checkpointer, Lease};
 use crate::run::Outcome;
 use crate::run::{PartialRun, RunError, RunErrorKind};
@@ -24,6 +24,9 @@ pub(crate) enum SavePoint {
     Started,
     /// A model answer whose tool calls are about to run.
     Answered,
+    /// Some calls of that answer have their results (saved as each completes, or after a
+    /// group of calls); the answer is still in flight.
+    CallDone,
     /// Every call of that answer has its result.
     ToolsDone,
 }
@@ -74,6 +77,9 @@ pub(crate) struct RunInfo {
     /// Set while an answer's calls run: the thread's last message is that answer.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) answer: Option<AnswerInfo>,
+    /// Results of the answer's calls that completed before the rest of their group.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) completed: Vec<ToolResultMessage>,
 }
 
 impl RunInfo {
@@ -191,6 +197,7 @@ impl ThreadJournal {
                             machine: pause.snapshot.counters.clone(),
                             run_start: self.run_start,
                             answer: None,
+                            completed: Vec::new(),
                         };
                         let usage = pause.snapshot.usage;
                         self.write(&pause.snapshot.messages, state, usage, info, Some(pending))
@@ -249,6 +256,8 @@ impl<S: Serialize + Send + Sync> Journal<S> for ThreadJournal {
                 usage: r.usage,
                 model: r.model.clone(),
             }),
+            // The answer stays in flight: its calls without results are found on recovery.
+            SavePoint::CallDone => self.answer.take(),
             SavePoint::Started | SavePoint::ToolsDone => None,
         };
         let info = RunInfo {
@@ -256,6 +265,10 @@ impl<S: Serialize + Send + Sync> Journal<S> for ThreadJournal {
             machine: machine.counters(),
             run_start: self.run_start,
             answer: self.answer.clone(),
+            completed: match point {
+                SavePoint::CallDone => record.completed.clone(),
+                _ => Vec::new(),
+            },
         };
         async move {
             self.write(&record.messages, state, record.usage, info, None)

@@ -3,9 +3,11 @@
 //!
 //! The newest checkpoint of a running run is one of:
 //! - its input, before the first answer — the run asks the model;
-//! - a model answer whose calls were running — the answer is replayed without asking the
-//!   model again: calls of idempotent tools run again, every other call is answered with
-//!   [`NOT_COMPLETED`] and does not run;
+//! - a model answer whose calls were running, with the results of those that completed
+//!   (each saved as it completed) — the answer is replayed without asking the model again:
+//!   a completed call keeps its saved result and does not run again; of the others, calls of
+//!   idempotent tools run again, every other call is answered with [`NOT_COMPLETED`] and
+//!   does not run;
 //! - the results of an answer's calls — the run asks the model.
 
 use super::journal::{AnswerInfo, RunInfo};
@@ -39,32 +41,54 @@ pub(crate) fn recover(
     info: RunInfo,
     idempotent: impl Fn(&crate::message::ToolCall) -> bool,
 ) -> Recovered {
-    let steps = steps_since(&messages, info.run_start);
-    let pending_answer = match (messages.last(), &info.answer) {
-        (Some(Message::Assistant(a)), Some(_)) => !a.tool_calls.is_empty(),
-        _ => false,
-    };
+    // The answer in flight: the last answer with calls, followed only by results of some
+    // of them (saved as they completed).
+    let answered = messages
+        .iter()
+        .rev()
+        .take_while(|m| matches!(m, Message::Tool(_)))
+        .count();
+    let at = messages.len() - answered;
+    let pending_answer = info.answer.is_some()
+        && at > 0
+        && matches!(&messages[at - 1], Message::Assistant(a) if !a.tool_calls.is_empty());
     if let (
         true,
         Some(AnswerInfo {
             usage: spent,
             model,
         }),
-    ) = (pending_answer, info.answer)
+    ) = (pending_answer, info.answer.clone())
     {
+        let mut done: Vec<Message> = messages.split_off(at);
+        done.extend(info.completed.iter().cloned().map(Message::Tool));
+        let steps = steps_since(&messages, info.run_start);
         let Some(Message::Assistant(answer)) = messages.pop() else {
             unreachable!("checked above");
         };
+        let result_of = |call: &crate::message::ToolCall| {
+            done.iter().find_map(|m| match m {
+                Message::Tool(r) if r.call_id == call.id => Some(r),
+                _ => None,
+            })
+        };
+        let mut verbatim = Vec::new();
         let decided = answer
             .tool_calls
             .iter()
-            .filter(|call| !idempotent(call))
-            .map(|call| {
+            .filter_map(|call| {
+                if let Some(saved) = result_of(call) {
+                    verbatim.push(Message::Tool(saved.clone()));
+                    return Some((call.id.clone(), saved_result(call, saved)));
+                }
+                if idempotent(call) {
+                    return None;
+                }
                 let error = ToolCallError::Failed {
                     tool: call.name.clone(),
                     source: ToolError::new(NOT_COMPLETED),
                 };
-                (call.id.clone(), Err::<ToolOutput, _>(error))
+                Some((call.id.clone(), Err::<ToolOutput, _>(error)))
             })
             .collect();
         // The snapshot is the run before the answer's request; replaying counts it again.
@@ -85,9 +109,11 @@ pub(crate) fn recover(
                     id: None,
                 },
                 decided,
+                verbatim,
             }),
         };
     }
+    let steps = steps_since(&messages, info.run_start);
     // No answer in flight. A transcript with calls left unanswered (written elsewhere) is
     // repaired as a fresh run's history would be.
     history::answer_pending(&mut messages, &format!("Not run: {NOT_COMPLETED}."), true);
@@ -108,6 +134,25 @@ fn minus(a: Usage, b: Usage) -> Usage {
         cache_write_tokens: a.cache_write_tokens.saturating_sub(b.cache_write_tokens),
         reasoning_tokens: a.reasoning_tokens.saturating_sub(b.reasoning_tokens),
         requests: a.requests.saturating_sub(b.requests),
+    }
+}
+
+/// A saved result as the call's step reads it (the model reads the saved message itself).
+fn saved_result(
+    call: &crate::message::ToolCall,
+    saved: &crate::message::ToolResultMessage,
+) -> Result<ToolOutput, ToolCallError> {
+    if saved.is_error {
+        let text: String = saved.content.iter().filter_map(|b| b.as_text()).collect();
+        Err(ToolCallError::Failed {
+            tool: call.name.clone(),
+            source: ToolError::new(text),
+        })
+    } else {
+        Ok(ToolOutput {
+            content: saved.content.clone(),
+            artifact: None,
+        })
     }
 }
 

@@ -1,0 +1,438 @@
+//! [`RunCore`]: one run's state, and the synchronous phases the driver calls between its
+//! awaits.
+//!
+//! The split follows quinn's connection under its driver: everything a run carries from one
+//! phase to the next lives in this struct; each method does one phase without I/O and asks
+//! the [`Machine`] for every decision; [`driver`](super::driver) only awaits what a phase
+//! hands it (a model call, a tool group, a checkpoint, a middleware hook).
+//!
+//! A turn, in reading order: [`next_turn`](RunCore::next_turn) (may the run ask again?),
+//! [`request`](RunCore::request) (the model request), [`answered`](RunCore::answered) (what
+//! the answer means), [`plan`](RunCore::plan) (which tool runs each call), then for each
+//! group of calls [`tool_runtime`](RunCore::tool_runtime) and
+//! [`group_done`](RunCore::group_done).
+
+use std::ops::Range;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::time::Instant;
+
+use super::builder::Agent;
+use super::call::{Planned, plan, tool_message};
+use super::driver::{Sinks, time_limit};
+use super::history;
+use super::hooks;
+use super::instructions::Instructions;
+use super::machine::{AfterResponse, AfterTools, CallOutcome, Machine, Next, Stop};
+use super::one_or_many::OneOrMany;
+use super::record::Record;
+use super::resume::{Replay, Start};
+use super::toolset::Toolset;
+use crate::message::{AssistantMessage, Message, ToolCall};
+use crate::model::{ChatRequest, ChatResponse};
+use crate::output::{OutputParse, OutputSpec};
+use crate::run::{
+    AgentEvent, Limit, RequestUsage, RunError, RunErrorKind, RunScope, Step, StopReason,
+};
+use crate::tool::{StateUpdates, ToolCallError, ToolOutput, ToolRuntime};
+
+/// One call's result and the state updates it queued.
+pub(super) type CallResult<S> = (Result<ToolOutput, ToolCallError>, StateUpdates<S>);
+
+/// The request a turn makes.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Turn {
+    /// The request's number in the run (1-based).
+    pub(super) number: u32,
+    /// Whether the tools are offered (not on the last request at a limit).
+    pub(super) with_tools: bool,
+}
+
+/// What an answer means for the loop.
+pub(super) enum Answered<T> {
+    /// The run ends with this output.
+    Finish(T, StopReason),
+    /// The answer was corrected: ask again.
+    Again,
+    /// Run these calls (the answer's, in the model's order).
+    RunTools(OneOrMany<ToolCall>),
+}
+
+/// One run's state between the driver's awaits.
+pub(super) struct RunCore<'a, T, O: OutputSpec, C, S> {
+    pub(super) agent: &'a Agent<T, O, C, S>,
+    pub(super) context: Arc<C>,
+    pub(super) state: Arc<S>,
+    pub(super) machine: Machine,
+    pub(super) record: Record,
+    /// A resumed pause or a recovered crash: the answer to use instead of asking the model.
+    replay: Option<Box<Replay>>,
+    /// Calls answered before they run (by a reviewer, or by a crash's recovery).
+    decided: Vec<(String, Result<ToolOutput, ToolCallError>)>,
+    /// Tool messages saved before a crash, put back as they were written.
+    verbatim: Vec<Message>,
+    pub(super) sinks: Option<Sinks<O::Output, S>>,
+    /// When the run started and its time limit, for a run with one.
+    started: Option<(Instant, Duration)>,
+    pub(super) deadline: Option<Instant>,
+    /// Whether the transcript starts with the agent's instructions.
+    has_system: bool,
+}
+
+impl<'a, T, O, C, S> RunCore<'a, T, O, C, S>
+where
+    T: Toolset<C, S>,
+    O: OutputSpec,
+    C: Send + Sync + 'static,
+    S: Send + Sync + 'static,
+{
+    /// The run's state at its start: a fresh input (its pending calls answered, the
+    /// instructions rendered first), or a snapshot to go on from.
+    #[inline(always)]
+    pub(super) fn begin(
+        agent: &'a Agent<T, O, C, S>,
+        start: Start<S>,
+        context: Arc<C>,
+        sinks: Option<Sinks<O::Output, S>>,
+    ) -> Self {
+        let parts = &agent.parts;
+        // The clock is read only for a run with a time limit.
+        let started = parts
+            .policy
+            .limits
+            .max_execution_time
+            .map(|limit| (Instant::now(), limit));
+        let hooks::Begin {
+            machine,
+            state,
+            mut record,
+            replay,
+            input,
+        } = hooks::start(agent, start);
+        let has_system = match input {
+            // A resumed run: its transcript already has the instructions.
+            None => !matches!(parts.instructions, Instructions::None),
+            Some(input) => {
+                record.messages = input.into_messages().into();
+                // A history whose last answer has calls without results (written by hand, or
+                // saved before they ran) would be rejected by the provider: answer them first.
+                let repaired = history::answer_pending(
+                    &mut record.messages,
+                    "Not run: the conversation went on without this call.",
+                    true,
+                );
+                if repaired > 0 {
+                    tracing::debug!(
+                        repaired,
+                        "answered tool calls left pending in the given history"
+                    );
+                }
+                match parts.instructions.render(&context, &state) {
+                    Some(text) => {
+                        match record.messages.first_mut() {
+                            Some(Message::System { content }) => *content = text,
+                            _ => record.messages.insert(0, Message::system(text)),
+                        }
+                        true
+                    }
+                    None => false,
+                }
+            }
+        };
+        RunCore {
+            agent,
+            context,
+            state,
+            machine,
+            record,
+            replay,
+            decided: Vec::new(),
+            verbatim: Vec::new(),
+            sinks,
+            started,
+            deadline: started.map(|(at, limit)| at + limit),
+            has_system,
+        }
+    }
+
+    /// Sends an event to a streamed run's stream.
+    pub(super) fn emit(&self, event: AgentEvent<O::Output, S>) {
+        if let Some(sinks) = &self.sinks {
+            // A dropped receiver means the stream was dropped, which also drops the run.
+            let _ = sinks.events.send(event);
+        }
+    }
+
+    /// Whether the run has middleware (whose hooks the driver awaits).
+    pub(super) fn has_middleware(&self) -> bool {
+        !self.agent.parts.middleware.is_empty()
+    }
+
+    /// Whether the run goes on from a known answer (no `before_agent` hooks then).
+    pub(super) fn is_replaying(&self) -> bool {
+        self.replay.is_some()
+    }
+
+    /// Whether the next request may be made: the turn, or the limit that ends the run. At a
+    /// limit with the final-answer policy, the request asking for it is prepared.
+    #[inline(always)]
+    pub(super) fn next_turn(&mut self) -> Result<Turn, Limit> {
+        let elapsed = self.started.map_or(Duration::ZERO, |(at, _)| at.elapsed());
+        let turn = match self.machine.before_request(elapsed) {
+            Next::Request { turn } => Turn {
+                number: turn,
+                with_tools: true,
+            },
+            Next::FinalRequest { turn, prompt, .. } => {
+                self.record.messages.push(Message::user(prompt));
+                Turn {
+                    number: turn,
+                    with_tools: false,
+                }
+            }
+            Next::Stop(Stop::Limit(limit)) => return Err(limit),
+        };
+        let parts = &self.agent.parts;
+        if self.has_system
+            && turn.number > 1
+            && parts.instructions.is_dynamic()
+            && let (Some(text), Some(Message::System { content })) = (
+                parts.instructions.render(&self.context, &self.state),
+                self.record.messages.first_mut(),
+            )
+        {
+            *content = text;
+        }
+        Ok(turn)
+    }
+
+    /// The request of a turn without middleware.
+    pub(super) fn request(&self, turn: Turn) -> ChatRequest {
+        super::model_call::build_request(self.agent, &self.record.messages, turn.with_tools)
+    }
+
+    /// The replayed answer, if the run goes on from one, and whether its request would have
+    /// sent a closed output schema. The calls it decided are kept for [`plan`](Self::plan).
+    pub(super) fn take_replay(&mut self, turn: Turn) -> Option<(ChatResponse, bool)> {
+        let replay = *self.replay.take()?;
+        self.emit(AgentEvent::TurnStart { turn: turn.number });
+        self.decided = replay.decided;
+        self.verbatim = replay.verbatim;
+        let closed = self.agent.parts.output.sent_closed(&self.request(turn));
+        Some((replay.answer, closed))
+    }
+
+    /// Takes in the model's answer: counts its usage and cost, reports it, and asks the
+    /// machine what it means. `closed`: whether its request sent a closed output schema.
+    #[inline(always)]
+    pub(super) fn answered(
+        &mut self,
+        turn: Turn,
+        response: ChatResponse,
+        closed: bool,
+    ) -> Result<Answered<O::Output>, RunErrorKind> {
+        let parts = &self.agent.parts;
+        let ChatResponse {
+            message,
+            usage,
+            model,
+            ..
+        } = response;
+        self.record.usage += usage;
+        if let Some(prices) = &parts.prices {
+            let cost = crate::cost::charge(prices, &model, parts.model.model_name(), &usage)
+                .map_err(RunErrorKind::Cost)?;
+            self.machine.add_cost(cost);
+        }
+        self.record.request_usage.push(RequestUsage {
+            model,
+            usage,
+            agent: None,
+        });
+        let turn = turn.number;
+        self.emit(AgentEvent::Usage { turn, usage });
+        if self.sinks.is_some() {
+            self.emit(AgentEvent::Response {
+                turn,
+                message: Box::new(message.clone()),
+            });
+        }
+        let parse = crate::protocol::parse_answer(&parts.output, &message, closed);
+        // Copied for the steps; a round of one call copies no list.
+        let calls = OneOrMany::new(message.tool_calls.iter().cloned());
+        self.record.messages.push(Message::Assistant(message));
+        match self.machine.after_response(usage, parse) {
+            AfterResponse::Finish {
+                output,
+                stop_reason,
+            } => {
+                // A final answer that also called tools (e.g. an output tool beside ordinary
+                // ones) leaves calls unanswered; answer them so the history stays valid.
+                let unanswered: Vec<ToolCall> = calls
+                    .into_iter()
+                    .filter(|c| !parts.output.is_output_tool(&c.name))
+                    .collect();
+                self.record
+                    .skip(&unanswered, "the run ended with the final answer");
+                Ok(Answered::Finish(output, stop_reason))
+            }
+            AfterResponse::Fail(kind) => Err(kind),
+            AfterResponse::Correct(feedback) => {
+                self.record.messages.extend(feedback);
+                Ok(Answered::Again)
+            }
+            AfterResponse::RunTools => Ok(Answered::RunTools(calls)),
+        }
+    }
+
+    /// Which tool runs each call (or the decision already made for it).
+    pub(super) fn plan(&mut self, calls: &[ToolCall]) -> OneOrMany<Planned<'a, T::Call, C, S>> {
+        let agent = self.agent;
+        let decided = &mut self.decided;
+        OneOrMany::new(
+            calls
+                .iter()
+                .map(|call| hooks::decided(decided, call).unwrap_or_else(|| plan(agent, call))),
+        )
+    }
+
+    /// The scope sub-agents of the next group inherit, and the runtime its tools get.
+    #[inline(always)]
+    pub(super) fn tool_runtime(&self) -> (Arc<RunScope>, ToolRuntime<C, S>) {
+        let parts = &self.agent.parts;
+        let scope = super::batch_scope::batch_scope(
+            self.agent,
+            self.deadline,
+            self.machine.usage(),
+            self.sinks.as_ref().map(|s| &s.events),
+        );
+        let rt = ToolRuntime::from_parts(Arc::clone(&self.context), Arc::clone(&self.state))
+            .with_scope(Arc::clone(&scope));
+        let rt = match &parts.store {
+            Some(store) => rt.with_store(store.clone()),
+            None => rt,
+        };
+        let rt = match &self.sinks {
+            Some(sinks) => rt.with_custom_sink(sinks.events.custom_sink()),
+            None => rt,
+        };
+        (scope, rt)
+    }
+
+    /// Takes in one group's results (`None`: the time limit passed while it ran): its
+    /// sub-agents' usage, the state updates in the model's order, the tool messages and
+    /// steps, and the machine's verdict. `Some` output ends the run (a `return_direct` tool).
+    #[inline(always)]
+    pub(super) fn group_done(
+        &mut self,
+        turn: Turn,
+        calls: &mut [ToolCall],
+        range: Range<usize>,
+        scope: Arc<RunScope>,
+        results: Option<OneOrMany<CallResult<S>>>,
+        flags: &[bool],
+    ) -> Result<Option<(O::Output, StopReason)>, RunErrorKind> {
+        let record = &mut self.record;
+        self.machine
+            .add_usage(scope.absorb(&mut record.usage, &mut record.request_usage));
+        let Some(mut results) = results else {
+            record.skip(&calls[range.start..], "the run's time limit was reached");
+            return Err(time_limit(self.agent));
+        };
+        // State updates of successful calls, applied in the order the model emitted the
+        // calls, now that no tool holds the snapshot.
+        for (result, updates) in results.as_mut_slice() {
+            if result.is_ok() && !updates.is_empty() {
+                let Some(target) = Arc::get_mut(&mut self.state) else {
+                    record.skip(&calls[range.start..], "the run stopped");
+                    return Err(RunErrorKind::StateInUse);
+                };
+                updates.take().apply(target);
+            }
+        }
+        let group = &calls[range.clone()];
+        for (call, (result, _)) in group.iter().zip(results.as_slice()) {
+            let message = match self.verbatim.iter().position(|m| answers(m, call)) {
+                Some(at) => self.verbatim.swap_remove(at),
+                None => tool_message(call, result),
+            };
+            record.messages.push(message);
+        }
+        let verdict = {
+            let mut outcomes = group.iter().zip(results.as_slice()).zip(flags).map(
+                |((call, (result, _)), &return_direct)| CallOutcome {
+                    tool: &call.name,
+                    return_direct,
+                    result,
+                },
+            );
+            if range.len() == 1 {
+                match outcomes.next() {
+                    Some(one) => self.machine.after_tools(std::slice::from_ref(&one)),
+                    None => AfterTools::Continue,
+                }
+            } else {
+                self.machine.after_tools(&outcomes.collect::<Vec<_>>())
+            }
+        };
+        let first_step = record.steps.len();
+        // The group's calls are done with (later error paths only skip the calls after the
+        // group): each moves into its step.
+        for (call, (result, _)) in calls[range.clone()].iter_mut().zip(results) {
+            let step = Step {
+                turn: turn.number,
+                call: std::mem::replace(call, ToolCall::new("", "", "")),
+                result,
+            };
+            if let Some(sinks) = &self.sinks {
+                let _ = sinks
+                    .events
+                    .send(AgentEvent::ToolResult(Box::new(step.clone())));
+            }
+            record.steps.push(step);
+        }
+        match verdict {
+            AfterTools::Continue => Ok(None),
+            AfterTools::Fail(kind) => {
+                record.skip(&calls[range.end..], "the run stopped");
+                Err(kind)
+            }
+            AfterTools::ReturnDirect(index) => {
+                record.skip(&calls[range.end..], "a tool ended the run");
+                let step = &record.steps[first_step + index];
+                let tool = step.call.name.clone();
+                let content = match &step.result {
+                    Ok(output) => output.content.clone(),
+                    Err(_) => Vec::new(),
+                };
+                let parsed = self.agent.parts.output.parse(&AssistantMessage {
+                    content,
+                    ..AssistantMessage::default()
+                });
+                match parsed {
+                    OutputParse::Done(output) => {
+                        Ok(Some((output, StopReason::ReturnDirect { tool })))
+                    }
+                    OutputParse::Retry { error, .. } | OutputParse::Refused(error) => {
+                        Err(RunErrorKind::ReturnDirectOutput { tool, error })
+                    }
+                    OutputParse::Continue => Err(RunErrorKind::ReturnDirectOutput {
+                        tool,
+                        error: "it was not accepted as a final answer".to_string(),
+                    }),
+                }
+            }
+        }
+    }
+
+    /// The run's error, with the run so far.
+    pub(super) fn fail(self, kind: RunErrorKind) -> RunError {
+        self.record.fail(kind)
+    }
+}
+
+/// Whether `message` is the tool result answering `call`.
+fn answers(message: &Message, call: &ToolCall) -> bool {
+    matches!(message, Message::Tool(result) if result.call_id == call.id)
+}
