@@ -33,6 +33,17 @@ pub enum PersistError {
         /// The thread.
         thread_id: String,
     },
+    /// A write that carried no lease, while another worker holds an unexpired lease on the
+    /// thread: only the holder advances a leased thread.
+    #[error(
+        "thread `{thread_id}` is leased to worker `{worker}`: a write without its lease is refused; acquire the lease, or wait until it is released or expires"
+    )]
+    Leased {
+        /// The thread.
+        thread_id: String,
+        /// The worker that holds the lease.
+        worker: String,
+    },
     /// A checkpoint was written by a newer version of this library.
     #[error(
         "checkpoint format version {found} is newer than this library reads (up to {newest}); upgrade agentry"

@@ -49,6 +49,8 @@ mod memory;
 #[cfg(feature = "postgres")]
 mod postgres;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
+mod refusal;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
 mod schema_shape;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub(crate) mod sql;

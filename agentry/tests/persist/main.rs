@@ -4,5 +4,7 @@
 mod backends;
 mod cases;
 mod fixture;
+mod lease_cases;
 mod open_errors;
 mod postgres_workers;
+mod sqlite_guard;
