@@ -54,13 +54,20 @@ pub enum PersistError {
         /// The newest version this library reads.
         newest: u32,
     },
-    /// Stored data that does not decode.
-    #[error("corrupt checkpoint data ({what}): {reason}")]
+    /// Stored data that does not decode: a checkpoint body, a message, or the run status an
+    /// agent keeps in a checkpoint (a thread whose status does not read is neither idle nor
+    /// running, so no run starts over it).
+    #[error("corrupt checkpoint data ({what}){}: {reason}", in_thread(thread_id.as_deref()))]
     Corrupt {
+        /// The thread, when known.
+        thread_id: Option<String>,
         /// What was being decoded.
         what: &'static str,
         /// Why it failed.
         reason: String,
+        /// The decoder's error, when there is one.
+        #[source]
+        source: Option<Box<dyn std::error::Error + Send + Sync>>,
     },
     /// Bad input from the caller (an empty thread id, a TTL out of range...).
     #[error("invalid {what}: {reason}")]
@@ -135,10 +142,31 @@ impl PersistError {
 
     pub(crate) fn corrupt(what: &'static str, reason: impl ToString) -> Self {
         PersistError::Corrupt {
+            thread_id: None,
             what,
             reason: reason.to_string(),
+            source: None,
         }
     }
+
+    /// Thread `thread_id`'s `what` failed to decode with `source`.
+    pub(crate) fn corrupt_in(
+        thread_id: &str,
+        what: &'static str,
+        source: impl std::error::Error + Send + Sync + 'static,
+    ) -> Self {
+        PersistError::Corrupt {
+            thread_id: Some(thread_id.to_string()),
+            what,
+            reason: source.to_string(),
+            source: Some(Box::new(source)),
+        }
+    }
+}
+
+/// Which thread, for [`PersistError::Corrupt`]'s message.
+fn in_thread(thread_id: Option<&str>) -> String {
+    thread_id.map_or_else(String::new, |t| format!(" in thread `{t}`"))
 }
 
 /// Where a thread is, for [`PersistError::Conflict`]'s message.
