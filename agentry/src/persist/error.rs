@@ -100,6 +100,40 @@ pub enum PersistError {
         #[source]
         source: Box<dyn std::error::Error + Send + Sync>,
     },
+    /// The SQLite file holds tables of another program and none of ours: it looks like an
+    /// application's database, and agentry adds its tables to one only when asked — open it
+    /// with `SqliteCheckpointer::open_shared` (or `SqliteStore::open_shared`), or run
+    /// [`migrate`](crate::persist::migrate) on your own pool.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// use agentry::persist::{PersistError, SqliteCheckpointer};
+    /// use sqlx::Connection;
+    ///
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let path = dir.path().join("app.db");
+    /// let url = format!("sqlite://{}?mode=rwc", path.display());
+    /// let mut conn = sqlx::SqliteConnection::connect(&url).await.unwrap();
+    /// sqlx::query("CREATE TABLE users (id INTEGER PRIMARY KEY)").execute(&mut conn).await.unwrap();
+    /// conn.close().await.unwrap();
+    ///
+    /// let err = SqliteCheckpointer::open(&path).await.unwrap_err();
+    /// assert!(matches!(&err, PersistError::ForeignTables { tables, .. } if tables == &["users"]));
+    /// assert!(err.to_string().contains("open_shared"));
+    /// SqliteCheckpointer::open_shared(&path).await.unwrap(); // asked for: our tables beside theirs
+    /// # }
+    /// ```
+    #[error(
+        "`{}` holds tables of another program ({}) and none of agentry's; agentry adds its tables to such a database only when asked: open it with `open_shared` (SqliteCheckpointer::open_shared, SqliteStore::open_shared) or run `agentry::persist::migrate(&pool)` on your pool, or use another file",
+        path.display(),
+        tables.join(", ")
+    )]
+    ForeignTables {
+        /// The file.
+        path: std::path::PathBuf,
+        /// The other program's tables.
+        tables: Vec<String>,
+    },
     /// A table this library creates (`agent_checkpoints`, `agent_threads`, ...) already exists
     /// in the database without columns it needs: it belongs to another program (or was
     /// changed by hand). Use another database file, or another Postgres schema or database.

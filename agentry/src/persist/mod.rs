@@ -46,12 +46,16 @@ mod error;
 pub mod format;
 mod lease;
 mod memory;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+mod migrate;
 #[cfg(feature = "postgres")]
 mod postgres;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 mod refusal;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 mod schema_shape;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+mod schema_versions;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub(crate) mod sql;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
@@ -60,6 +64,8 @@ mod sql_shared;
 mod sqlite;
 #[cfg(feature = "sqlite")]
 mod sqlite_script;
+#[cfg(feature = "sqlite")]
+mod sqlite_sharing;
 
 pub use checkpoint::{Checkpoint, CheckpointMeta, CheckpointRef, CheckpointWrite, ThreadInfo};
 pub use checkpointer::Checkpointer;
@@ -67,6 +73,8 @@ pub use error::PersistError;
 pub use format::FORMAT_VERSION;
 pub use lease::Lease;
 pub use memory::InMemoryCheckpointer;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+pub use migrate::{MigratePool, migrate};
 #[cfg(feature = "postgres")]
 pub use postgres::PostgresCheckpointer;
 #[cfg(feature = "sqlite")]

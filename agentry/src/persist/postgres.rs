@@ -43,16 +43,17 @@ pub struct PostgresCheckpointer {
 }
 
 impl PostgresCheckpointer {
-    /// Connects to the database at `url` and brings its schema up to date with sqlx's
-    /// migrator. A table of ours that exists with other columns (in the connection's current
-    /// schema) is [`PersistError::SchemaMismatch`].
+    /// Connects to the database at `url` and brings its schema up to date (our versions are
+    /// kept in our own table, `agentry_schema_versions`, see [`migrate`](super::migrate)). A
+    /// table of ours that exists with other columns (in the connection's current schema) is
+    /// [`PersistError::SchemaMismatch`].
     pub async fn connect(url: &str) -> Result<Self, PersistError> {
         let pool = connect_postgres(url).await?;
         Ok(PostgresCheckpointer { pool })
     }
 
-    /// A checkpointer over an existing pool whose schema is up to date (see
-    /// [`connect`](Self::connect)).
+    /// A checkpointer over an existing pool whose schema is up to date: run
+    /// [`migrate`](super::migrate) on the pool first (see [`connect`](Self::connect)).
     pub fn from_pool(pool: PgPool) -> Self {
         PostgresCheckpointer { pool }
     }

@@ -44,16 +44,44 @@ pub struct SqliteCheckpointer {
 
 impl SqliteCheckpointer {
     /// Opens the database at `path` (created when missing) and brings its schema up to date
-    /// with sqlx's migrator. A file that is not a SQLite database is
+    /// (our versions are kept in our own table, `agentry_schema_versions`, see
+    /// [`migrate`](super::migrate)). A file that is not a SQLite database is
     /// [`PersistError::NotADatabase`]; a table of ours that exists with other columns is
-    /// [`PersistError::SchemaMismatch`].
+    /// [`PersistError::SchemaMismatch`]; a file that holds another program's tables and none
+    /// of ours is [`PersistError::ForeignTables`] (use [`open_shared`](Self::open_shared) to
+    /// add ours to it).
     pub async fn open(path: impl AsRef<Path>) -> Result<Self, PersistError> {
-        let pool = open_sqlite(path.as_ref()).await?;
+        let pool = open_sqlite(path.as_ref(), false).await?;
         Ok(SqliteCheckpointer { pool })
     }
 
-    /// A checkpointer over an existing pool whose schema is up to date (see
-    /// [`open`](Self::open)).
+    /// [`open`](Self::open) a database that other programs use too (an application's own
+    /// database): our tables are added beside theirs even when none of ours is there yet.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// use agentry::persist::SqliteCheckpointer;
+    /// use sqlx::Connection;
+    ///
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let path = dir.path().join("app.db");
+    /// let url = format!("sqlite://{}?mode=rwc", path.display());
+    /// let mut conn = sqlx::SqliteConnection::connect(&url).await.unwrap();
+    /// sqlx::query("CREATE TABLE invoices (id INTEGER PRIMARY KEY)").execute(&mut conn).await.unwrap();
+    ///
+    /// let checkpointer = SqliteCheckpointer::open_shared(&path).await.unwrap();
+    /// // Once our tables are there, a plain `open` opens the file too.
+    /// SqliteCheckpointer::open(&path).await.unwrap();
+    /// # drop((conn, checkpointer));
+    /// # }
+    /// ```
+    pub async fn open_shared(path: impl AsRef<Path>) -> Result<Self, PersistError> {
+        let pool = open_sqlite(path.as_ref(), true).await?;
+        Ok(SqliteCheckpointer { pool })
+    }
+
+    /// A checkpointer over an existing pool whose schema is up to date: run
+    /// [`migrate`](super::migrate) on the pool first (see [`open`](Self::open)).
     pub fn from_pool(pool: SqlitePool) -> Self {
         SqliteCheckpointer { pool }
     }
