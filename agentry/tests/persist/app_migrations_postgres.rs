@@ -85,7 +85,7 @@ async fn many_migrators_at_once_migrate_once() {
     for _ in 0..4 {
         pools.push(PgPool::connect(&url).await.unwrap());
     }
-    let runs = pools.iter().map(|p| migrate(p));
+    let runs = pools.iter().map(migrate);
     for outcome in futures::future::join_all(runs).await {
         outcome.unwrap();
     }
