@@ -35,6 +35,25 @@ pub enum PersistError {
     },
     /// A write that carried no lease, while another worker holds an unexpired lease on the
     /// thread: only the holder advances a leased thread.
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// use std::time::Duration;
+    /// use agentry::Message;
+    /// use agentry::persist::{CheckpointWrite, Checkpointer, InMemoryCheckpointer, PersistError};
+    /// use serde_json::json;
+    ///
+    /// let cp = InMemoryCheckpointer::default();
+    /// let (start, state) = ([Message::user("start")], json!({}));
+    /// cp.put(CheckpointWrite::first("job-1", &start, &state)).await.unwrap();
+    /// let lease = cp.acquire_lease("job-1", "worker-a", Duration::from_secs(30)).await.unwrap().unwrap();
+    ///
+    /// let next = [Message::assistant("next")];
+    /// let err = cp.put(CheckpointWrite::next("job-1", 1, &next, &state)).await.unwrap_err();
+    /// assert!(matches!(&err, PersistError::Leased { worker, .. } if worker == "worker-a"));
+    /// cp.put(CheckpointWrite::next("job-1", 1, &next, &state).lease(&lease)).await.unwrap();
+    /// # });
+    /// ```
     #[error(
         "thread `{thread_id}` is leased to worker `{worker}`: a write without its lease is refused; acquire the lease, or wait until it is released or expires"
     )]

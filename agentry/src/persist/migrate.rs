@@ -49,6 +49,20 @@ pub async fn migrate<P: MigratePool + ?Sized>(pool: &P) -> Result<(), PersistErr
 
 /// A connection pool [`migrate`] brings up to date: [`sqlx::SqlitePool`] (feature `sqlite`)
 /// and [`sqlx::PgPool`] (feature `postgres`). Sealed: implemented for those two only.
+///
+/// ```
+/// use agentry::persist::{MigratePool, PersistError, migrate};
+///
+/// /// An application's start-up, whichever database it was given.
+/// async fn start(pool: &impl MigratePool) -> Result<(), PersistError> {
+///     migrate(pool).await
+/// }
+/// # #[cfg(feature = "sqlite")]
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+/// # let pool = sqlx::SqlitePool::connect("sqlite::memory:").await.unwrap();
+/// # start(&pool).await.unwrap();
+/// # });
+/// ```
 pub trait MigratePool: sealed::Sealed + Sync {
     /// Runs agentry's migrations on this pool; call [`migrate`] instead.
     #[doc(hidden)]

@@ -51,6 +51,22 @@ impl SqliteStore {
 
     /// [`open`](Self::open) a database that other programs use too (an application's own
     /// database): our tables are added beside theirs even when none of ours is there yet.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// use agentry::store::SqliteStore;
+    /// use sqlx::Connection;
+    ///
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let path = dir.path().join("app.db");
+    /// let url = format!("sqlite://{}?mode=rwc", path.display());
+    /// let mut conn = sqlx::SqliteConnection::connect(&url).await.unwrap();
+    /// sqlx::query("CREATE TABLE invoices (id INTEGER PRIMARY KEY)").execute(&mut conn).await.unwrap();
+    ///
+    /// assert!(SqliteStore::open(&path).await.is_err()); // not without asking
+    /// SqliteStore::open_shared(&path).await.unwrap();
+    /// # }
+    /// ```
     pub async fn open_shared(path: impl AsRef<Path>) -> Result<Self, StoreError> {
         let pool = open_sqlite(path.as_ref(), true)
             .await
