@@ -16,6 +16,11 @@ pub(crate) async fn open_sqlite(
     use sqlx::sqlite::{
         SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous,
     };
+    if !shared && path.exists() {
+        // Looked at before the pool's connections switch the file to WAL: a refused file is
+        // left as it was.
+        super::sqlite_sharing::refuse_foreign(path).await?;
+    }
     let options = SqliteConnectOptions::new()
         .filename(path)
         .create_if_missing(true)
@@ -27,9 +32,6 @@ pub(crate) async fn open_sqlite(
         .connect_with(options)
         .await
         .map_err(|e| super::schema_shape::sqlite_connect_error(path, e))?;
-    if !shared {
-        super::sqlite_sharing::refuse_foreign(&pool, path).await?;
-    }
     super::schema_shape::migrate_sqlite(&pool, Some(path)).await?;
     Ok(pool)
 }

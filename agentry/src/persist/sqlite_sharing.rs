@@ -5,23 +5,31 @@
 
 use std::path::Path;
 
+use sqlx::sqlite::SqliteConnectOptions;
+use sqlx::{ConnectOptions, Connection};
+
 use super::PersistError;
 use super::schema_shape::is_ours;
 
-/// Refuses with [`PersistError::ForeignTables`] a database that holds tables of another
-/// program and none of ours.
-pub(crate) async fn refuse_foreign(
-    pool: &sqlx::SqlitePool,
-    path: &Path,
-) -> Result<(), PersistError> {
-    let names: Vec<String> = sqlx::query_scalar(
+/// Refuses with [`PersistError::ForeignTables`] the database file at `path` when it holds
+/// tables of another program and none of ours. Reads it over one connection that changes
+/// nothing (no journal mode, no table).
+pub(crate) async fn refuse_foreign(path: &Path) -> Result<(), PersistError> {
+    let connect_error = |e| super::schema_shape::sqlite_connect_error(path, e);
+    let mut conn = SqliteConnectOptions::new()
+        .filename(path)
+        .busy_timeout(std::time::Duration::from_secs(10))
+        .connect()
+        .await
+        .map_err(connect_error)?;
+    let names: Result<Vec<String>, sqlx::Error> = sqlx::query_scalar(
         "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'
          ORDER BY name",
     )
-    .fetch_all(pool)
-    .await
-    .map_err(|e| super::schema_shape::sqlite_connect_error(path, e))?;
-    match foreign(&names) {
+    .fetch_all(&mut conn)
+    .await;
+    let _ = conn.close().await;
+    match foreign(&names.map_err(connect_error)?) {
         Some(tables) => Err(PersistError::ForeignTables {
             path: path.to_path_buf(),
             tables,

@@ -104,6 +104,14 @@ async fn the_applications_migrator_first_then_ours() {
         0,
         "the refused open added nothing"
     );
+    let mode: String = sqlx::query_scalar("PRAGMA journal_mode")
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert_eq!(
+        mode, "delete",
+        "the refused open left the journal mode as it was"
+    );
 
     // ...with the explicit opener,
     let cp = SqliteCheckpointer::open_shared(&path).await.unwrap();
