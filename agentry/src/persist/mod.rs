@@ -17,6 +17,11 @@
 //! The serialized format carries a version ([`FORMAT_VERSION`]); older checkpoints are
 //! upgraded when read (see [`mod@format`]).
 //!
+//! The SQL backends create their tables when opened and keep their schema versions in their
+//! own table, `agentry_schema_versions`, so an application's own sqlx migrations can share the
+//! database; an application that brings its own pool runs `migrate(&pool)` (features
+//! `sqlite`, `postgres`).
+//!
 //! Agents write these checkpoints themselves when run in a thread: see
 //! [`Agent::thread`](crate::agent::Agent::thread) (history and typed state loaded, a checkpoint
 //! after each step, pauses stored, crash recovery).

@@ -173,6 +173,8 @@ where
     /// [`Checkpointer::acquire_lease`](crate::persist::Checkpointer::acquire_lease)): a save
     /// after another worker took the thread over fails with
     /// [`PersistError::LeaseLost`](crate::persist::PersistError::LeaseLost) and the run stops.
+    /// Without a lease, a run on a thread another worker holds an unexpired lease on stops at
+    /// its first save with [`PersistError::Leased`](crate::persist::PersistError::Leased).
     pub fn with_lease(mut self, lease: Lease) -> Self {
         self.lease = Some(lease);
         self
