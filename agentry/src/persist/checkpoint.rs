@@ -116,7 +116,8 @@ pub struct CheckpointWrite<'a> {
     /// A pending pause, if the run is paused.
     pub pending: Option<&'a Value>,
     /// The writer's lease: the write is refused with [`PersistError::LeaseLost`] when another
-    /// worker took the thread over.
+    /// worker took the thread over (whatever step the thread is at). Without one, the write is
+    /// refused with [`PersistError::Leased`] while another worker holds an unexpired lease.
     pub lease: Option<&'a Lease>,
 }
 

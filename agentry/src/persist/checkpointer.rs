@@ -19,7 +19,10 @@ use super::{
 pub trait Checkpointer: Send + Sync + 'static {
     /// Saves one step atomically: the new messages, the checkpoint and the thread's position,
     /// all or nothing. Refused with [`PersistError::Conflict`] when the thread is not at
-    /// `write.after`, and [`PersistError::LeaseLost`] when `write.lease` was taken over.
+    /// `write.after`, and [`PersistError::LeaseLost`] when `write.lease` was taken over (a
+    /// fenced worker learns that first, whatever step the thread is at). A write without a
+    /// lease is refused with [`PersistError::Leased`] while another worker holds an unexpired
+    /// lease on the thread.
     fn put<'a>(
         &'a self,
         write: CheckpointWrite<'a>,

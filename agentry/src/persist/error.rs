@@ -33,6 +33,36 @@ pub enum PersistError {
         /// The thread.
         thread_id: String,
     },
+    /// A write that carried no lease, while another worker holds an unexpired lease on the
+    /// thread: only the holder advances a leased thread.
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// use std::time::Duration;
+    /// use agentry::Message;
+    /// use agentry::persist::{CheckpointWrite, Checkpointer, InMemoryCheckpointer, PersistError};
+    /// use serde_json::json;
+    ///
+    /// let cp = InMemoryCheckpointer::default();
+    /// let (start, state) = ([Message::user("start")], json!({}));
+    /// cp.put(CheckpointWrite::first("job-1", &start, &state)).await.unwrap();
+    /// let lease = cp.acquire_lease("job-1", "worker-a", Duration::from_secs(30)).await.unwrap().unwrap();
+    ///
+    /// let next = [Message::assistant("next")];
+    /// let err = cp.put(CheckpointWrite::next("job-1", 1, &next, &state)).await.unwrap_err();
+    /// assert!(matches!(&err, PersistError::Leased { worker, .. } if worker == "worker-a"));
+    /// cp.put(CheckpointWrite::next("job-1", 1, &next, &state).lease(&lease)).await.unwrap();
+    /// # });
+    /// ```
+    #[error(
+        "thread `{thread_id}` is leased to worker `{worker}`: a write without its lease is refused; acquire the lease, or wait until it is released or expires"
+    )]
+    Leased {
+        /// The thread.
+        thread_id: String,
+        /// The worker that holds the lease.
+        worker: String,
+    },
     /// A checkpoint was written by a newer version of this library.
     #[error(
         "checkpoint format version {found} is newer than this library reads (up to {newest}); upgrade agentry"
@@ -43,13 +73,20 @@ pub enum PersistError {
         /// The newest version this library reads.
         newest: u32,
     },
-    /// Stored data that does not decode.
-    #[error("corrupt checkpoint data ({what}): {reason}")]
+    /// Stored data that does not decode: a checkpoint body, a message, or the run status an
+    /// agent keeps in a checkpoint (a thread whose status does not read is neither idle nor
+    /// running, so no run starts over it).
+    #[error("corrupt checkpoint data ({what}){}: {reason}", in_thread(thread_id.as_deref()))]
     Corrupt {
+        /// The thread, when known.
+        thread_id: Option<String>,
         /// What was being decoded.
         what: &'static str,
         /// Why it failed.
         reason: String,
+        /// The decoder's error, when there is one.
+        #[source]
+        source: Option<Box<dyn std::error::Error + Send + Sync>>,
     },
     /// Bad input from the caller (an empty thread id, a TTL out of range...).
     #[error("invalid {what}: {reason}")]
@@ -81,6 +118,40 @@ pub enum PersistError {
         /// The database error.
         #[source]
         source: Box<dyn std::error::Error + Send + Sync>,
+    },
+    /// The SQLite file holds tables of another program and none of ours: it looks like an
+    /// application's database, and agentry adds its tables to one only when asked — open it
+    /// with `SqliteCheckpointer::open_shared` (or `SqliteStore::open_shared`), or run
+    /// [`migrate`](crate::persist::migrate) on your own pool.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// use agentry::persist::{PersistError, SqliteCheckpointer};
+    /// use sqlx::Connection;
+    ///
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let path = dir.path().join("app.db");
+    /// let url = format!("sqlite://{}?mode=rwc", path.display());
+    /// let mut conn = sqlx::SqliteConnection::connect(&url).await.unwrap();
+    /// sqlx::query("CREATE TABLE users (id INTEGER PRIMARY KEY)").execute(&mut conn).await.unwrap();
+    /// conn.close().await.unwrap();
+    ///
+    /// let err = SqliteCheckpointer::open(&path).await.unwrap_err();
+    /// assert!(matches!(&err, PersistError::ForeignTables { tables, .. } if tables == &["users"]));
+    /// assert!(err.to_string().contains("open_shared"));
+    /// SqliteCheckpointer::open_shared(&path).await.unwrap(); // asked for: our tables beside theirs
+    /// # }
+    /// ```
+    #[error(
+        "`{}` holds tables of another program ({}) and none of agentry's; agentry adds its tables to such a database only when asked: open it with `open_shared` (SqliteCheckpointer::open_shared, SqliteStore::open_shared) or run `agentry::persist::migrate(&pool)` on your pool, or use another file",
+        path.display(),
+        tables.join(", ")
+    )]
+    ForeignTables {
+        /// The file.
+        path: std::path::PathBuf,
+        /// The other program's tables.
+        tables: Vec<String>,
     },
     /// A table this library creates (`agent_checkpoints`, `agent_threads`, ...) already exists
     /// in the database without columns it needs: it belongs to another program (or was
@@ -124,10 +195,31 @@ impl PersistError {
 
     pub(crate) fn corrupt(what: &'static str, reason: impl ToString) -> Self {
         PersistError::Corrupt {
+            thread_id: None,
             what,
             reason: reason.to_string(),
+            source: None,
         }
     }
+
+    /// Thread `thread_id`'s `what` failed to decode with `source`.
+    pub(crate) fn corrupt_in(
+        thread_id: &str,
+        what: &'static str,
+        source: impl std::error::Error + Send + Sync + 'static,
+    ) -> Self {
+        PersistError::Corrupt {
+            thread_id: Some(thread_id.to_string()),
+            what,
+            reason: source.to_string(),
+            source: Some(Box::new(source)),
+        }
+    }
+}
+
+/// Which thread, for [`PersistError::Corrupt`]'s message.
+fn in_thread(thread_id: Option<&str>) -> String {
+    thread_id.map_or_else(String::new, |t| format!(" in thread `{t}`"))
 }
 
 /// Where a thread is, for [`PersistError::Conflict`]'s message.

@@ -157,8 +157,10 @@ fn take<T: DeserializeOwned>(
 ) -> Result<T, PersistError> {
     let value = doc.remove(field).unwrap_or(Value::Null);
     serde_json::from_value(value).map_err(|e| PersistError::Corrupt {
+        thread_id: None,
         what: "checkpoint document",
         reason: format!("field `{field}`: {e}"),
+        source: Some(Box::new(e)),
     })
 }
 

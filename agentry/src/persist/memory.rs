@@ -76,6 +76,15 @@ impl InMemoryCheckpointer {
     fn put_now(&self, write: CheckpointWrite<'_>) -> Result<CheckpointMeta, PersistError> {
         write.validate()?;
         let mut inner = self.lock();
+        if write.lease.is_none()
+            && let Some(held) = inner.leases.get(write.thread_id)
+            && held.expires_at > SystemTime::now()
+        {
+            return Err(PersistError::Leased {
+                thread_id: write.thread_id.to_string(),
+                worker: held.worker.clone(),
+            });
+        }
         if let Some(lease) = write.lease {
             let current = inner.leases.get(write.thread_id);
             if current.is_none_or(|l| {

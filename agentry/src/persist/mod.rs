@@ -17,6 +17,11 @@
 //! The serialized format carries a version ([`FORMAT_VERSION`]); older checkpoints are
 //! upgraded when read (see [`mod@format`]).
 //!
+//! The SQL backends create their tables when opened and keep their schema versions in their
+//! own table, `agentry_schema_versions`, so an application's own sqlx migrations can share the
+//! database; an application that brings its own pool runs `migrate(&pool)` (features
+//! `sqlite`, `postgres`).
+//!
 //! Agents write these checkpoints themselves when run in a thread: see
 //! [`Agent::thread`](crate::agent::Agent::thread) (history and typed state loaded, a checkpoint
 //! after each step, pauses stored, crash recovery).
@@ -46,10 +51,16 @@ mod error;
 pub mod format;
 mod lease;
 mod memory;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+mod migrate;
 #[cfg(feature = "postgres")]
 mod postgres;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
+mod refusal;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
 mod schema_shape;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+mod schema_versions;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub(crate) mod sql;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
@@ -58,6 +69,8 @@ mod sql_shared;
 mod sqlite;
 #[cfg(feature = "sqlite")]
 mod sqlite_script;
+#[cfg(feature = "sqlite")]
+mod sqlite_sharing;
 
 pub use checkpoint::{Checkpoint, CheckpointMeta, CheckpointRef, CheckpointWrite, ThreadInfo};
 pub use checkpointer::Checkpointer;
@@ -65,6 +78,8 @@ pub use error::PersistError;
 pub use format::FORMAT_VERSION;
 pub use lease::Lease;
 pub use memory::InMemoryCheckpointer;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+pub use migrate::{MigratePool, migrate};
 #[cfg(feature = "postgres")]
 pub use postgres::PostgresCheckpointer;
 #[cfg(feature = "sqlite")]

@@ -13,6 +13,7 @@ use super::format::{
     encode_message,
 };
 use super::lease::{from_ms, now_ms, ttl_ms};
+use super::refusal::{LeaseRow, Seen, refusal};
 use super::sql::{connect_postgres, to_i64, to_u64};
 use super::sql_shared::shared_sql_checkpointer;
 use super::{
@@ -42,16 +43,17 @@ pub struct PostgresCheckpointer {
 }
 
 impl PostgresCheckpointer {
-    /// Connects to the database at `url` and brings its schema up to date with sqlx's
-    /// migrator. A table of ours that exists with other columns (in the connection's current
-    /// schema) is [`PersistError::SchemaMismatch`].
+    /// Connects to the database at `url` and brings its schema up to date (our versions are
+    /// kept in our own table, `agentry_schema_versions`, see [`migrate`](super::migrate)). A
+    /// table of ours that exists with other columns (in the connection's current schema) is
+    /// [`PersistError::SchemaMismatch`].
     pub async fn connect(url: &str) -> Result<Self, PersistError> {
         let pool = connect_postgres(url).await?;
         Ok(PostgresCheckpointer { pool })
     }
 
-    /// A checkpointer over an existing pool whose schema is up to date (see
-    /// [`connect`](Self::connect)).
+    /// A checkpointer over an existing pool whose schema is up to date: run
+    /// [`migrate`](super::migrate) on the pool first (see [`connect`](Self::connect)).
     pub fn from_pool(pool: PgPool) -> Self {
         PostgresCheckpointer { pool }
     }
@@ -75,7 +77,11 @@ impl PostgresCheckpointer {
         let messages: Vec<String> = write.new_messages.iter().map(encode_message).collect();
         // One statement: atomic without a transaction, one round trip. A write that carries a
         // lease locks the lease row, so a takeover waits until this write is done.
-        const LEASE_OK: &str = "($5::bigint IS NULL OR EXISTS (SELECT 1 FROM agent_leases
+        // Without a lease, no other worker may hold an unexpired one.
+        const LEASE_OK: &str = "(($5::bigint IS NULL AND NOT EXISTS (SELECT 1 FROM agent_leases
+               WHERE thread_id = $1
+                 AND expires_at_ms > (extract(epoch FROM clock_timestamp()) * 1000)::bigint))
+             OR EXISTS (SELECT 1 FROM agent_leases
                WHERE thread_id = $1 AND token = $5 AND worker = $6 AND expires_at_ms > 0 FOR SHARE))";
         const REST: &str = "m AS (INSERT INTO agent_messages (thread_id, seq, body)
                SELECT $1, t.base + u.o - 1, u.b FROM t, unnest($2::text[]) WITH ORDINALITY AS u(b, o)),
@@ -113,24 +119,19 @@ impl PostgresCheckpointer {
             .await
             .map_err(err)?;
         let Some(base) = base else {
-            let found: Option<i64> =
-                sqlx::query_scalar("SELECT latest_step FROM agent_threads WHERE thread_id = $1")
-                    .bind(write.thread_id)
-                    .fetch_optional(&self.pool)
-                    .await
-                    .map_err(err)?;
-            let found = found.map(to_u64);
-            return Err(if found != write.after {
-                PersistError::Conflict {
-                    thread_id: write.thread_id.to_string(),
-                    expected: write.after,
-                    found,
-                }
-            } else {
-                PersistError::LeaseLost {
-                    thread_id: write.thread_id.to_string(),
-                }
-            });
+            // The guard stopped the write (no row): name why, in the order both backends use.
+            let row = sqlx::query(
+                "SELECT t.latest_step, l.worker, l.token, l.expires_at_ms,
+                        (extract(epoch FROM clock_timestamp()) * 1000)::bigint
+                 FROM (SELECT $1::text AS id) k
+                 LEFT JOIN agent_threads t ON t.thread_id = k.id
+                 LEFT JOIN agent_leases l ON l.thread_id = k.id",
+            )
+            .bind(write.thread_id)
+            .fetch_one(&self.pool)
+            .await
+            .map_err(err)?;
+            return Err(refusal(&write, seen_from_row(&row)?));
         };
         Ok(CheckpointMeta {
             thread_id: write.thread_id.to_string(),

@@ -81,27 +81,22 @@ fn is_not_a_database(e: &sqlx::Error) -> bool {
     matches!(e, sqlx::Error::Database(db) if db.code().as_deref() == Some(SQLITE_NOTADB))
 }
 
-/// The database error inside a migration error, if it is one.
-fn migration_cause(e: &sqlx::migrate::MigrateError) -> Option<&sqlx::Error> {
-    use sqlx::migrate::MigrateError;
-    match e {
-        MigrateError::Execute(e) | MigrateError::ExecuteMigration(e, _) => Some(e),
-        _ => None,
-    }
+/// Whether `name` is one of the tables our migrations create (the full-text index's shadow
+/// tables and our version table included).
+pub(crate) fn is_ours(name: &str) -> bool {
+    TABLES.iter().any(|(table, _)| *table == name)
+        || name.starts_with("agent_store_fts")
+        || name == super::schema_versions::VERSIONS_TABLE
 }
 
 /// What `migrated` (the migrations' outcome) means, given the columns of our tables found
 /// afterwards (`None` when they could not be read); `path` is the SQLite file, if any.
 fn judge(
-    migrated: Result<(), sqlx::migrate::MigrateError>,
+    migrated: Result<(), sqlx::Error>,
     columns: Option<Vec<(String, String)>>,
     path: Option<&std::path::Path>,
 ) -> Result<(), PersistError> {
-    let not_a_database = migrated
-        .as_ref()
-        .err()
-        .and_then(migration_cause)
-        .is_some_and(is_not_a_database);
+    let not_a_database = migrated.as_ref().err().is_some_and(is_not_a_database);
     if let (Some(path), true) = (path, not_a_database) {
         return Err(PersistError::NotADatabase {
             path: path.to_path_buf(),
@@ -120,13 +115,14 @@ fn judge(
     migrated.map_err(|e| PersistError::backend("open", e))
 }
 
-/// Runs the SQLite migrations on `pool` (opened from `path`) and checks our tables' shape.
+/// Runs the SQLite migrations on `pool` (opened from `path`, when known) and checks our
+/// tables' shape.
 #[cfg(feature = "sqlite")]
 pub(crate) async fn migrate_sqlite(
     pool: &sqlx::SqlitePool,
-    path: &std::path::Path,
+    path: Option<&std::path::Path>,
 ) -> Result<(), PersistError> {
-    let migrated = super::sql::sqlite_migrator().run(pool).await;
+    let migrated = super::schema_versions::apply_sqlite(pool).await;
     let columns = sqlx::query_as::<_, (String, String)>(
         "SELECT m.name, p.name FROM sqlite_master m, pragma_table_info(m.name) p
          WHERE m.type = 'table' AND m.name LIKE 'agent\\_%' ESCAPE '\\'",
@@ -134,7 +130,7 @@ pub(crate) async fn migrate_sqlite(
     .fetch_all(pool)
     .await
     .ok();
-    judge(migrated, columns, Some(path))
+    judge(migrated, columns, path)
 }
 
 /// The error of a failed SQLite connection to `path`.
@@ -154,7 +150,7 @@ pub(crate) fn sqlite_connect_error(path: &std::path::Path, e: sqlx::Error) -> Pe
 /// current schema).
 #[cfg(feature = "postgres")]
 pub(crate) async fn migrate_postgres(pool: &sqlx::PgPool) -> Result<(), PersistError> {
-    let migrated = super::sql::postgres_migrator().run(pool).await;
+    let migrated = super::schema_versions::apply_postgres(pool).await;
     let columns = sqlx::query_as::<_, (String, String)>(
         "SELECT table_name::text, column_name::text FROM information_schema.columns
          WHERE table_schema = current_schema() AND table_name LIKE 'agent\\_%'",

@@ -1,80 +1,26 @@
-//! What the SQLite and Postgres backends share: the schema migrations (checkpoints and the
-//! long-term store are one migration set per database, run with sqlx's migrator).
-
-use std::borrow::Cow;
-
-use sqlx::migrate::{Migration, MigrationType, Migrator};
+//! What the SQLite and Postgres backends share: opening a database and bringing its schema up
+//! to date (checkpoints and the long-term store are one migration set per database, see
+//! `schema_versions`).
 
 use super::PersistError;
 
-/// Migration versions are dated so they do not collide with an application's own sqlx
-/// migrations in the same database (`YYYYMMDDnnnn`); the migrator ignores versions it does
-/// not know.
-const CHECKPOINTS: i64 = 202611230001;
-const STORE: i64 = 202611230002;
-
-fn migrator(sources: [(i64, &'static str, &'static str); 2]) -> Migrator {
-    let migrations = sources
-        .into_iter()
-        .map(|(version, description, sql)| {
-            Migration::new(
-                version,
-                Cow::Borrowed(description),
-                MigrationType::Simple,
-                Cow::Borrowed(sql),
-                false,
-            )
-        })
-        .collect::<Vec<_>>();
-    Migrator {
-        migrations: Cow::Owned(migrations),
-        ignore_missing: true,
-        ..Migrator::DEFAULT
-    }
-}
-
-/// The SQLite schema.
-#[cfg(feature = "sqlite")]
-pub(crate) fn sqlite_migrator() -> Migrator {
-    migrator([
-        (
-            CHECKPOINTS,
-            "agentry checkpoints",
-            include_str!("../../migrations/sqlite/0001_checkpoints.sql"),
-        ),
-        (
-            STORE,
-            "agentry store",
-            include_str!("../../migrations/sqlite/0002_store.sql"),
-        ),
-    ])
-}
-
-/// The Postgres schema.
-#[cfg(feature = "postgres")]
-pub(crate) fn postgres_migrator() -> Migrator {
-    migrator([
-        (
-            CHECKPOINTS,
-            "agentry checkpoints",
-            include_str!("../../migrations/postgres/0001_checkpoints.sql"),
-        ),
-        (
-            STORE,
-            "agentry store",
-            include_str!("../../migrations/postgres/0002_store.sql"),
-        ),
-    ])
-}
-
 /// Opens (creating when missing) a SQLite database file in WAL mode with
 /// `synchronous = NORMAL`, and brings its schema up to date. A file that is not a database
-/// and a table of ours with another shape are typed errors (see `schema_shape`).
+/// and a table of ours with another shape are typed errors (see `schema_shape`), and so is a
+/// file that holds only other programs' tables unless `shared` (see `sqlite_sharing`).
 #[cfg(feature = "sqlite")]
-pub(crate) async fn open_sqlite(path: &std::path::Path) -> Result<sqlx::SqlitePool, PersistError> {
+pub(crate) async fn open_sqlite(
+    path: &std::path::Path,
+    shared: bool,
+) -> Result<sqlx::SqlitePool, PersistError> {
     use sqlx::sqlite::{
         SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous,
     };
+    if !shared && path.exists() {
+        // Looked at before the pool's connections switch the file to WAL: a refused file is
+        // left as it was.
+        super::sqlite_sharing::refuse_foreign(path).await?;
+    }
     let options = SqliteConnectOptions::new()
         .filename(path)
         .create_if_missing(true)
@@ -86,7 +32,7 @@ pub(crate) async fn open_sqlite(path: &std::path::Path) -> Result<sqlx::SqlitePo
         .connect_with(options)
         .await
         .map_err(|e| super::schema_shape::sqlite_connect_error(path, e))?;
-    super::schema_shape::migrate_sqlite(&pool, path).await?;
+    super::schema_shape::migrate_sqlite(&pool, Some(path)).await?;
     Ok(pool)
 }
 

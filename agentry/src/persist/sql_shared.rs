@@ -5,7 +5,8 @@
 //! bounds would need a dozen.
 
 /// Expands, inside a backend's module, to `fork_inner` and `delete_inner` on `$backend` and
-/// the free functions `meta_from_row`, `thread_from_row`, `lease_from_row` and `limit` over
+/// the free functions `meta_from_row`, `thread_from_row`, `lease_from_row`, `seen_from_row` and
+/// `limit` over
 /// `$row`. Every `SELECT` the backend reads with `meta_from_row` puts `format_version` (as a
 /// 64-bit integer) in column 4.
 macro_rules! shared_sql_checkpointer {
@@ -179,6 +180,27 @@ macro_rules! shared_sql_checkpointer {
                 token: to_u64(row.get(0)),
                 expires_at: from_ms(row.get(1)),
             }
+        }
+
+        /// What a refused writer finds: the row of a `SEEN` query (the thread's step, its
+        /// lease's worker, token and expiry, each NULL when absent, and the database's clock).
+        fn seen_from_row(row: &$row) -> Result<Seen, PersistError> {
+            let err = |e| PersistError::backend("put", e);
+            let found: Option<i64> = row.try_get(0).map_err(err)?;
+            let worker: Option<String> = row.try_get(1).map_err(err)?;
+            let token: Option<i64> = row.try_get(2).map_err(err)?;
+            let expires: Option<i64> = row.try_get(3).map_err(err)?;
+            Ok(Seen {
+                found: found.map(to_u64),
+                lease: worker.zip(token).zip(expires).map(|((worker, token), expires_at_ms)| {
+                    LeaseRow {
+                        worker,
+                        token: to_u64(token),
+                        expires_at_ms,
+                    }
+                }),
+                now_ms: row.try_get(4).map_err(err)?,
+            })
         }
 
         fn limit(n: usize) -> i64 {

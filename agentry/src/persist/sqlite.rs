@@ -13,6 +13,7 @@ use super::format::{
     FORMAT_VERSION, checkpoint_from_body, decode_body_str, decode_messages, encode_body,
 };
 use super::lease::{from_ms, now_ms, ttl_ms};
+use super::refusal::{LeaseRow, Seen, refusal};
 use super::sql::{open_sqlite, to_i64, to_u64};
 use super::sql_shared::shared_sql_checkpointer;
 use super::sqlite_script::{CloseUnlessDone, PUT_FIRST, PUT_NEXT};
@@ -43,16 +44,44 @@ pub struct SqliteCheckpointer {
 
 impl SqliteCheckpointer {
     /// Opens the database at `path` (created when missing) and brings its schema up to date
-    /// with sqlx's migrator. A file that is not a SQLite database is
+    /// (our versions are kept in our own table, `agentry_schema_versions`, see
+    /// [`migrate`](super::migrate)). A file that is not a SQLite database is
     /// [`PersistError::NotADatabase`]; a table of ours that exists with other columns is
-    /// [`PersistError::SchemaMismatch`].
+    /// [`PersistError::SchemaMismatch`]; a file that holds another program's tables and none
+    /// of ours is [`PersistError::ForeignTables`] (use [`open_shared`](Self::open_shared) to
+    /// add ours to it).
     pub async fn open(path: impl AsRef<Path>) -> Result<Self, PersistError> {
-        let pool = open_sqlite(path.as_ref()).await?;
+        let pool = open_sqlite(path.as_ref(), false).await?;
         Ok(SqliteCheckpointer { pool })
     }
 
-    /// A checkpointer over an existing pool whose schema is up to date (see
-    /// [`open`](Self::open)).
+    /// [`open`](Self::open) a database that other programs use too (an application's own
+    /// database): our tables are added beside theirs even when none of ours is there yet.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// use agentry::persist::SqliteCheckpointer;
+    /// use sqlx::Connection;
+    ///
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let path = dir.path().join("app.db");
+    /// let url = format!("sqlite://{}?mode=rwc", path.display());
+    /// let mut conn = sqlx::SqliteConnection::connect(&url).await.unwrap();
+    /// sqlx::query("CREATE TABLE invoices (id INTEGER PRIMARY KEY)").execute(&mut conn).await.unwrap();
+    ///
+    /// let checkpointer = SqliteCheckpointer::open_shared(&path).await.unwrap();
+    /// // Once our tables are there, a plain `open` opens the file too.
+    /// SqliteCheckpointer::open(&path).await.unwrap();
+    /// # drop((conn, checkpointer));
+    /// # }
+    /// ```
+    pub async fn open_shared(path: impl AsRef<Path>) -> Result<Self, PersistError> {
+        let pool = open_sqlite(path.as_ref(), true).await?;
+        Ok(SqliteCheckpointer { pool })
+    }
+
+    /// A checkpointer over an existing pool whose schema is up to date: run
+    /// [`migrate`](super::migrate) on the pool first (see [`open`](Self::open)).
     pub fn from_pool(pool: SqlitePool) -> Self {
         SqliteCheckpointer { pool }
     }
@@ -77,8 +106,8 @@ impl SqliteCheckpointer {
             .unwrap_or((None, None));
         // One script, one round trip to the connection's thread: the thread's position moves
         // first (so the transaction holds the write lock from its start); when it did not
-        // move (a stale writer or a lost lease) the guard violates a NOT NULL constraint
-        // with OR ROLLBACK, which rolls the whole transaction back.
+        // move (a stale writer, a lost lease, a thread leased to another) the guard violates
+        // a NOT NULL constraint with OR ROLLBACK, which rolls the whole transaction back.
         let script = match write.after {
             None => PUT_FIRST,
             Some(_) => PUT_NEXT,
@@ -107,36 +136,13 @@ impl SqliteCheckpointer {
                 // Whatever stopped the script, leave no transaction open on the connection.
                 let _ = sqlx::query("ROLLBACK").execute(&mut **conn).await;
                 guard.done();
-                let found: Option<i64> = sqlx::query_scalar(
-                    "SELECT latest_step FROM agent_threads WHERE thread_id = $1",
-                )
-                .bind(write.thread_id)
-                .fetch_optional(&self.pool)
-                .await
-                .map_err(err)?;
-                let found = found.map(to_u64);
-                return Err(if found != write.after {
-                    PersistError::Conflict {
-                        thread_id: write.thread_id.to_string(),
-                        expected: write.after,
-                        found,
-                    }
-                } else if write.lease.is_some()
-                    && failed
-                        .as_ref()
-                        .is_err_and(|e| e.to_string().contains("NOT NULL"))
-                {
-                    PersistError::LeaseLost {
-                        thread_id: write.thread_id.to_string(),
-                    }
-                } else {
-                    match failed {
-                        Err(e) => PersistError::backend("put", e),
-                        Ok(rows) => PersistError::corrupt(
-                            "put",
-                            format!("the write script returned {} rows, not 1", rows.len()),
-                        ),
-                    }
+                return Err(match failed {
+                    Err(e) if is_guard(&e) => refusal(&write, self.seen(write.thread_id).await?),
+                    Err(e) => PersistError::backend("put", e),
+                    Ok(rows) => PersistError::corrupt(
+                        "put",
+                        format!("the write script returned {} rows, not 1", rows.len()),
+                    ),
                 });
             }
         };
@@ -149,6 +155,22 @@ impl SqliteCheckpointer {
             message_count: to_u64(base + added),
             created_at: from_ms(now),
         })
+    }
+
+    /// The thread's step and lease, after a refused write.
+    async fn seen(&self, thread_id: &str) -> Result<Seen, PersistError> {
+        let row = sqlx::query(
+            "SELECT t.latest_step, l.worker, l.token, l.expires_at_ms, $2
+             FROM (SELECT $1 AS id) k
+             LEFT JOIN agent_threads t ON t.thread_id = k.id
+             LEFT JOIN agent_leases l ON l.thread_id = k.id",
+        )
+        .bind(thread_id)
+        .bind(now_ms())
+        .fetch_one(&self.pool)
+        .await
+        .map_err(|e| PersistError::backend("put", e))?;
+        seen_from_row(&row)
     }
 
     async fn load(
@@ -180,6 +202,12 @@ impl SqliteCheckpointer {
 }
 
 shared_sql_checkpointer!(SqliteCheckpointer, SqliteRow, i64);
+
+/// The one error that says the write script's guard stopped it: the guard's insert of NULLs
+/// into `agent_leases` (SQLite's `SQLITE_CONSTRAINT_NOTNULL`), told by its kind, not its text.
+fn is_guard(e: &sqlx::Error) -> bool {
+    matches!(e, sqlx::Error::Database(db) if db.kind() == sqlx::error::ErrorKind::NotNullViolation)
+}
 
 impl Checkpointer for SqliteCheckpointer {
     fn put<'a>(

@@ -3,10 +3,13 @@
 use sqlx::Sqlite;
 use sqlx::pool::PoolConnection;
 
-/// The lease condition: none given, or the given one is still the thread's.
+/// The lease condition: none given and no other worker holds an unexpired lease, or the given
+/// one is still the thread's (expired but not taken over is still the thread's).
 macro_rules! lease_ok {
     () => {
-        "($6 IS NULL OR EXISTS (SELECT 1 FROM agent_leases WHERE thread_id = $1
+        "(($6 IS NULL AND NOT EXISTS (SELECT 1 FROM agent_leases WHERE thread_id = $1
+           AND expires_at_ms > $4))
+          OR EXISTS (SELECT 1 FROM agent_leases WHERE thread_id = $1
            AND token = $6 AND worker = $7 AND expires_at_ms > 0))"
     };
 }

@@ -126,7 +126,9 @@ impl Store {
         Store::new(InMemoryStore::default())
     }
 
-    /// A store in the SQLite database at `path` (created when missing; WAL mode).
+    /// A store in the SQLite database at `path` (created when missing; WAL mode). A file that
+    /// holds another program's tables and none of agentry's is refused: for an application's
+    /// database, use `Store::new(SqliteStore::open_shared(path).await?)`.
     #[cfg(feature = "sqlite")]
     pub async fn sqlite(path: impl AsRef<std::path::Path>) -> Result<Self, StoreError> {
         Ok(Store::new(SqliteStore::open(path).await?))

@@ -44,7 +44,8 @@ impl PostgresStore {
         Ok(PostgresStore { pool })
     }
 
-    /// A store over an existing pool whose schema is up to date (see
+    /// A store over an existing pool whose schema is up to date: run
+    /// [`migrate`](crate::persist::migrate) on the pool first (see
     /// [`connect`](Self::connect)).
     pub fn from_pool(pool: PgPool) -> Self {
         PostgresStore { pool }

@@ -39,14 +39,43 @@ fn error(operation: &'static str) -> impl Fn(sqlx::Error) -> StoreError {
 
 impl SqliteStore {
     /// Opens the database at `path` (created when missing) and brings its schema up to date.
+    /// A file that holds another program's tables and none of ours is refused (see
+    /// [`PersistError::ForeignTables`](crate::persist::PersistError::ForeignTables)); use
+    /// [`open_shared`](Self::open_shared) for it.
     pub async fn open(path: impl AsRef<Path>) -> Result<Self, StoreError> {
-        let pool = open_sqlite(path.as_ref())
+        let pool = open_sqlite(path.as_ref(), false)
             .await
             .map_err(open_error("open"))?;
         Ok(SqliteStore { pool })
     }
 
-    /// A store over an existing pool whose schema is up to date (see [`open`](Self::open)).
+    /// [`open`](Self::open) a database that other programs use too (an application's own
+    /// database): our tables are added beside theirs even when none of ours is there yet.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// use agentry::store::SqliteStore;
+    /// use sqlx::Connection;
+    ///
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let path = dir.path().join("app.db");
+    /// let url = format!("sqlite://{}?mode=rwc", path.display());
+    /// let mut conn = sqlx::SqliteConnection::connect(&url).await.unwrap();
+    /// sqlx::query("CREATE TABLE invoices (id INTEGER PRIMARY KEY)").execute(&mut conn).await.unwrap();
+    ///
+    /// assert!(SqliteStore::open(&path).await.is_err()); // not without asking
+    /// SqliteStore::open_shared(&path).await.unwrap();
+    /// # }
+    /// ```
+    pub async fn open_shared(path: impl AsRef<Path>) -> Result<Self, StoreError> {
+        let pool = open_sqlite(path.as_ref(), true)
+            .await
+            .map_err(open_error("open"))?;
+        Ok(SqliteStore { pool })
+    }
+
+    /// A store over an existing pool whose schema is up to date: run
+    /// [`migrate`](crate::persist::migrate) on the pool first (see [`open`](Self::open)).
     pub fn from_pool(pool: SqlitePool) -> Self {
         SqliteStore { pool }
     }

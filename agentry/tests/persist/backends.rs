@@ -42,7 +42,7 @@ pub enum Guard {
 macro_rules! suite {
     ($backend:ident) => {
         mod $backend {
-            use super::super::cases;
+            use super::super::{cases, lease_cases};
 
             macro_rules! case {
                 ($name:ident) => {
@@ -50,6 +50,13 @@ macro_rules! suite {
                     async fn $name() {
                         let (cp, _guard) = super::$backend().await;
                         cases::$name(&*cp).await;
+                    }
+                };
+                (leases: $name:ident) => {
+                    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                    async fn $name() {
+                        let (cp, _guard) = super::$backend().await;
+                        lease_cases::$name(&*cp).await;
                     }
                 };
             }
@@ -64,6 +71,9 @@ macro_rules! suite {
             case!(an_expired_lease_is_taken_over_and_fences_the_old_holder);
             case!(bad_input_is_a_typed_error);
             case!(a_long_thread_keeps_every_message_in_order);
+            case!(leases: a_write_without_the_lease_on_a_leased_thread_is_refused);
+            case!(leases: an_expired_lease_no_longer_refuses_writes_without_one);
+            case!(leases: a_fenced_write_after_the_thread_moved_on_is_a_lost_lease);
         }
     };
 }

@@ -19,9 +19,10 @@ where
     /// Where the thread stands.
     pub async fn status(&self) -> Result<ThreadStatus, ThreadError> {
         let latest = self.checkpointer()?.latest(&self.id).await?;
-        Ok(latest.map_or(ThreadStatus::New, |c| {
-            status_of(&RunInfo::read(&c.counters))
-        }))
+        match latest {
+            None => Ok(ThreadStatus::New),
+            Some(c) => Ok(status_of(&RunInfo::read(&self.id, &c.counters)?)),
+        }
     }
 
     /// The thread's messages (without the agent's instructions), oldest first; empty for a new

@@ -12,7 +12,7 @@ use super::ThreadError;
 use crate::agent::machine::{Counters, Machine};
 use crate::agent::record::Record;
 use crate::message::{Message, ToolResultMessage};
-use crate::persist::{CheckpointWrite, Checkpointer, Lease};
+use crate::persist::{CheckpointWrite, Checkpointer, Lease, PersistError};
 use crate::run::Outcome;
 use crate::run::{PartialRun, RunError, RunErrorKind};
 use crate::usage::Usage;
@@ -83,10 +83,17 @@ pub(crate) struct RunInfo {
 }
 
 impl RunInfo {
-    /// Reads a checkpoint's counters; documents from elsewhere (or format 1's `{"turns": n}`)
-    /// read as an idle thread.
-    pub(crate) fn read(counters: &Value) -> RunInfo {
-        serde_json::from_value(counters.clone()).unwrap_or_default()
+    /// Reads the counters of thread `thread_id`'s checkpoint. No counters (a checkpoint
+    /// written without an agent) and an object without a status (format 1's `{"turns": n}`)
+    /// read as an idle thread; anything else that does not decode is
+    /// [`PersistError::Corrupt`](crate::persist::PersistError::Corrupt): reading it as idle
+    /// would let a new run start over a running or paused one and lose its pause.
+    pub(crate) fn read(thread_id: &str, counters: &Value) -> Result<RunInfo, PersistError> {
+        if counters.is_null() {
+            return Ok(RunInfo::default());
+        }
+        RunInfo::deserialize(counters)
+            .map_err(|e| PersistError::corrupt_in(thread_id, "run status", e))
     }
 }
 

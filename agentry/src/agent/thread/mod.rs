@@ -173,6 +173,8 @@ where
     /// [`Checkpointer::acquire_lease`](crate::persist::Checkpointer::acquire_lease)): a save
     /// after another worker took the thread over fails with
     /// [`PersistError::LeaseLost`](crate::persist::PersistError::LeaseLost) and the run stops.
+    /// Without a lease, a run on a thread another worker holds an unexpired lease on stops at
+    /// its first save with [`PersistError::Leased`](crate::persist::PersistError::Leased).
     pub fn with_lease(mut self, lease: Lease) -> Self {
         self.lease = Some(lease);
         self
@@ -283,7 +285,7 @@ where
     /// The saved pause of a paused checkpoint, its messages put back (without the system
     /// message), and the checkpoint's run info.
     fn pause_of(&self, checkpoint: Checkpoint) -> Result<Option<(Pause<S>, RunInfo)>, ThreadError> {
-        let info = RunInfo::read(&checkpoint.counters);
+        let info = RunInfo::read(&self.id, &checkpoint.counters)?;
         let (RunStatus::Paused, Some(pending)) = (info.status, checkpoint.pending) else {
             return Ok(None);
         };
@@ -347,9 +349,12 @@ where
     ) -> Result<Outcome<O::Output, S>, RunError> {
         let checkpointer = self.checkpointer().map_err(fail)?;
         let latest = checkpointer.latest(&self.id).await.map_err(fail)?;
-        let status = latest.as_ref().map_or(ThreadStatus::New, |c| {
-            status_of(&RunInfo::read(&c.counters))
-        });
+        let info = latest
+            .as_ref()
+            .map(|c| RunInfo::read(&self.id, &c.counters))
+            .transpose()
+            .map_err(|e| fail(ThreadError::Persist(e)))?;
+        let status = info.as_ref().map_or(ThreadStatus::New, status_of);
         let (start, mut journal) = match how {
             How::Fresh { input, new_state } => {
                 let (history, state, after) = match latest {
@@ -417,7 +422,7 @@ where
                     let hint = "no run is going on: start one with `run`";
                     return Err(fail(ThreadError::status(&self.id, status, hint)));
                 };
-                let info = RunInfo::read(&c.counters);
+                let info = info.unwrap_or_default();
                 let run_start = info.run_start;
                 let saved = c.messages.len();
                 let state: S = self.decode(c.state.clone()).map_err(fail)?;
