@@ -77,6 +77,9 @@ fn text_of(output: &ToolOutput) -> String {
     output.text_content()
 }
 
+#[path = "mcp/stderr.rs"]
+mod stderr;
+
 // ---------------------------------------------------------------------------------------
 // Our client against the Python SDK's reference time server.
 

@@ -16,7 +16,8 @@ use tokio::sync::{Mutex, watch};
 
 use super::McpError;
 use super::builder::{Endpoint, McpClientBuilder, Reconnect};
-use super::connect::{Connection, Shared, connect_once, gone_message};
+use super::connect::{Connection, Shared, connect_once};
+use super::stderr::Mark;
 
 /// A connection to one MCP server.
 ///
@@ -112,12 +113,13 @@ impl McpClient {
         // stale again.
         self.inner.shared.stale.store(false, Ordering::SeqCst);
         let conn = self.connection().await?;
+        let began = conn.begin_call();
         let listed = conn.service.peer().list_all_tools();
         let tools = match tokio::time::timeout(self.inner.config.call_timeout, listed).await {
             Ok(Ok(tools)) => tools,
             Ok(Err(error)) => {
                 self.inner.shared.stale.store(true, Ordering::SeqCst);
-                return Err(self.service_error(&conn, "tools/list", error).await);
+                return Err(self.service_error(&conn, began, "tools/list", error).await);
             }
             Err(_) => {
                 self.inner.shared.stale.store(true, Ordering::SeqCst);
@@ -185,11 +187,12 @@ impl McpClient {
             }
         }
         let conn = self.connection().await?;
+        let began = conn.begin_call();
         let call = conn.service.peer().call_tool(params);
         match tokio::time::timeout(timeout, call).await {
             Ok(Ok(result)) => Ok(result),
             Ok(Err(error)) => Err(self
-                .service_error(&conn, &format!("tools/call {name}"), error)
+                .service_error(&conn, began, &format!("tools/call {name}"), error)
                 .await),
             Err(_) => Err(McpError::Timeout {
                 server: self.name().to_string(),
@@ -221,7 +224,7 @@ impl McpClient {
             if !conn.service.is_closed() {
                 return Ok(conn.clone());
             }
-            let message = gone_message(conn);
+            let message = conn.gone_message(None).await;
             *slot = None;
             if self.inner.config.reconnect == Reconnect::Never {
                 return Err(self.gone(message));
@@ -271,11 +274,12 @@ impl McpClient {
         }
     }
 
-    /// Maps a failed request; a closed transport drops the connection so the next call
-    /// reconnects.
+    /// Maps a failed request (begun at `began` in the server's stderr); a closed transport
+    /// drops the connection so the next call reconnects.
     async fn service_error(
         &self,
         conn: &Arc<Connection>,
+        began: Option<Mark>,
         method: &str,
         error: ServiceError,
     ) -> McpError {
@@ -291,9 +295,7 @@ impl McpClient {
                 after: timeout,
             },
             ServiceError::TransportClosed | ServiceError::TransportSend(_) => {
-                // Let the process exit and its stderr drain, so the message says why.
-                tokio::time::sleep(Duration::from_millis(20)).await;
-                let mut detail = gone_message(conn);
+                let mut detail = conn.gone_message(began).await;
                 if let ServiceError::TransportSend(e) = &error {
                     detail = format!("{e}; {detail}");
                 }

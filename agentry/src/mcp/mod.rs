@@ -34,6 +34,8 @@ mod serve;
 #[cfg(feature = "mcp-server")]
 mod server;
 #[cfg(feature = "mcp-client")]
+mod stderr;
+#[cfg(feature = "mcp-client")]
 mod toolset;
 
 #[cfg(feature = "mcp-server")]
