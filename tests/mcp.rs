@@ -77,6 +77,8 @@ fn text_of(output: &ToolOutput) -> String {
     output.text_content()
 }
 
+#[path = "mcp/names.rs"]
+mod names;
 #[path = "mcp/stderr.rs"]
 mod stderr;
 

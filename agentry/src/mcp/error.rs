@@ -71,13 +71,25 @@ pub enum McpError {
         /// Why.
         source: SchemaError,
     },
-    /// A tool name a model cannot call (providers accept `[A-Za-z0-9_-]{1,64}`).
+    /// A tool name that cannot be mapped to one a model can call (providers accept
+    /// `[A-Za-z0-9_-]{1,64}`): an empty name, or a prefix outside that.
     #[error("the MCP tool name `{name}` cannot be offered to a model: {reason}")]
     InvalidToolName {
         /// The name (after the prefix, if any).
         name: String,
         /// Why.
         reason: String,
+    },
+    /// Two tools of one server map to the same name a model can call (`files.read` and
+    /// `files_read` are both `files_read`).
+    #[error("the MCP tools `{first}` and `{second}` both map to the tool name `{name}`")]
+    MappedNameClash {
+        /// The name both map to.
+        name: String,
+        /// The first tool's name on the server.
+        first: String,
+        /// The second tool's name on the server.
+        second: String,
     },
     /// Two tools would have the same name in one agent.
     #[error(

@@ -9,6 +9,7 @@ use futures::future::BoxFuture;
 use serde_json::Value;
 
 use super::content::from_mcp;
+use super::names::{Taken, model_name};
 use super::{McpClient, McpError};
 use crate::agent::{AgentBuilder, DynTool, SharedDynTool, Toolset};
 use crate::output::OutputSpec;
@@ -17,13 +18,13 @@ use crate::tool::{
     DefinitionRef, ToolCallError, ToolDefinition, ToolError, ToolOutput, ToolRuntime,
 };
 
-/// The longest tool name providers accept.
-const MAX_NAME: usize = 64;
-
 /// The tools of one MCP server, ready to hand to an agent beside its static `#[tool]`s.
 ///
-/// Listing checks every tool: its name (with the optional prefix) must be one a model can
-/// call, and its input schema must be within the schema caps (depth, node count, size) and,
+/// Listing checks every tool. A name a provider would refuse (providers accept
+/// `^[a-zA-Z0-9_-]{1,64}$`; MCP also allows e.g. `files.read`) is offered to the model
+/// mapped — each other character becomes `_`, cut to 64 characters — while calls go to the
+/// server under its own name ([`McpTool::remote_name`]); two tools that map to one name are
+/// [`McpError::MappedNameClash`]. Its input schema must be within the schema caps (depth, node count, size) and,
 /// for each dialect given with [`McpToolsetBuilder::dialect`], lower into it — each failure is
 /// a typed [`McpError`] before any model sees the tool. Adding the set to an agent with
 /// [`AgentBuilder::mcp_tools`] fails with [`McpError::NameClash`] when a name is taken.
@@ -65,7 +66,8 @@ pub struct McpToolsetBuilder {
 }
 
 impl McpToolsetBuilder {
-    /// Names every tool `{prefix}_{name}`, so two servers (or a server and a static tool)
+    /// Names every tool `{prefix}_{name}` (the prefix must be of ASCII letters, digits, `_`
+    /// and `-`), so two servers (or a server and a static tool)
     /// can offer tools of the same name.
     pub fn prefix(mut self, prefix: impl Into<String>) -> Self {
         self.options.prefix = Some(prefix.into());
@@ -109,7 +111,7 @@ impl McpToolset {
     async fn load(client: McpClient, options: Options) -> Result<Self, McpError> {
         let listed = client.list_tools().await?;
         let mut tools = Vec::with_capacity(listed.len());
-        let mut seen = HashSet::new();
+        let mut taken = Taken::default();
         for tool in listed.iter() {
             if let Some(only) = &options.only
                 && !only.contains(tool.name.as_ref())
@@ -117,17 +119,8 @@ impl McpToolset {
                 continue;
             }
             let remote = tool.name.to_string();
-            let name = match &options.prefix {
-                Some(prefix) => format!("{prefix}_{remote}"),
-                None => remote.clone(),
-            };
-            check_name(&name)?;
-            if !seen.insert(name.clone()) {
-                return Err(McpError::NameClash {
-                    name,
-                    other: "another tool of the same server".to_string(),
-                });
-            }
+            let name = model_name(options.prefix.as_deref(), &remote)?;
+            taken.take(&name, &remote)?;
             let parameters = Value::Object((*tool.input_schema).clone());
             size::check(&parameters, Dialect::OpenAi).map_err(|source| McpError::Schema {
                 tool: remote.clone(),
@@ -200,28 +193,6 @@ impl fmt::Debug for McpToolset {
     }
 }
 
-fn check_name(name: &str) -> Result<(), McpError> {
-    let fail = |reason: &str| {
-        Err(McpError::InvalidToolName {
-            name: name.chars().take(100).collect(),
-            reason: reason.to_string(),
-        })
-    };
-    if name.is_empty() {
-        return fail("it is empty");
-    }
-    if name.len() > MAX_NAME {
-        return fail("it is longer than 64 characters");
-    }
-    if !name
-        .bytes()
-        .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
-    {
-        return fail("only ASCII letters, digits, `_` and `-` are allowed");
-    }
-    Ok(())
-}
-
 /// One tool of an MCP server, as a [`DynTool`] of any agent.
 ///
 /// Its arguments are checked against the server's input schema by the agent before the
@@ -235,12 +206,12 @@ pub struct McpTool {
 }
 
 impl McpTool {
-    /// The tool's name on the server (without the prefix).
+    /// The tool's name on the server, which calls use (without the prefix, unmapped).
     pub fn remote_name(&self) -> &str {
         &self.remote
     }
 
-    /// The definition the model sees.
+    /// The definition the model sees (its name prefixed and mapped).
     pub fn definition(&self) -> &ToolDefinition {
         &self.definition
     }
@@ -321,22 +292,5 @@ where
         }
         self.parts.dyn_tools.extend(tools.dyn_tools::<C, S>());
         Ok(self)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn names_a_model_cannot_call_are_refused() {
-        assert!(check_name("time_get_current_time").is_ok());
-        assert!(check_name("a-b").is_ok());
-        for bad in ["", "has space", "dotted.name", &"x".repeat(65)] {
-            assert!(
-                matches!(check_name(bad), Err(McpError::InvalidToolName { .. })),
-                "{bad}"
-            );
-        }
     }
 }
