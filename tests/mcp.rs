@@ -15,7 +15,8 @@ use std::time::Duration;
 
 use agentry::agent::{AgentBuilder, FnTool, NoTools, Typed};
 use agentry::mcp::{
-    AgentTool, McpClient, McpError, McpServer, McpToolset, Reconnect, StructuredContent,
+    AgentTool, McpClient, McpError, McpHttpServer, McpServer, McpToolset, Reconnect,
+    StructuredContent,
 };
 use agentry::message::{ContentBlock, ImageSource};
 use agentry::prelude::*;
@@ -77,6 +78,8 @@ fn text_of(output: &ToolOutput) -> String {
     output.text_content()
 }
 
+#[path = "mcp/errors.rs"]
+mod errors;
 #[path = "mcp/names.rs"]
 mod names;
 #[path = "mcp/stderr.rs"]

@@ -179,10 +179,13 @@ impl McpClient {
             Value::Object(map) => params = params.with_arguments(map),
             Value::Null => {}
             other => {
-                return Err(McpError::Protocol {
+                return Err(McpError::InvalidArguments {
                     server: self.name().to_string(),
-                    method: format!("tools/call {name}"),
-                    message: format!("tool arguments must be a JSON object, not {other}"),
+                    tool: name.to_string(),
+                    reason: format!(
+                        "they must be a JSON object (or null for none), not {}",
+                        json_kind(&other)
+                    ),
                 });
             }
         }
@@ -227,7 +230,7 @@ impl McpClient {
             let message = conn.gone_message(None).await;
             *slot = None;
             if self.inner.config.reconnect == Reconnect::Never {
-                return Err(self.gone(message));
+                return Err(self.gone(message, None));
             }
         }
         let Reconnect::OnNextCall {
@@ -235,11 +238,11 @@ impl McpClient {
             backoff,
         } = self.inner.config.reconnect
         else {
-            return Err(self.gone("the connection was closed".to_string()));
+            return Err(self.gone("the connection was closed".to_string(), None));
         };
         let attempts = max_attempts.max(1);
         let mut wait = backoff;
-        let mut last = String::new();
+        let mut last = None;
         for attempt in 1..=attempts {
             match connect_once(&self.inner.config, &self.inner.shared).await {
                 Ok(conn) => {
@@ -251,7 +254,7 @@ impl McpClient {
                 }
                 Err(error) => {
                     tracing::warn!(server = %self.name(), attempt, %error, "reconnecting to the MCP server failed");
-                    last = error.to_string();
+                    last = Some(error);
                 }
             }
             if attempt < attempts {
@@ -262,15 +265,20 @@ impl McpClient {
         Err(McpError::ReconnectFailed {
             server: self.name().to_string(),
             attempts,
-            message: last,
+            last: Box::new(last.unwrap_or_else(|| McpError::Connect {
+                server: self.name().to_string(),
+                message: "no attempt was made".to_string(),
+                source: None,
+            })),
         })
     }
 
-    fn gone(&self, message: String) -> McpError {
+    fn gone(&self, message: String, source: Option<ServiceError>) -> McpError {
         McpError::ServerGone {
             server: self.name().to_string(),
             message,
             will_reconnect: self.inner.config.reconnect != Reconnect::Never,
+            source: source.map(|e| Box::new(e) as _),
         }
     }
 
@@ -284,10 +292,11 @@ impl McpClient {
         error: ServiceError,
     ) -> McpError {
         match error {
-            ServiceError::McpError(data) => McpError::Protocol {
+            ServiceError::McpError(ref data) => McpError::Protocol {
                 server: self.name().to_string(),
                 method: method.to_string(),
-                message: data.message.into_owned(),
+                message: data.message.to_string(),
+                source: Some(Box::new(error)),
             },
             ServiceError::Timeout { timeout } => McpError::Timeout {
                 server: self.name().to_string(),
@@ -296,20 +305,43 @@ impl McpClient {
             },
             ServiceError::TransportClosed | ServiceError::TransportSend(_) => {
                 let mut detail = conn.gone_message(began).await;
-                if let ServiceError::TransportSend(e) = &error {
-                    detail = format!("{e}; {detail}");
+                if let ServiceError::TransportSend(_) = &error {
+                    detail = format!("a request could not be sent; {detail}");
                 }
                 let mut slot = self.inner.conn.lock().await;
                 if slot.as_ref().is_some_and(|c| Arc::ptr_eq(c, conn)) {
                     *slot = None;
                 }
-                self.gone(detail)
+                self.gone(detail, Some(error))
             }
             other => McpError::Protocol {
                 server: self.name().to_string(),
                 method: method.to_string(),
-                message: other.to_string(),
+                message: service_failure(&other).to_string(),
+                source: Some(Box::new(other)),
             },
         }
+    }
+}
+
+/// What kind of JSON value `value` is, for a message that must not quote it.
+fn json_kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// A failure of the exchange other than the server's own error, in words that carry none of
+/// the error's payload (its source keeps it).
+fn service_failure(error: &ServiceError) -> &'static str {
+    match error {
+        ServiceError::UnexpectedResponse => "it answered with an unexpected response type",
+        ServiceError::Cancelled { .. } => "the request was cancelled",
+        _ => "the request failed",
     }
 }

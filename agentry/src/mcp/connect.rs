@@ -9,9 +9,9 @@ use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use tokio::sync::watch;
 
-use super::McpError;
 use super::builder::{Endpoint, McpClientBuilder};
 use super::stderr::{EOF_WAIT, Mark, StderrLog};
+use super::{McpCause, McpError};
 
 /// What the notification handler shares with the client.
 pub(super) struct Shared {
@@ -77,9 +77,10 @@ pub(super) async fn connect_once(
     config: &McpClientBuilder,
     shared: &Arc<Shared>,
 ) -> Result<Connection, McpError> {
-    let fail = |message: String| McpError::Connect {
+    let fail = |message: String, source: Option<McpCause>| McpError::Connect {
         server: config.name.clone(),
         message,
+        source,
     };
     let handler = Handler {
         shared: shared.clone(),
@@ -100,7 +101,11 @@ pub(super) async fn connect_once(
                 let (process, stderr) = TokioChildProcess::builder(command)
                     .stderr(std::process::Stdio::piped())
                     .spawn()
-                    .map_err(|e| fail(format!("could not start `{}`: {e}", program.display())))?;
+                    .map_err(|e| {
+                        let message =
+                            format!("could not start `{}` ({})", program.display(), e.kind());
+                        fail(message, Some(Box::new(e)))
+                    })?;
                 let log = stderr.map(|stderr| StderrLog::spawn(stderr, config.name.clone()));
                 match handler.serve(process).await {
                     Ok(service) => Ok(Connection {
@@ -116,20 +121,23 @@ pub(super) async fn connect_once(
                             }
                             None => String::new(),
                         };
-                        Err(fail(if tail.is_empty() {
-                            error.to_string()
+                        let message = if tail.is_empty() {
+                            "the MCP handshake failed".to_string()
                         } else {
-                            format!("{error}; the server's stderr: {tail}")
-                        }))
+                            format!("the MCP handshake failed; the server's stderr: {tail}")
+                        };
+                        Err(fail(message, Some(Box::new(error))))
                     }
                 }
             }
             Endpoint::Http { url } => {
                 let transport = StreamableHttpClientTransport::from_uri(url.as_str());
-                let service = handler
-                    .serve(transport)
-                    .await
-                    .map_err(|e| fail(e.to_string()))?;
+                let service = handler.serve(transport).await.map_err(|e| {
+                    fail(
+                        "the MCP handshake over HTTP failed".to_string(),
+                        Some(Box::new(e)),
+                    )
+                })?;
                 Ok(Connection {
                     service,
                     stderr: None,
@@ -139,7 +147,12 @@ pub(super) async fn connect_once(
     };
     tokio::time::timeout(config.connect_timeout, work)
         .await
-        .map_err(|_| fail(format!("no handshake within {:?}", config.connect_timeout)))?
+        .map_err(|_| {
+            fail(
+                format!("no handshake within {:?}", config.connect_timeout),
+                None,
+            )
+        })?
 }
 
 #[cfg(test)]
@@ -162,5 +175,19 @@ mod tests {
             err.to_string().contains("fatal: config file missing"),
             "the stderr is waited for: {err}"
         );
+    }
+
+    #[tokio::test]
+    async fn a_program_that_cannot_start_keeps_its_io_error_as_the_source() {
+        let err = McpClient::stdio("missing", "/nonexistent/agentry-no-such-server")
+            .connect()
+            .await
+            .expect_err("nothing to start");
+        assert!(matches!(err, McpError::Connect { .. }), "{err:?}");
+        let io = std::error::Error::source(&err)
+            .and_then(|e| e.downcast_ref::<std::io::Error>())
+            .expect("the io::Error is the source");
+        assert_eq!(io.kind(), std::io::ErrorKind::NotFound);
+        assert!(err.to_string().contains("not found"), "{err}");
     }
 }

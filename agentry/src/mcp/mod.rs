@@ -50,7 +50,7 @@ pub use builder::{
 #[cfg(feature = "mcp-client")]
 pub use client::McpClient;
 pub use content::StructuredContent;
-pub use error::McpError;
+pub use error::{McpCause, McpError};
 #[cfg(feature = "mcp-server")]
 pub use serve::{HTTP_PATH, McpHttpServer};
 #[cfg(feature = "mcp-server")]
