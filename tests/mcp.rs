@@ -80,6 +80,8 @@ fn text_of(output: &ToolOutput) -> String {
 
 #[path = "mcp/errors.rs"]
 mod errors;
+#[path = "mcp/filters.rs"]
+mod filters;
 #[path = "mcp/names.rs"]
 mod names;
 #[path = "mcp/stderr.rs"]

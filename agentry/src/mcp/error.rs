@@ -115,7 +115,9 @@ pub enum McpError {
     },
     /// Two tools of one server map to the same name a model can call (`files.read` and
     /// `files_read` are both `files_read`).
-    #[error("the MCP tools `{first}` and `{second}` both map to the tool name `{name}`")]
+    #[error(
+        "the MCP tools `{first}` and `{second}` both map to the tool name `{name}`; leave one of them out (`McpToolsetBuilder::exclude`)"
+    )]
     MappedNameClash {
         /// The name both map to.
         name: String,

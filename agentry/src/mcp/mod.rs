@@ -31,6 +31,8 @@ mod connect;
 mod content;
 mod error;
 #[cfg(feature = "mcp-client")]
+mod filter;
+#[cfg(feature = "mcp-client")]
 mod names;
 #[cfg(feature = "mcp-server")]
 mod serve;

@@ -9,6 +9,7 @@ use futures::future::BoxFuture;
 use serde_json::Value;
 
 use super::content::from_mcp;
+use super::filter::Filter;
 use super::names::{Taken, model_name};
 use super::{McpClient, McpError};
 use crate::agent::{AgentBuilder, DynTool, SharedDynTool, Toolset};
@@ -29,7 +30,9 @@ use crate::tool::{
 /// a typed [`McpError`] before any model sees the tool. Adding the set to an agent with
 /// [`AgentBuilder::mcp_tools`] fails with [`McpError::NameClash`] when a name is taken.
 ///
-/// The set is a snapshot of the server's list. When the server sends
+/// [`McpToolsetBuilder::only`] and [`McpToolsetBuilder::exclude`] choose tools by their
+/// names on the server, at every listing (see their docs). The set is a snapshot of the
+/// server's list. When the server sends
 /// `tools/list_changed`, [`McpToolset::refreshed`] lists again (the client's cache is marked
 /// stale by the notification); build the next agent from the new set.
 ///
@@ -55,7 +58,7 @@ pub struct McpToolset {
 struct Options {
     prefix: Option<String>,
     dialects: Vec<Dialect>,
-    only: Option<HashSet<String>>,
+    filter: Filter,
 }
 
 /// Configures an [`McpToolset`]: made by [`McpToolset::builder`].
@@ -82,9 +85,25 @@ impl McpToolsetBuilder {
         self
     }
 
-    /// Offers only these tools (server names, before the prefix).
+    /// Offers only the tools of these names: an allow-list of the names **on the server**
+    /// (`files.read`, not `files_read`; without the prefix), applied to every listing — a
+    /// named tool the server adds later joins the set at the next
+    /// [`refreshed`](McpToolset::refreshed), and a tool not named never does. Each call adds
+    /// to the list.
     pub fn only(mut self, names: impl IntoIterator<Item = impl Into<String>>) -> Self {
-        self.options.only = Some(names.into_iter().map(Into::into).collect());
+        self.options.filter.only(names.into_iter().map(Into::into));
+        self
+    }
+
+    /// Never offers the tools of these names (on the server, as for
+    /// [`only`](McpToolsetBuilder::only)), now or after a refresh; every other tool,
+    /// including those the server adds later, is offered (unless an allow-list leaves it
+    /// out). Exclusion wins over [`only`](McpToolsetBuilder::only). Each call adds to the
+    /// list.
+    pub fn exclude(mut self, names: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.options
+            .filter
+            .exclude(names.into_iter().map(Into::into));
         self
     }
 
@@ -112,10 +131,13 @@ impl McpToolset {
         let listed = client.list_tools().await?;
         let mut tools = Vec::with_capacity(listed.len());
         let mut taken = Taken::default();
+        let listed_names: HashSet<&str> = listed.iter().map(|t| t.name.as_ref()).collect();
+        let missing = options.filter.missing(&listed_names);
+        if !missing.is_empty() {
+            tracing::debug!(server = %client.name(), ?missing, "tools named by `only` are not listed (yet)");
+        }
         for tool in listed.iter() {
-            if let Some(only) = &options.only
-                && !only.contains(tool.name.as_ref())
-            {
+            if !options.filter.admits(&tool.name) {
                 continue;
             }
             let remote = tool.name.to_string();
@@ -155,7 +177,8 @@ impl McpToolset {
     }
 
     /// Lists the server's tools again (from the client's cache unless the server announced
-    /// a change) with the same options.
+    /// a change) with the same options: the same prefix, dialects and filters, so a tool the
+    /// server added is offered unless a filter leaves it out by name.
     pub async fn refreshed(&self) -> Result<Self, McpError> {
         Self::load(self.client.clone(), self.options.clone()).await
     }
