@@ -40,7 +40,7 @@ pub enum McpError {
     ServerGone {
         /// The server's name.
         server: String,
-        /// What the transport reported.
+        /// Why, with what a stdio server wrote on stderr since the last call began.
         message: String,
         /// Whether the next call tries to reconnect.
         will_reconnect: bool,
