@@ -15,7 +15,8 @@ use std::time::Duration;
 
 use agentry::agent::{AgentBuilder, FnTool, NoTools, Typed};
 use agentry::mcp::{
-    AgentTool, McpClient, McpError, McpServer, McpToolset, Reconnect, StructuredContent,
+    AgentTool, McpClient, McpError, McpHttpServer, McpServer, McpToolset, Reconnect,
+    StructuredContent,
 };
 use agentry::message::{ContentBlock, ImageSource};
 use agentry::prelude::*;
@@ -76,6 +77,15 @@ async fn everything() -> McpClient {
 fn text_of(output: &ToolOutput) -> String {
     output.text_content()
 }
+
+#[path = "mcp/errors.rs"]
+mod errors;
+#[path = "mcp/filters.rs"]
+mod filters;
+#[path = "mcp/names.rs"]
+mod names;
+#[path = "mcp/stderr.rs"]
+mod stderr;
 
 // ---------------------------------------------------------------------------------------
 // Our client against the Python SDK's reference time server.

@@ -1,8 +1,8 @@
 """An MCP server on the official Python SDK (`MCPServer`), for the interop tests.
 
 Each tool exercises one kind of result our client must map: text, an image, an embedded
-resource, `structuredContent`, `isError`, a server that dies, a slow call, and a tool list
-that changes (`notifications/tools/list_changed`). Speaks MCP on stdio.
+resource, `structuredContent`, `isError`, stderr noise, a server that dies, a slow call, and
+a tool list that changes (`notifications/tools/list_changed`). Speaks MCP on stdio.
 """
 
 import base64
@@ -59,6 +59,14 @@ def weather(city: str) -> Weather:
 def fail(reason: str) -> str:
     """Fail with the reason."""
     raise ToolError(reason)
+
+
+@server.tool()
+def noise(lines: int) -> str:
+    """Write harmless lines to stderr (the kind of log a dead server's message should skip)."""
+    for i in range(lines):
+        print(f"old noise, line {i}: all is well", file=sys.stderr, flush=True)
+    return "noisy"
 
 
 @server.tool()

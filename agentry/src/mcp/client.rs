@@ -16,7 +16,8 @@ use tokio::sync::{Mutex, watch};
 
 use super::McpError;
 use super::builder::{Endpoint, McpClientBuilder, Reconnect};
-use super::connect::{Connection, Shared, connect_once, gone_message};
+use super::connect::{Connection, Shared, connect_once};
+use super::stderr::Mark;
 
 /// A connection to one MCP server.
 ///
@@ -112,12 +113,13 @@ impl McpClient {
         // stale again.
         self.inner.shared.stale.store(false, Ordering::SeqCst);
         let conn = self.connection().await?;
+        let began = conn.begin_call();
         let listed = conn.service.peer().list_all_tools();
         let tools = match tokio::time::timeout(self.inner.config.call_timeout, listed).await {
             Ok(Ok(tools)) => tools,
             Ok(Err(error)) => {
                 self.inner.shared.stale.store(true, Ordering::SeqCst);
-                return Err(self.service_error(&conn, "tools/list", error).await);
+                return Err(self.service_error(&conn, began, "tools/list", error).await);
             }
             Err(_) => {
                 self.inner.shared.stale.store(true, Ordering::SeqCst);
@@ -177,19 +179,23 @@ impl McpClient {
             Value::Object(map) => params = params.with_arguments(map),
             Value::Null => {}
             other => {
-                return Err(McpError::Protocol {
+                return Err(McpError::InvalidArguments {
                     server: self.name().to_string(),
-                    method: format!("tools/call {name}"),
-                    message: format!("tool arguments must be a JSON object, not {other}"),
+                    tool: name.to_string(),
+                    reason: format!(
+                        "they must be a JSON object (or null for none), not {}",
+                        json_kind(&other)
+                    ),
                 });
             }
         }
         let conn = self.connection().await?;
+        let began = conn.begin_call();
         let call = conn.service.peer().call_tool(params);
         match tokio::time::timeout(timeout, call).await {
             Ok(Ok(result)) => Ok(result),
             Ok(Err(error)) => Err(self
-                .service_error(&conn, &format!("tools/call {name}"), error)
+                .service_error(&conn, began, &format!("tools/call {name}"), error)
                 .await),
             Err(_) => Err(McpError::Timeout {
                 server: self.name().to_string(),
@@ -221,10 +227,10 @@ impl McpClient {
             if !conn.service.is_closed() {
                 return Ok(conn.clone());
             }
-            let message = gone_message(conn);
+            let message = conn.gone_message(None).await;
             *slot = None;
             if self.inner.config.reconnect == Reconnect::Never {
-                return Err(self.gone(message));
+                return Err(self.gone(message, None));
             }
         }
         let Reconnect::OnNextCall {
@@ -232,11 +238,11 @@ impl McpClient {
             backoff,
         } = self.inner.config.reconnect
         else {
-            return Err(self.gone("the connection was closed".to_string()));
+            return Err(self.gone("the connection was closed".to_string(), None));
         };
         let attempts = max_attempts.max(1);
         let mut wait = backoff;
-        let mut last = String::new();
+        let mut last = None;
         for attempt in 1..=attempts {
             match connect_once(&self.inner.config, &self.inner.shared).await {
                 Ok(conn) => {
@@ -248,7 +254,7 @@ impl McpClient {
                 }
                 Err(error) => {
                     tracing::warn!(server = %self.name(), attempt, %error, "reconnecting to the MCP server failed");
-                    last = error.to_string();
+                    last = Some(error);
                 }
             }
             if attempt < attempts {
@@ -259,31 +265,38 @@ impl McpClient {
         Err(McpError::ReconnectFailed {
             server: self.name().to_string(),
             attempts,
-            message: last,
+            last: Box::new(last.unwrap_or_else(|| McpError::Connect {
+                server: self.name().to_string(),
+                message: "no attempt was made".to_string(),
+                source: None,
+            })),
         })
     }
 
-    fn gone(&self, message: String) -> McpError {
+    fn gone(&self, message: String, source: Option<ServiceError>) -> McpError {
         McpError::ServerGone {
             server: self.name().to_string(),
             message,
             will_reconnect: self.inner.config.reconnect != Reconnect::Never,
+            source: source.map(|e| Box::new(e) as _),
         }
     }
 
-    /// Maps a failed request; a closed transport drops the connection so the next call
-    /// reconnects.
+    /// Maps a failed request (begun at `began` in the server's stderr); a closed transport
+    /// drops the connection so the next call reconnects.
     async fn service_error(
         &self,
         conn: &Arc<Connection>,
+        began: Option<Mark>,
         method: &str,
         error: ServiceError,
     ) -> McpError {
         match error {
-            ServiceError::McpError(data) => McpError::Protocol {
+            ServiceError::McpError(ref data) => McpError::Protocol {
                 server: self.name().to_string(),
                 method: method.to_string(),
-                message: data.message.into_owned(),
+                message: data.message.to_string(),
+                source: Some(Box::new(error)),
             },
             ServiceError::Timeout { timeout } => McpError::Timeout {
                 server: self.name().to_string(),
@@ -291,23 +304,44 @@ impl McpClient {
                 after: timeout,
             },
             ServiceError::TransportClosed | ServiceError::TransportSend(_) => {
-                // Let the process exit and its stderr drain, so the message says why.
-                tokio::time::sleep(Duration::from_millis(20)).await;
-                let mut detail = gone_message(conn);
-                if let ServiceError::TransportSend(e) = &error {
-                    detail = format!("{e}; {detail}");
+                let mut detail = conn.gone_message(began).await;
+                if let ServiceError::TransportSend(_) = &error {
+                    detail = format!("a request could not be sent; {detail}");
                 }
                 let mut slot = self.inner.conn.lock().await;
                 if slot.as_ref().is_some_and(|c| Arc::ptr_eq(c, conn)) {
                     *slot = None;
                 }
-                self.gone(detail)
+                self.gone(detail, Some(error))
             }
             other => McpError::Protocol {
                 server: self.name().to_string(),
                 method: method.to_string(),
-                message: other.to_string(),
+                message: service_failure(&other).to_string(),
+                source: Some(Box::new(other)),
             },
         }
+    }
+}
+
+/// What kind of JSON value `value` is, for a message that must not quote it.
+fn json_kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// A failure of the exchange other than the server's own error, in words that carry none of
+/// the error's payload (its source keeps it).
+fn service_failure(error: &ServiceError) -> &'static str {
+    match error {
+        ServiceError::UnexpectedResponse => "it answered with an unexpected response type",
+        ServiceError::Cancelled { .. } => "the request was cancelled",
+        _ => "the request failed",
     }
 }

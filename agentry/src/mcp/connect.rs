@@ -1,21 +1,17 @@
 //! Starting or reaching a server and the MCP handshake; the client's notification handler.
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex as StdMutex};
-use std::time::Duration;
 
 use rmcp::model::{ClientCapabilities, ClientConfig, Implementation, ProtocolVersion};
 use rmcp::service::{NotificationContext, RunningService};
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
-use tokio::io::AsyncReadExt;
 use tokio::sync::watch;
 
-use super::McpError;
 use super::builder::{Endpoint, McpClientBuilder};
-
-/// How much of a child server's stderr is kept for error messages.
-const STDERR_TAIL: usize = 2048;
+use super::stderr::{EOF_WAIT, Mark, StderrLog};
+use super::{McpCause, McpError};
 
 /// What the notification handler shares with the client.
 pub(super) struct Shared {
@@ -27,19 +23,32 @@ pub(super) struct Shared {
 
 pub(super) struct Connection {
     pub(super) service: RunningService<RoleClient, Handler>,
-    stderr: Option<Arc<StdMutex<String>>>,
+    stderr: Option<Arc<StderrLog>>,
 }
 
 impl Connection {
-    pub(super) fn stderr_tail(&self) -> String {
-        self.stderr
-            .as_ref()
-            .map(|tail| {
-                tail.lock()
-                    .map(|t| t.trim().to_string())
-                    .unwrap_or_default()
-            })
-            .unwrap_or_default()
+    /// Marks the start of a request in the server's stderr (stdio servers).
+    pub(super) fn begin_call(&self) -> Option<Mark> {
+        self.stderr.as_ref().map(|log| log.begin_call())
+    }
+
+    /// Why the connection closed, for a request that began at `since` (or, without one,
+    /// since the last request began): with what the server wrote on stderr since then,
+    /// once the reader reached its end of file (waited for at most [`EOF_WAIT`]).
+    pub(super) async fn gone_message(&self, since: Option<Mark>) -> String {
+        let Some(log) = &self.stderr else {
+            return "the connection closed".to_string();
+        };
+        log.wait_eof(EOF_WAIT).await;
+        let written = match since {
+            Some(mark) => log.since(mark),
+            None => log.since_last_call(),
+        };
+        if written.is_empty() {
+            "the connection closed".to_string()
+        } else {
+            format!("the connection closed; the server's stderr since the last call: {written}")
+        }
     }
 }
 
@@ -64,22 +73,14 @@ impl ClientHandler for Handler {
     }
 }
 
-pub(super) fn gone_message(conn: &Connection) -> String {
-    let tail = conn.stderr_tail();
-    if tail.is_empty() {
-        "the connection closed".to_string()
-    } else {
-        format!("the connection closed; the server's last stderr output: {tail}")
-    }
-}
-
 pub(super) async fn connect_once(
     config: &McpClientBuilder,
     shared: &Arc<Shared>,
 ) -> Result<Connection, McpError> {
-    let fail = |message: String| McpError::Connect {
+    let fail = |message: String, source: Option<McpCause>| McpError::Connect {
         server: config.name.clone(),
         message,
+        source,
     };
     let handler = Handler {
         shared: shared.clone(),
@@ -100,36 +101,43 @@ pub(super) async fn connect_once(
                 let (process, stderr) = TokioChildProcess::builder(command)
                     .stderr(std::process::Stdio::piped())
                     .spawn()
-                    .map_err(|e| fail(format!("could not start `{}`: {e}", program.display())))?;
-                let tail = stderr.map(|stderr| {
-                    let tail = Arc::new(StdMutex::new(String::new()));
-                    tokio::spawn(keep_tail(stderr, tail.clone(), config.name.clone()));
-                    tail
-                });
+                    .map_err(|e| {
+                        let message =
+                            format!("could not start `{}` ({})", program.display(), e.kind());
+                        fail(message, Some(Box::new(e)))
+                    })?;
+                let log = stderr.map(|stderr| StderrLog::spawn(stderr, config.name.clone()));
                 match handler.serve(process).await {
                     Ok(service) => Ok(Connection {
                         service,
-                        stderr: tail,
+                        stderr: log,
                     }),
                     Err(error) => {
-                        tokio::time::sleep(Duration::from_millis(50)).await;
-                        let tail = tail
-                            .map(|t| t.lock().map(|t| t.trim().to_string()).unwrap_or_default())
-                            .unwrap_or_default();
-                        Err(fail(if tail.is_empty() {
-                            error.to_string()
+                        // The transport is dropped: the process ends and its stderr with it.
+                        let tail = match &log {
+                            Some(log) => {
+                                log.wait_eof(EOF_WAIT).await;
+                                log.since(Mark::default())
+                            }
+                            None => String::new(),
+                        };
+                        let message = if tail.is_empty() {
+                            "the MCP handshake failed".to_string()
                         } else {
-                            format!("{error}; the server's stderr: {tail}")
-                        }))
+                            format!("the MCP handshake failed; the server's stderr: {tail}")
+                        };
+                        Err(fail(message, Some(Box::new(error))))
                     }
                 }
             }
             Endpoint::Http { url } => {
                 let transport = StreamableHttpClientTransport::from_uri(url.as_str());
-                let service = handler
-                    .serve(transport)
-                    .await
-                    .map_err(|e| fail(e.to_string()))?;
+                let service = handler.serve(transport).await.map_err(|e| {
+                    fail(
+                        "the MCP handshake over HTTP failed".to_string(),
+                        Some(Box::new(e)),
+                    )
+                })?;
                 Ok(Connection {
                     service,
                     stderr: None,
@@ -139,31 +147,47 @@ pub(super) async fn connect_once(
     };
     tokio::time::timeout(config.connect_timeout, work)
         .await
-        .map_err(|_| fail(format!("no handshake within {:?}", config.connect_timeout)))?
+        .map_err(|_| {
+            fail(
+                format!("no handshake within {:?}", config.connect_timeout),
+                None,
+            )
+        })?
 }
 
-/// Reads a child's stderr in chunks (a line may be of any length), logging it and keeping
-/// the last [`STDERR_TAIL`] bytes for error messages.
-async fn keep_tail(
-    mut stderr: tokio::process::ChildStderr,
-    tail: Arc<StdMutex<String>>,
-    server: String,
-) {
-    let mut buf = [0u8; 1024];
-    while let Ok(n) = stderr.read(&mut buf).await {
-        if n == 0 {
-            break;
-        }
-        let chunk = String::from_utf8_lossy(&buf[..n]);
-        tracing::debug!(server = %server, stderr = %chunk.trim_end());
-        let mut tail = tail.lock().unwrap_or_else(|e| e.into_inner());
-        tail.push_str(&chunk);
-        if tail.len() > STDERR_TAIL {
-            let mut cut = tail.len() - STDERR_TAIL;
-            while !tail.is_char_boundary(cut) {
-                cut += 1;
-            }
-            tail.drain(..cut);
-        }
+#[cfg(test)]
+mod tests {
+    use super::super::McpClient;
+    use super::*;
+
+    #[tokio::test]
+    async fn a_failed_handshake_quotes_stderr_written_after_the_process_ended() {
+        // A launcher that exits at once (closing the protocol's stdout) while what it started
+        // keeps stderr open and says why 300 ms later, as `npx`- or `uvx`-style wrappers do.
+        let script = "(exec >&-; sleep 0.3; echo 'fatal: config file missing' >&2) & exit 0";
+        let err = McpClient::stdio("launcher", "sh")
+            .args(["-c", script])
+            .connect()
+            .await
+            .expect_err("no handshake");
+        assert!(matches!(err, McpError::Connect { .. }), "{err:?}");
+        assert!(
+            err.to_string().contains("fatal: config file missing"),
+            "the stderr is waited for: {err}"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_program_that_cannot_start_keeps_its_io_error_as_the_source() {
+        let err = McpClient::stdio("missing", "/nonexistent/agentry-no-such-server")
+            .connect()
+            .await
+            .expect_err("nothing to start");
+        assert!(matches!(err, McpError::Connect { .. }), "{err:?}");
+        let io = std::error::Error::source(&err)
+            .and_then(|e| e.downcast_ref::<std::io::Error>())
+            .expect("the io::Error is the source");
+        assert_eq!(io.kind(), std::io::ErrorKind::NotFound);
+        assert!(err.to_string().contains("not found"), "{err}");
     }
 }

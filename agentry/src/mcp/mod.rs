@@ -3,8 +3,9 @@
 //!
 //! **Client** (`mcp-client`): [`McpClient`] connects to a server — a child process over stdio
 //! ([`McpClient::stdio`]) or streamable HTTP ([`McpClient::http`]) — with a timeout per call
-//! and a [`Reconnect`] policy for a server that died. [`McpToolset`] lists its tools, checks
-//! their names and schemas (the schema caps, and lowering into the dialects you name) and
+//! and a [`Reconnect`] policy for a server that died. [`McpToolset`] lists its tools, maps
+//! names a provider would refuse (`files.read` is offered as `files_read`, and called under
+//! its own name), checks their schemas (the schema caps, and lowering into the dialects you name) and
 //! hands them to an agent beside its static `#[tool]`s with [`AgentBuilder::mcp_tools`]
 //! (optionally prefixed; a name clash is a typed error). Arguments are validated against the
 //! server's schema before each call; results (text, images, embedded resources,
@@ -29,10 +30,16 @@ mod client;
 mod connect;
 mod content;
 mod error;
+#[cfg(feature = "mcp-client")]
+mod filter;
+#[cfg(feature = "mcp-client")]
+mod names;
 #[cfg(feature = "mcp-server")]
 mod serve;
 #[cfg(feature = "mcp-server")]
 mod server;
+#[cfg(feature = "mcp-client")]
+mod stderr;
 #[cfg(feature = "mcp-client")]
 mod toolset;
 
@@ -45,7 +52,7 @@ pub use builder::{
 #[cfg(feature = "mcp-client")]
 pub use client::McpClient;
 pub use content::StructuredContent;
-pub use error::McpError;
+pub use error::{McpCause, McpError};
 #[cfg(feature = "mcp-server")]
 pub use serve::{HTTP_PATH, McpHttpServer};
 #[cfg(feature = "mcp-server")]

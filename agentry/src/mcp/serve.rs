@@ -25,11 +25,11 @@ where
         let running = self
             .serve(rmcp::transport::stdio())
             .await
-            .map_err(|e| McpError::Serve(format!("the stdio handshake failed: {e}")))?;
+            .map_err(|e| McpError::serve("the stdio handshake failed", e))?;
         running
             .waiting()
             .await
-            .map_err(|e| McpError::Serve(format!("the stdio server stopped: {e}")))?;
+            .map_err(|e| McpError::serve("the stdio server stopped", e))?;
         Ok(())
     }
 
@@ -56,7 +56,7 @@ where
     pub async fn serve_http(self, listener: TcpListener) -> Result<McpHttpServer, McpError> {
         let addr = listener
             .local_addr()
-            .map_err(|e| McpError::Serve(format!("the listener has no address: {e}")))?;
+            .map_err(|e| McpError::serve("the listener has no address", e))?;
         let config = StreamableHttpServerConfig::default();
         let sessions = config.cancellation_token.clone();
         let service = self.http_service(config);

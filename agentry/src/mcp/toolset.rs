@@ -9,6 +9,8 @@ use futures::future::BoxFuture;
 use serde_json::Value;
 
 use super::content::from_mcp;
+use super::filter::Filter;
+use super::names::{Taken, model_name};
 use super::{McpClient, McpError};
 use crate::agent::{AgentBuilder, DynTool, SharedDynTool, Toolset};
 use crate::output::OutputSpec;
@@ -17,18 +19,20 @@ use crate::tool::{
     DefinitionRef, ToolCallError, ToolDefinition, ToolError, ToolOutput, ToolRuntime,
 };
 
-/// The longest tool name providers accept.
-const MAX_NAME: usize = 64;
-
 /// The tools of one MCP server, ready to hand to an agent beside its static `#[tool]`s.
 ///
-/// Listing checks every tool: its name (with the optional prefix) must be one a model can
-/// call, and its input schema must be within the schema caps (depth, node count, size) and,
+/// Listing checks every tool. A name a provider would refuse (providers accept
+/// `^[a-zA-Z0-9_-]{1,64}$`; MCP also allows e.g. `files.read`) is offered to the model
+/// mapped — each other character becomes `_`, cut to 64 characters — while calls go to the
+/// server under its own name ([`McpTool::remote_name`]); two tools that map to one name are
+/// [`McpError::MappedNameClash`]. Its input schema must be within the schema caps (depth, node count, size) and,
 /// for each dialect given with [`McpToolsetBuilder::dialect`], lower into it — each failure is
 /// a typed [`McpError`] before any model sees the tool. Adding the set to an agent with
 /// [`AgentBuilder::mcp_tools`] fails with [`McpError::NameClash`] when a name is taken.
 ///
-/// The set is a snapshot of the server's list. When the server sends
+/// [`McpToolsetBuilder::only`] and [`McpToolsetBuilder::exclude`] choose tools by their
+/// names on the server, at every listing (see their docs). The set is a snapshot of the
+/// server's list. When the server sends
 /// `tools/list_changed`, [`McpToolset::refreshed`] lists again (the client's cache is marked
 /// stale by the notification); build the next agent from the new set.
 ///
@@ -54,7 +58,7 @@ pub struct McpToolset {
 struct Options {
     prefix: Option<String>,
     dialects: Vec<Dialect>,
-    only: Option<HashSet<String>>,
+    filter: Filter,
 }
 
 /// Configures an [`McpToolset`]: made by [`McpToolset::builder`].
@@ -65,7 +69,8 @@ pub struct McpToolsetBuilder {
 }
 
 impl McpToolsetBuilder {
-    /// Names every tool `{prefix}_{name}`, so two servers (or a server and a static tool)
+    /// Names every tool `{prefix}_{name}` (the prefix must be of ASCII letters, digits, `_`
+    /// and `-`), so two servers (or a server and a static tool)
     /// can offer tools of the same name.
     pub fn prefix(mut self, prefix: impl Into<String>) -> Self {
         self.options.prefix = Some(prefix.into());
@@ -80,9 +85,25 @@ impl McpToolsetBuilder {
         self
     }
 
-    /// Offers only these tools (server names, before the prefix).
+    /// Offers only the tools of these names: an allow-list of the names **on the server**
+    /// (`files.read`, not `files_read`; without the prefix), applied to every listing — a
+    /// named tool the server adds later joins the set at the next
+    /// [`refreshed`](McpToolset::refreshed), and a tool not named never does. Each call adds
+    /// to the list.
     pub fn only(mut self, names: impl IntoIterator<Item = impl Into<String>>) -> Self {
-        self.options.only = Some(names.into_iter().map(Into::into).collect());
+        self.options.filter.only(names.into_iter().map(Into::into));
+        self
+    }
+
+    /// Never offers the tools of these names (on the server, as for
+    /// [`only`](McpToolsetBuilder::only)), now or after a refresh; every other tool,
+    /// including those the server adds later, is offered (unless an allow-list leaves it
+    /// out). Exclusion wins over [`only`](McpToolsetBuilder::only). Each call adds to the
+    /// list.
+    pub fn exclude(mut self, names: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.options
+            .filter
+            .exclude(names.into_iter().map(Into::into));
         self
     }
 
@@ -109,25 +130,19 @@ impl McpToolset {
     async fn load(client: McpClient, options: Options) -> Result<Self, McpError> {
         let listed = client.list_tools().await?;
         let mut tools = Vec::with_capacity(listed.len());
-        let mut seen = HashSet::new();
+        let mut taken = Taken::default();
+        let listed_names: HashSet<&str> = listed.iter().map(|t| t.name.as_ref()).collect();
+        let missing = options.filter.missing(&listed_names);
+        if !missing.is_empty() {
+            tracing::debug!(server = %client.name(), ?missing, "tools named by `only` are not listed (yet)");
+        }
         for tool in listed.iter() {
-            if let Some(only) = &options.only
-                && !only.contains(tool.name.as_ref())
-            {
+            if !options.filter.admits(&tool.name) {
                 continue;
             }
             let remote = tool.name.to_string();
-            let name = match &options.prefix {
-                Some(prefix) => format!("{prefix}_{remote}"),
-                None => remote.clone(),
-            };
-            check_name(&name)?;
-            if !seen.insert(name.clone()) {
-                return Err(McpError::NameClash {
-                    name,
-                    other: "another tool of the same server".to_string(),
-                });
-            }
+            let name = model_name(options.prefix.as_deref(), &remote)?;
+            taken.take(&name, &remote)?;
             let parameters = Value::Object((*tool.input_schema).clone());
             size::check(&parameters, Dialect::OpenAi).map_err(|source| McpError::Schema {
                 tool: remote.clone(),
@@ -162,7 +177,8 @@ impl McpToolset {
     }
 
     /// Lists the server's tools again (from the client's cache unless the server announced
-    /// a change) with the same options.
+    /// a change) with the same options: the same prefix, dialects and filters, so a tool the
+    /// server added is offered unless a filter leaves it out by name.
     pub async fn refreshed(&self) -> Result<Self, McpError> {
         Self::load(self.client.clone(), self.options.clone()).await
     }
@@ -200,28 +216,6 @@ impl fmt::Debug for McpToolset {
     }
 }
 
-fn check_name(name: &str) -> Result<(), McpError> {
-    let fail = |reason: &str| {
-        Err(McpError::InvalidToolName {
-            name: name.chars().take(100).collect(),
-            reason: reason.to_string(),
-        })
-    };
-    if name.is_empty() {
-        return fail("it is empty");
-    }
-    if name.len() > MAX_NAME {
-        return fail("it is longer than 64 characters");
-    }
-    if !name
-        .bytes()
-        .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
-    {
-        return fail("only ASCII letters, digits, `_` and `-` are allowed");
-    }
-    Ok(())
-}
-
 /// One tool of an MCP server, as a [`DynTool`] of any agent.
 ///
 /// Its arguments are checked against the server's input schema by the agent before the
@@ -235,12 +229,12 @@ pub struct McpTool {
 }
 
 impl McpTool {
-    /// The tool's name on the server (without the prefix).
+    /// The tool's name on the server, which calls use (without the prefix, unmapped).
     pub fn remote_name(&self) -> &str {
         &self.remote
     }
 
-    /// The definition the model sees.
+    /// The definition the model sees (its name prefixed and mapped).
     pub fn definition(&self) -> &ToolDefinition {
         &self.definition
     }
@@ -321,22 +315,5 @@ where
         }
         self.parts.dyn_tools.extend(tools.dyn_tools::<C, S>());
         Ok(self)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn names_a_model_cannot_call_are_refused() {
-        assert!(check_name("time_get_current_time").is_ok());
-        assert!(check_name("a-b").is_ok());
-        for bad in ["", "has space", "dotted.name", &"x".repeat(65)] {
-            assert!(
-                matches!(check_name(bad), Err(McpError::InvalidToolName { .. })),
-                "{bad}"
-            );
-        }
     }
 }
