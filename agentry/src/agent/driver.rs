@@ -264,7 +264,9 @@ where
                                 .await;
                         }
                         Ok(model_turn::MiddlewareTurn::Pause(response, reviews)) => {
-                            return hooks::pause(record, state, &machine, turn, response, reviews);
+                            return hooks::pause(
+                                agent, record, state, &machine, turn, response, reviews,
+                            );
                         }
                         Err(kind) => return Err(record.fail(kind)),
                     }

@@ -60,6 +60,7 @@ mod output_tap;
 mod record;
 mod resume;
 mod run;
+mod single_use;
 mod stream;
 mod thread;
 mod toolset;
@@ -81,9 +82,9 @@ pub use toolset::{NoCall, NoTools, Toolset};
 pub use crate::model::{IntoSharedModel, ModelSettings};
 pub use crate::run::{
     AgentEvent, Counters, DEFAULT_MAX_TURNS, IntermediateStep, Limit, LimitPolicy, Limits, Outcome,
-    PAUSE_FORMAT_VERSION, PartialRun, Pause, PausedAnswer, PendingCall, RequestUsage, ResumeError,
-    RunError, RunErrorKind, RunPolicy, RunResult, RunSnapshot, Step, StopReason, ThreadError,
-    ThreadStatus, ToolErrorPolicy, intermediate_steps,
+    PAUSE_FORMAT_VERSION, PartialRun, Pause, PauseKey, PausedAnswer, PendingCall, RequestUsage,
+    ResumeError, RunError, RunErrorKind, RunPolicy, RunResult, RunSnapshot, Step, StopReason,
+    ThreadError, ThreadStatus, ToolErrorPolicy, intermediate_steps,
 };
 
 #[doc(hidden)]

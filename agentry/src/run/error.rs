@@ -4,8 +4,8 @@ use std::fmt;
 
 use super::limits::Limit;
 use super::middleware_error::MiddlewareError;
-use super::pause::ResumeError;
 use super::result::{RequestUsage, Step};
+use super::resume_error::ResumeError;
 use super::thread_error::ThreadError;
 use crate::message::Message;
 use crate::model::ModelError;

@@ -406,7 +406,9 @@ where
                 let messages = std::mem::take(&mut pause.snapshot.messages);
                 pause.snapshot.messages =
                     self.with_system(&context, &pause.snapshot.state, messages);
-                let start = self.agent.prepare_resume(pause, decisions)?;
+                let id = pause.id.clone();
+                let start = self.agent.prepare_resume(pause, decisions, false)?;
+                self.agent.consume_pause(id.as_deref(), &start).await?;
                 let mut journal =
                     self.journal(checkpointer, Some(step), saved, info.run_start, state);
                 journal.skip_start = true;
