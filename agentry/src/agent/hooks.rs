@@ -159,7 +159,6 @@ where
 /// Stops the run before the answer's calls run: the run before the request, the answer, and
 /// the calls with their reviews. The pause gets an id when the agent can record its resume
 /// (it has a checkpointer), and a seal when the agent has a key.
-#[allow(clippy::too_many_arguments)]
 pub(super) fn pause<T, O, C, S>(
     agent: &Agent<T, O, C, S>,
     record: Record,
