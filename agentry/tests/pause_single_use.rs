@@ -1,5 +1,5 @@
-//! Single use: an agent with a checkpointer resumes each pause once, whichever way it is
-//! resumed; without one, a pause has no id and nothing is recorded.
+//! Single use: an agent with a checkpointer (or a store) resumes each pause once, whichever
+//! way it is resumed; without either, a pause has no id and nothing is recorded.
 
 mod pause_support;
 
@@ -125,7 +125,46 @@ async fn a_thread_pause_resumed_with_agent_resume_is_not_resumed_again_by_the_th
 }
 
 #[tokio::test]
-async fn without_a_checkpointer_a_pause_has_no_id_and_the_caller_ensures_single_use() {
+async fn with_a_store_and_no_checkpointer_a_pause_resumes_once() {
+    use agentry::agent::PAUSE_STORE_NAMESPACE;
+    let store = agentry::Store::in_memory();
+    let with_store = |model: ScriptedModel| {
+        builder(model, Approve | Reject)
+            .store(store.clone())
+            .build()
+    };
+    let pause = pause_of(&with_store(model())).await;
+    let id = pause
+        .id
+        .clone()
+        .expect("a pause of an agent with a store has an id");
+    assert!(
+        store
+            .get(&PAUSE_STORE_NAMESPACE, &id)
+            .await
+            .unwrap()
+            .is_some()
+    );
+    let mailer = mailer();
+    let agent = with_store(ScriptedModel::new([
+        Turn::text("All done."),
+        Turn::text("Again."),
+    ]));
+    agent
+        .resume(pause.clone(), approve(), Arc::clone(&mailer))
+        .await
+        .unwrap();
+    assert_eq!(store.get(&PAUSE_STORE_NAMESPACE, &id).await.unwrap(), None);
+    let err = agent
+        .resume(pause.clone(), approve(), Arc::clone(&mailer))
+        .await
+        .unwrap_err();
+    assert!(already_resumed(&err, &pause), "{err}");
+    assert_eq!(mailer.sent(), 1);
+}
+
+#[tokio::test]
+async fn without_a_checkpointer_or_store_a_pause_has_no_id_and_the_caller_ensures_single_use() {
     let pause = pause_of(&agent(model())).await;
     assert_eq!(pause.id, None);
 }

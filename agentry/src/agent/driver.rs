@@ -264,9 +264,10 @@ where
                                 .await;
                         }
                         Ok(model_turn::MiddlewareTurn::Pause(response, reviews)) => {
-                            return hooks::pause(
+                            let paused = hooks::pause(
                                 agent, record, state, &machine, turn, response, reviews,
                             );
+                            return Box::pin(agent.register_pause(paused)).await;
                         }
                         Err(kind) => return Err(record.fail(kind)),
                     }

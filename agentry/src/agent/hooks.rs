@@ -158,7 +158,7 @@ where
 
 /// Stops the run before the answer's calls run: the run before the request, the answer, and
 /// the calls with their reviews. The pause gets an id when the agent can record its resume
-/// (it has a checkpointer), and a seal when the agent has a key.
+/// (it has a checkpointer or a store), and a seal when the agent has a key.
 pub(super) fn pause<T, O, C, S>(
     agent: &Agent<T, O, C, S>,
     record: Record,
@@ -180,7 +180,8 @@ where
     counters.turns = turn.saturating_sub(1);
     let calls = pending_calls(&mut response, reviews);
     tracing::debug!(turn, calls = calls.len(), "run paused for review");
-    let id = agent.parts.checkpointer.is_some().then(|| {
+    let persists = agent.parts.checkpointer.is_some() || agent.parts.store.is_some();
+    let id = persists.then(|| {
         format!(
             "{:016x}{:016x}",
             rand::random::<u64>(),

@@ -61,6 +61,7 @@ mod record;
 mod resume;
 mod run;
 mod single_use;
+pub use single_use::PAUSE_STORE_NAMESPACE;
 mod stream;
 mod thread;
 mod toolset;

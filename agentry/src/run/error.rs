@@ -178,6 +178,11 @@ pub enum RunErrorKind {
     /// to do what was asked (see [`ThreadError`]).
     #[error(transparent)]
     Thread(#[from] ThreadError),
+    /// The agent's store failed while recording a pause for single use, or while consuming
+    /// it on resume (an agent with a store and no checkpointer; see
+    /// [`Pause`](super::Pause)).
+    #[error("the store failed while recording a pause: {0}")]
+    Store(#[source] crate::store::StoreError),
     /// The run has a cost limit and a request's cost is unknown (its model has no price in
     /// the agent's price table).
     #[error("cannot enforce the cost limit: {0}")]

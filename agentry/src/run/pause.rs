@@ -68,15 +68,20 @@ impl<T, S> Outcome<T, S> {
 ///   middleware again which calls are reviewed and which decisions they allow; a review
 ///   removed from the JSON still needs its decision, and a widened `allowed` is ignored.
 /// - **Only the agent's tools run.** A decision on a call of a tool the agent does not have
-///   is refused ([`ResumeError::UnknownTool`]).
+///   is refused ([`ResumeError::UnknownTool`](super::ResumeError::UnknownTool)).
 /// - **Sealed, when the agent has a key.** With
 ///   [`AgentBuilder::pause_key`](crate::agent::AgentBuilder::pause_key), the pause carries
 ///   an HMAC-SHA256 [`seal`](Pause::seal) over all of it, and `resume` refuses a pause whose
 ///   seal is missing or does not match.
-/// - **Single use, when the agent persists.** With a checkpointer, the pause has an
-///   [`id`](Pause::id) and a second resume is refused ([`ResumeError::AlreadyResumed`]).
-///   Without one, nothing records that a pause was resumed: the caller must make sure each
-///   pause is resumed once (resuming twice runs its tools twice).
+/// - **Single use, when the agent persists.** With a checkpointer or a store, the pause has
+///   an [`id`](Pause::id) and a second resume is refused
+///   ([`ResumeError::AlreadyResumed`](super::ResumeError::AlreadyResumed)): a checkpointer
+///   records each resumed id atomically (a marker thread per resumed pause); a store, with
+///   no checkpointer, holds a record of each pause from when it is made
+///   ([`PAUSE_STORE_NAMESPACE`](crate::agent::PAUSE_STORE_NAMESPACE)) and the resume that
+///   removes it is the one that runs. Without either, nothing records that a pause was
+///   resumed: **the caller must make sure each pause is resumed once** (resuming twice runs
+///   its tools twice).
 ///
 /// The context is not part of it (pass it to `resume`), and `max_execution_time` counts again
 /// from the resume: the time spent waiting for a reviewer does not count.
@@ -84,8 +89,8 @@ impl<T, S> Outcome<T, S> {
 pub struct Pause<S> {
     /// [`PAUSE_FORMAT_VERSION`] when written (a pause read in an older format is upgraded).
     pub format_version: u32,
-    /// Set when the agent can record that the pause was resumed (it has a checkpointer):
-    /// a second resume of the same id is refused.
+    /// Set when the agent can record that the pause was resumed (it has a checkpointer or a
+    /// store): a second resume of the same id is refused.
     pub id: Option<String>,
     /// The run before the paused request.
     pub snapshot: RunSnapshot<S>,
