@@ -193,6 +193,20 @@ where
     /// [`Agent::resume`](crate::agent::Agent::resume), so that the agent's policy, not the
     /// pause, decides which calls need a decision and which decisions they allow. The
     /// default reviews nothing; [`HumanInTheLoop`] returns its policy.
+    ///
+    /// ```
+    /// use agentry::middleware::{DecisionKind::*, HumanInTheLoop, Middleware};
+    /// use agentry::prelude::ToolCall;
+    ///
+    /// let hitl = HumanInTheLoop::new().review("send_email", Approve | Reject);
+    /// let calls = [
+    ///     ToolCall::new("e1", "send_email", r#"{"to":"bob"}"#),
+    ///     ToolCall::new("s1", "search", r#"{"query":"x"}"#),
+    /// ];
+    /// let reviews = Middleware::<(), ()>::reviews(&hitl, &calls);
+    /// assert_eq!(reviews.len(), 1);
+    /// assert_eq!((reviews[0].call_id.as_str(), reviews[0].allowed), ("e1", Approve | Reject));
+    /// ```
     fn reviews(&self, calls: &[ToolCall]) -> Vec<ReviewRequest> {
         let _ = calls;
         Vec::new()

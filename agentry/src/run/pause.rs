@@ -81,7 +81,8 @@ impl<T, S> Outcome<T, S> {
 ///   ([`PAUSE_STORE_NAMESPACE`](crate::agent::PAUSE_STORE_NAMESPACE)) and the resume that
 ///   removes it is the one that runs. Without either, nothing records that a pause was
 ///   resumed: **the caller must make sure each pause is resumed once** (resuming twice runs
-///   its tools twice).
+///   its tools twice). The id is only as trustworthy as the pause: seal pauses that pass
+///   through hands that could drop or change it.
 ///
 /// The context is not part of it (pass it to `resume`), and `max_execution_time` counts again
 /// from the resume: the time spent waiting for a reviewer does not count.
