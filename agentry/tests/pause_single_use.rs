@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use agentry::agent::{Pause, ResumeError, RunErrorKind};
 use agentry::middleware::{Decision, DecisionKind::*};
-use agentry::persist::InMemoryCheckpointer;
+use agentry::persist::{CheckpointWrite, Checkpointer, InMemoryCheckpointer};
 use agentry::testing::{ScriptedModel, Turn};
 use pause_support::*;
 
@@ -17,7 +17,7 @@ fn approve() -> [(String, Decision); 1] {
 
 fn persisting(model: impl agentry::agent::IntoSharedModel, cp: &Arc<InMemoryCheckpointer>) -> Mail {
     builder(model, Approve | Reject)
-        .shared_checkpointer(Arc::clone(cp) as Arc<dyn agentry::persist::Checkpointer>)
+        .shared_checkpointer(Arc::clone(cp) as Arc<dyn Checkpointer>)
         .build()
 }
 
@@ -122,6 +122,49 @@ async fn a_thread_pause_resumed_with_agent_resume_is_not_resumed_again_by_the_th
         .unwrap_err();
     assert!(already_resumed(&err, &pause), "{err}");
     assert_eq!(mailer.sent(), 1);
+}
+
+#[tokio::test]
+async fn a_thread_resume_that_stopped_before_its_first_save_can_be_resumed_again() {
+    let cp = Arc::new(InMemoryCheckpointer::default());
+    let agent = persisting(model(), &cp);
+    let pause = agent
+        .thread("t")
+        .run_or_pause("Email bob", Mailer::default())
+        .await
+        .unwrap()
+        .interrupted()
+        .unwrap();
+    let step = agent.thread("t").history(1).await.unwrap()[0].step;
+    // What a `Thread::resume` leaves when its process dies after claiming the pause and
+    // before the thread's first save (so before any tool ran): the marker, naming the thread.
+    let marker = format!("agentry-resumed-pause-{}", pause.id.as_deref().unwrap());
+    let by = serde_json::json!({ "thread_id": "t", "step": step });
+    cp.put(CheckpointWrite::first(&marker, &[], &by))
+        .await
+        .unwrap();
+    // Another path cannot take it...
+    let err = persisting(rest(), &cp)
+        .resume(pause.clone(), approve(), Mailer::default())
+        .await
+        .unwrap_err();
+    assert!(already_resumed(&err, &pause), "{err}");
+    // ...the thread can.
+    let mailer = mailer();
+    let run = persisting(rest(), &cp)
+        .thread("t")
+        .resume(approve(), Arc::clone(&mailer))
+        .await
+        .unwrap()
+        .finished()
+        .unwrap();
+    assert_eq!(run.output, "All done.");
+    assert_eq!(mailer.sent(), 1);
+    let err = persisting(rest(), &cp)
+        .resume(pause.clone(), approve(), Mailer::default())
+        .await
+        .unwrap_err();
+    assert!(already_resumed(&err, &pause), "{err}");
 }
 
 #[tokio::test]

@@ -105,7 +105,7 @@ where
     ) -> Result<Outcome<O::Output, S>, RunError> {
         let id = pause.id.clone();
         let start = self.prepare_resume(pause, decisions, true)?;
-        self.consume_pause(id.as_deref(), &start).await?;
+        self.consume_pause(id.as_deref(), &start, None).await?;
         drive(self, start, context.into(), None).await
     }
 
@@ -121,7 +121,7 @@ where
         let context = context.into();
         let run = match self.prepare_resume(pause, decisions, true) {
             Ok(start) => async move {
-                self.consume_pause(id.as_deref(), &start).await?;
+                self.consume_pause(id.as_deref(), &start, None).await?;
                 drive(self, start, context, Some(sinks)).await
             }
             .boxed(),

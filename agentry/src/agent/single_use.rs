@@ -25,6 +25,14 @@ use crate::run::{Outcome, PartialRun, ResumeError, RunError, RunErrorKind, Threa
 /// ```
 pub const PAUSE_STORE_NAMESPACE: [&str; 2] = ["agentry", "pauses"];
 
+/// A resume of a thread's own pause: the thread's checkpointer, the thread and the paused
+/// step.
+pub(crate) struct InThread<'a> {
+    pub(crate) checkpointer: &'a std::sync::Arc<dyn crate::persist::Checkpointer>,
+    pub(crate) thread_id: &'a str,
+    pub(crate) step: u64,
+}
+
 /// The thread that records that pause `id` was resumed.
 pub(crate) fn marker_thread(id: &str) -> String {
     format!("agentry-resumed-pause-{id}")
@@ -56,24 +64,44 @@ impl<T, O, C, S> Agent<T, O, C, S> {
     /// checkpointer refuses a first checkpoint of a thread that exists, atomically). With a
     /// store and no checkpointer: removing the pause's record, which one remover sees. A
     /// pause without an id, or an agent with neither, records nothing.
+    ///
+    /// `in_thread`: the resume of a thread's own pause. Its marker names the thread and the
+    /// paused step, and a marker of the same thread and step does not refuse it: a resume of
+    /// the thread that stopped before its first save ran nothing (the thread's first save,
+    /// before any tool runs, is refused to all but one resume of that step).
     pub(super) async fn consume_pause(
         &self,
         id: Option<&str>,
         start: &Start<S>,
+        in_thread: Option<InThread<'_>>,
     ) -> Result<(), RunError> {
         let Some(id) = id else {
             return Ok(());
         };
         let already = || RunErrorKind::Resume(ResumeError::AlreadyResumed { id: id.to_string() });
-        let kind = match (&self.parts.checkpointer, &self.parts.store) {
+        let checkpointer = in_thread
+            .as_ref()
+            .map(|t| t.checkpointer)
+            .or(self.parts.checkpointer.as_ref());
+        let kind = match (checkpointer, &self.parts.store) {
             (Some(checkpointer), _) => {
                 let thread = marker_thread(id);
-                let state = Value::Null;
+                let by = match &in_thread {
+                    Some(t) => serde_json::json!({ "thread_id": t.thread_id, "step": t.step }),
+                    None => Value::Null,
+                };
                 match checkpointer
-                    .put(CheckpointWrite::first(&thread, &[], &state))
+                    .put(CheckpointWrite::first(&thread, &[], &by))
                     .await
                 {
                     Ok(_) => return Ok(()),
+                    Err(PersistError::Conflict { .. }) if in_thread.is_some() => {
+                        match checkpointer.get(&thread, 1).await {
+                            Ok(Some(marker)) if marker.state == by => return Ok(()),
+                            Ok(_) => already(),
+                            Err(error) => RunErrorKind::Thread(ThreadError::Persist(error)),
+                        }
+                    }
                     Err(PersistError::Conflict { .. }) => already(),
                     Err(error) => RunErrorKind::Thread(ThreadError::Persist(error)),
                 }

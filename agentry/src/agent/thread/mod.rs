@@ -16,6 +16,7 @@ use super::dyn_tool::DynTool;
 use super::input::Input;
 use super::resume::Start;
 use super::run::{RunOutcome, finished};
+use super::single_use::InThread;
 use super::stream::AgentStream;
 use super::toolset::Toolset;
 use crate::message::{Message, ToolCall};
@@ -408,7 +409,14 @@ where
                     self.with_system(&context, &pause.snapshot.state, messages);
                 let id = pause.id.clone();
                 let start = self.agent.prepare_resume(pause, decisions, false)?;
-                self.agent.consume_pause(id.as_deref(), &start).await?;
+                let in_thread = InThread {
+                    checkpointer,
+                    thread_id: &self.id,
+                    step,
+                };
+                self.agent
+                    .consume_pause(id.as_deref(), &start, Some(in_thread))
+                    .await?;
                 let mut journal =
                     self.journal(checkpointer, Some(step), saved, info.run_start, state);
                 journal.skip_start = true;
