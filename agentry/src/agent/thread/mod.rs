@@ -234,7 +234,9 @@ where
     }
 
     /// Goes on from the pause saved in the thread, with one decision per reviewed call (see
-    /// [`Agent::resume`]), in this process or another, any time later.
+    /// [`Agent::resume`]), in this process or another, any time later. A pause of the thread
+    /// that was resumed already (by [`Agent::resume`] of [`Thread::pending`], say) is refused
+    /// with [`ResumeError::AlreadyResumed`](crate::agent::ResumeError::AlreadyResumed).
     pub async fn resume(
         &self,
         decisions: impl IntoIterator<Item = (String, Decision)>,
