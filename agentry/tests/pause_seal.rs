@@ -147,3 +147,44 @@ async fn the_key_shows_in_no_debug_output() {
         assert!(!text.contains("k3y"), "{text}");
     }
 }
+
+/// A state whose serialization fails.
+#[derive(Debug, Default)]
+struct Opaque;
+
+impl serde::Serialize for Opaque {
+    fn serialize<S: serde::Serializer>(&self, _: S) -> Result<S::Ok, S::Error> {
+        Err(serde::ser::Error::custom("opaque on purpose"))
+    }
+}
+
+#[tokio::test]
+async fn a_pause_whose_state_does_not_serialize_cannot_be_sealed_and_says_so() {
+    use agentry::ToolDefinition;
+    use agentry::agent::{AgentBuilder, FnTool, NoTools};
+    use agentry::middleware::HumanInTheLoop;
+    use agentry::testing::{ScriptedModel, Turn};
+
+    let tool = FnTool::new(
+        ToolDefinition::new(
+            "act",
+            "Act.",
+            json!({"type": "object", "properties": {}}),
+            false,
+        ),
+        |_: serde_json::Value, _: &agentry::ToolRuntime<(), Opaque>| async {
+            Ok(agentry::ToolOutput::text("done"))
+        },
+    );
+    let model = ScriptedModel::new([Turn::tool_call("act", json!({}))]);
+    let agent = AgentBuilder::<_, _, (), Opaque>::new(model, NoTools)
+        .dyn_tool(tool)
+        .middleware(HumanInTheLoop::new().review("act", Approve))
+        .pause_key(key())
+        .build();
+    let err = agent.run_or_pause("Act", ()).await.unwrap_err();
+    match err.kind() {
+        RunErrorKind::Unsealable { reason } => assert!(reason.contains("opaque on purpose")),
+        other => panic!("expected Unsealable, got {other:?}"),
+    }
+}

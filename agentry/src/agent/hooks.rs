@@ -206,11 +206,9 @@ where
     if let Some(sealer) = &agent.parts.sealer
         && let Err(error) = sealer.seal(&mut pause)
     {
-        let kind = RunErrorKind::Thread(crate::run::ThreadError::state::<S>(
-            "",
-            "does not serialize, so the pause cannot be sealed",
-            error,
-        ));
+        let kind = RunErrorKind::Unsealable {
+            reason: error.to_string(),
+        };
         return Err(RunError::new(kind, pause.partial()));
     }
     Ok(Outcome::Interrupted(Box::new(pause)))

@@ -178,6 +178,13 @@ pub enum RunErrorKind {
     /// to do what was asked (see [`ThreadError`]).
     #[error(transparent)]
     Thread(#[from] ThreadError),
+    /// The agent has a [`PauseKey`](super::PauseKey) and the run paused, but its state does
+    /// not serialize as JSON, so the pause cannot be sealed (nor stored).
+    #[error("the pause cannot be sealed: the state does not serialize as JSON: {reason}")]
+    Unsealable {
+        /// serde's message.
+        reason: String,
+    },
     /// The agent's store failed while recording a pause for single use, or while consuming
     /// it on resume (an agent with a store and no checkpointer; see
     /// [`Pause`](super::Pause)).

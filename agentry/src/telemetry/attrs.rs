@@ -79,6 +79,7 @@ pub(crate) fn run_error_type(error: &RunErrorKind) -> &'static str {
         RunErrorKind::Cost(_) => "unpriced_model",
         RunErrorKind::Thread(_) => "thread",
         RunErrorKind::Store(_) => "store",
+        RunErrorKind::Unsealable { .. } => "unsealable",
     }
 }
 
