@@ -80,7 +80,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                         .calls
                         .iter()
                         .find(|c| c.call.id == review.call_id)
-                        .map(|c| c.arguments.clone())
+                        .map(|c| c.arguments())
                         .unwrap_or_default();
                     decisions.push((review.call_id.clone(), decide(&call, offline)));
                 }

@@ -143,7 +143,7 @@ async fn a_reviewed_call_pauses_the_whole_batch_before_anything_runs() {
     assert_eq!(reviews.len(), 1);
     assert_eq!(reviews[0].call_id, "e1");
     assert!(reviews[0].description.starts_with("Send an email: "));
-    assert_eq!(pause.calls[1].arguments["to"], "bob@example.com");
+    assert_eq!(pause.calls[1].arguments()["to"], "bob@example.com");
     let typed = pause.calls[1].arguments_as::<send_email>().unwrap();
     assert_eq!(typed.to, "bob@example.com");
     // The pause is a value: JSON and back.

@@ -51,6 +51,8 @@ pub(crate) struct Parts<T, O, C, S> {
     pub(crate) store: Option<Store>,
     pub(crate) middleware: Chain<C, S>,
     pub(crate) checkpointer: Option<Arc<dyn Checkpointer>>,
+    /// Seals pauses and checks the seals of resumed ones.
+    pub(crate) sealer: Option<Arc<crate::run::Sealer<S>>>,
     /// The protocol asked for; `None`: chosen from the model's profile at `build`.
     pub(crate) protocol: Option<ToolProtocol>,
     /// Options for sub-agents listed among the tools.
@@ -84,6 +86,7 @@ where
                 store: None,
                 middleware: Chain::default(),
                 checkpointer: None,
+                sealer: None,
                 protocol: None,
                 sub_agents: Default::default(),
                 name: None,
@@ -118,6 +121,7 @@ where
                 store: p.store,
                 middleware: p.middleware,
                 checkpointer: p.checkpointer,
+                sealer: p.sealer,
                 protocol: p.protocol,
                 sub_agents: p.sub_agents,
                 name: p.name,
@@ -361,6 +365,32 @@ where
     /// [`AgentBuilder::checkpointer`] with a checkpointer shared with other agents or code.
     pub fn shared_checkpointer(mut self, checkpointer: Arc<dyn Checkpointer>) -> Self {
         self.parts.checkpointer = Some(checkpointer);
+        self
+    }
+
+    /// Seals every pause with `key` (HMAC-SHA256, see [`PauseKey`](crate::agent::PauseKey)
+    /// for what is covered), and makes [`Agent::resume`] refuse a pause whose seal is missing
+    /// ([`ResumeError::Unsealed`](crate::agent::ResumeError::Unsealed)) or does not match
+    /// ([`ResumeError::BadSeal`](crate::agent::ResumeError::BadSeal)).
+    ///
+    /// ```
+    /// use agentry::agent::{AgentBuilder, NoTools, PauseKey};
+    /// use agentry::testing::{ScriptedModel, Turn};
+    ///
+    /// let key = PauseKey::new(*b"0123456789abcdef0123456789abcdef");
+    /// let agent = AgentBuilder::<_, _, (), ()>::new(ScriptedModel::new([Turn::text("hi")]), NoTools)
+    ///     .pause_key(key)
+    ///     .build();
+    /// assert!(!format!("{agent:?}").contains("0123456789abcdef"));
+    /// ```
+    pub fn pause_key(mut self, key: crate::agent::PauseKey) -> Self
+    where
+        S: serde::Serialize,
+    {
+        self.parts.sealer = Some(Arc::new(crate::run::Sealer {
+            key,
+            to_json: |pause| serde_json::to_value(pause),
+        }));
         self
     }
 

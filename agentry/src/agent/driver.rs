@@ -202,7 +202,8 @@ where
                             machine,
                             ..
                         } = core;
-                        return hooks::pause(
+                        let paused = hooks::pause(
+                            agent,
                             record,
                             state,
                             &machine,
@@ -210,6 +211,7 @@ where
                             response,
                             reviews,
                         );
+                        return Box::pin(agent.register_pause(paused)).await;
                     }
                     Err(kind) => return Err(core.fail(kind)),
                 }

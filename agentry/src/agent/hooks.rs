@@ -159,15 +159,20 @@ where
 }
 
 /// Stops the run before the answer's calls run: the run before the request, the answer, and
-/// the calls with their reviews.
-pub(super) fn pause<T, S>(
+/// the calls with their reviews. The pause gets an id when the agent can record its resume
+/// (it has a checkpointer or a store), and a seal when the agent has a key.
+pub(super) fn pause<T, O, C, S>(
+    agent: &Agent<T, O, C, S>,
     record: Record,
     state: Arc<S>,
     machine: &Machine,
     turn: u32,
-    response: ChatResponse,
+    mut response: ChatResponse,
     reviews: Vec<ReviewRequest>,
-) -> Result<Outcome<T, S>, RunError> {
+) -> Result<Outcome<O::Output, S>, RunError>
+where
+    O: OutputSpec,
+{
     let state = match Arc::try_unwrap(state) {
         Ok(state) => state,
         Err(_) => return Err(record.fail(RunErrorKind::StateInUse)),
@@ -175,10 +180,19 @@ pub(super) fn pause<T, S>(
     let mut counters = machine.counters();
     // The snapshot is the run before this request: replaying the answer counts it again.
     counters.turns = turn.saturating_sub(1);
-    let calls = pending_calls(&response.message.tool_calls, reviews);
+    let calls = pending_calls(&mut response, reviews);
     tracing::debug!(turn, calls = calls.len(), "run paused for review");
-    Ok(Outcome::Interrupted(Box::new(Pause {
+    let persists = agent.parts.checkpointer.is_some() || agent.parts.store.is_some();
+    let id = persists.then(|| {
+        format!(
+            "{:016x}{:016x}",
+            rand::random::<u64>(),
+            rand::random::<u64>()
+        )
+    });
+    let mut pause = Pause {
         format_version: PAUSE_FORMAT_VERSION,
+        id,
         snapshot: RunSnapshot {
             messages: record.messages.into_vec(),
             state,
@@ -189,7 +203,17 @@ pub(super) fn pause<T, S>(
         },
         answer: PausedAnswer { turn, response },
         calls,
-    })))
+        seal: None,
+    };
+    if let Some(sealer) = &agent.parts.sealer
+        && let Err(error) = sealer.seal(&mut pause)
+    {
+        let kind = RunErrorKind::Unsealable {
+            reason: error.to_string(),
+        };
+        return Err(RunError::new(kind, pause.partial()));
+    }
+    Ok(Outcome::Interrupted(Box::new(pause)))
 }
 
 /// The reviewer's answer for `call`, if there is one.

@@ -64,6 +64,8 @@ mod record;
 mod request;
 mod resume;
 mod run;
+mod single_use;
+pub use single_use::PAUSE_STORE_NAMESPACE;
 mod stream;
 mod thread;
 mod toolset;
@@ -85,9 +87,9 @@ pub use toolset::{NoCall, NoTools, Toolset};
 pub use crate::model::{IntoSharedModel, ModelSettings};
 pub use crate::run::{
     AgentEvent, Counters, DEFAULT_MAX_TURNS, IntermediateStep, Limit, LimitPolicy, Limits, Outcome,
-    PAUSE_FORMAT_VERSION, PartialRun, Pause, PausedAnswer, PendingCall, RequestUsage, ResumeError,
-    RunError, RunErrorKind, RunPolicy, RunResult, RunSnapshot, Step, StopReason, ThreadError,
-    ThreadStatus, ToolErrorPolicy, intermediate_steps,
+    PAUSE_FORMAT_VERSION, PartialRun, Pause, PauseKey, PausedAnswer, PendingCall, RequestUsage,
+    ResumeError, RunError, RunErrorKind, RunPolicy, RunResult, RunSnapshot, Step, StopReason,
+    ThreadError, ThreadStatus, ToolErrorPolicy, intermediate_steps,
 };
 
 #[doc(hidden)]

@@ -17,7 +17,8 @@ use crate::middleware::Decision;
 use crate::model::ChatResponse;
 use crate::output::OutputSpec;
 use crate::run::{
-    Outcome, PAUSE_FORMAT_VERSION, Pause, ResumeError, RunError, RunErrorKind, RunSnapshot,
+    Outcome, PAUSE_FORMAT_VERSION, Pause, PendingCall, ResumeError, RunError, RunErrorKind,
+    RunSnapshot,
 };
 use crate::tool::{ToolCallError, ToolOutput};
 
@@ -89,8 +90,15 @@ where
     /// send the reviewer's content as the result, and calls not under review run as usual.
     /// Results keep the model's call order. The run may pause again later.
     ///
-    /// A decision that does not fit the pause (a missing or extra decision, one the policy
-    /// does not allow, edited arguments that do not parse) is a
+    /// The pause is checked, not trusted (see [`Pause`] for what it guarantees): which calls
+    /// need a decision and which decisions they allow come from this agent's middleware
+    /// ([`Middleware::reviews`](crate::middleware::Middleware::reviews)), not from the pause;
+    /// with a [`pause_key`](super::AgentBuilder::pause_key) the seal must match; with a
+    /// checkpointer, a pause resumes once.
+    ///
+    /// A pause or decision that does not fit (a missing or extra decision, one the policy
+    /// does not allow, edited arguments that do not parse, a reviewed call to a tool the
+    /// agent does not have, a missing or wrong seal, a pause resumed already) is a
     /// [`RunErrorKind::Resume`] error; nothing runs.
     pub async fn resume(
         &self,
@@ -98,7 +106,9 @@ where
         decisions: impl IntoIterator<Item = (String, Decision)>,
         context: impl Into<Arc<C>>,
     ) -> Result<Outcome<O::Output, S>, RunError> {
-        let start = self.prepare_resume(pause, decisions)?;
+        let id = pause.id.clone();
+        let start = self.prepare_resume(pause, decisions, true)?;
+        self.consume_pause(id.as_deref(), &start, None).await?;
         drive(self, start, context.into(), None).await
     }
 
@@ -110,17 +120,26 @@ where
         context: impl Into<Arc<C>>,
     ) -> AgentStream<'_, O::Output, S> {
         let (sinks, events) = Sinks::new();
-        let run = match self.prepare_resume(pause, decisions) {
-            Ok(start) => drive(self, start, context.into(), Some(sinks)),
+        let id = pause.id.clone();
+        let context = context.into();
+        let run = match self.prepare_resume(pause, decisions, true) {
+            Ok(start) => async move {
+                self.consume_pause(id.as_deref(), &start, None).await?;
+                drive(self, start, context, Some(sinks)).await
+            }
+            .boxed(),
             Err(error) => futures::future::ready(Err(error)).boxed(),
         };
         AgentStream::new(run, events)
     }
 
+    /// Checks `pause` and `decisions` and builds the run's start. `check_seal`: whether the
+    /// pause came from outside (a thread's own pause is read from its checkpointer).
     pub(super) fn prepare_resume(
         &self,
         pause: Pause<S>,
         decisions: impl IntoIterator<Item = (String, Decision)>,
+        check_seal: bool,
     ) -> Result<Start<S>, RunError> {
         let fail = |error: ResumeError, pause: &Pause<S>| {
             RunError::new(RunErrorKind::Resume(error), pause.partial())
@@ -132,13 +151,30 @@ where
             };
             return Err(fail(error, &pause));
         }
+        if check_seal
+            && let Some(sealer) = &self.parts.sealer
+            && let Err(error) = sealer.verify(&pause)
+        {
+            return Err(fail(error, &pause));
+        }
+        // The agent's policy decides what is reviewed; a review the pause lists beyond it
+        // (from a middleware that does not report its policy) is kept.
+        let answer = pause.full_answer();
+        let derived = self.parts.middleware.reviews(&answer.message.tool_calls);
+        let allowed_for = |pending: &PendingCall| {
+            derived
+                .iter()
+                .find(|r| r.call_id == pending.call.id)
+                .or(pending.review.as_ref())
+                .map(|r| r.allowed)
+        };
         let mut by_id: HashMap<String, Decision> = HashMap::new();
         for (call_id, decision) in decisions {
-            if !pause
+            let reviewed = pause
                 .calls
                 .iter()
-                .any(|c| c.review.is_some() && c.call.id == call_id)
-            {
+                .any(|c| c.call.id == call_id && allowed_for(c).is_some());
+            if !reviewed {
                 return Err(fail(ResumeError::NotUnderReview { call_id }, &pause));
             }
             if by_id.contains_key(&call_id) {
@@ -146,34 +182,33 @@ where
             }
             by_id.insert(call_id, decision);
         }
-        let mut response = pause.answer.response.clone();
+        let mut response = answer;
         let mut decided = Vec::new();
         for pending in &pause.calls {
-            let Some(review) = &pending.review else {
+            let Some(allowed) = allowed_for(pending) else {
                 continue;
             };
             let call_id = pending.call.id.clone();
+            let tool = pending.call.name.clone();
+            if !self.definitions.iter().any(|d| d.name == tool) {
+                return Err(fail(ResumeError::UnknownTool { call_id, tool }, &pause));
+            }
             let Some(decision) = by_id.remove(&call_id) else {
-                let tool = pending.call.name.clone();
                 return Err(fail(ResumeError::MissingDecision { call_id, tool }, &pause));
             };
-            if !review.allowed.contains(decision.kind()) {
+            if !allowed.contains(decision.kind()) {
                 let error = ResumeError::NotAllowed {
                     call_id,
-                    tool: pending.call.name.clone(),
+                    tool,
                     decision: decision.kind(),
-                    allowed: review.allowed,
+                    allowed,
                 };
                 return Err(fail(error, &pause));
             }
             match decision {
                 Decision::Approve => {}
                 Decision::Edit { arguments } => {
-                    let edited = ToolCall::new(
-                        call_id.clone(),
-                        pending.call.name.clone(),
-                        arguments.to_string(),
-                    );
+                    let edited = ToolCall::new(call_id.clone(), tool, arguments.to_string());
                     if let Err(error) = self.check_arguments(&edited) {
                         return Err(fail(ResumeError::InvalidEdit { call_id, error }, &pause));
                     }

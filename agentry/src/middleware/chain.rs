@@ -7,7 +7,7 @@ use super::context::RunCx;
 use super::next::{EventSink, ToolHandler, model_call};
 use super::{
     AfterModel, BeforeModel, Flow, Hook, Middleware, MiddlewareError, ModelNext, ModelRequest,
-    SharedMiddleware, ToolNext,
+    ReviewRequest, SharedMiddleware, ToolNext,
 };
 use crate::message::{AssistantMessage, Message, ToolCall};
 use crate::model::{ChatResponse, ModelError};
@@ -157,6 +157,14 @@ impl<C: Send + Sync + 'static, S: Send + Sync + 'static> Chain<C, S> {
         self.list
             .iter()
             .all(|e| e.defaults.load(Ordering::Relaxed) == ALL_HOOKS)
+    }
+
+    /// The reviews every middleware requires before `calls` run, in declaration order.
+    pub(crate) fn reviews(&self, calls: &[ToolCall]) -> Vec<ReviewRequest> {
+        self.list
+            .iter()
+            .flat_map(|e| e.middleware.reviews(calls))
+            .collect()
     }
 
     /// Whether some middleware may wrap tool calls (none is known to leave

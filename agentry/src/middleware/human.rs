@@ -123,11 +123,15 @@ impl<C: Send + Sync + 'static, S: Send + Sync + 'static> Middleware<C, S> for Hu
         response: &'a mut ChatResponse,
         _cx: &'a RunCx<'a, C, S>,
     ) -> Hook<'a, Result<AfterModel, MiddlewareError>> {
-        let reviews = self.reviews(&response.message.tool_calls);
+        let reviews = HumanInTheLoop::reviews(self, &response.message.tool_calls);
         Hook::ready(Ok(if reviews.is_empty() {
             AfterModel::Continue
         } else {
             AfterModel::Interrupt(reviews)
         }))
+    }
+
+    fn reviews(&self, calls: &[ToolCall]) -> Vec<ReviewRequest> {
+        HumanInTheLoop::reviews(self, calls)
     }
 }

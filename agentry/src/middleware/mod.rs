@@ -188,6 +188,30 @@ where
         Hook::ready(Ok(AfterModel::Continue))
     }
 
+    /// The reviews this middleware requires before `calls` (one model answer) run: what its
+    /// [`after_model`](Middleware::after_model) pauses for. Asked again by
+    /// [`Agent::resume`](crate::agent::Agent::resume), so that the agent's policy, not the
+    /// pause, decides which calls need a decision and which decisions they allow. The
+    /// default reviews nothing; [`HumanInTheLoop`] returns its policy.
+    ///
+    /// ```
+    /// use agentry::middleware::{DecisionKind::*, HumanInTheLoop, Middleware};
+    /// use agentry::prelude::ToolCall;
+    ///
+    /// let hitl = HumanInTheLoop::new().review("send_email", Approve | Reject);
+    /// let calls = [
+    ///     ToolCall::new("e1", "send_email", r#"{"to":"bob"}"#),
+    ///     ToolCall::new("s1", "search", r#"{"query":"x"}"#),
+    /// ];
+    /// let reviews = Middleware::<(), ()>::reviews(&hitl, &calls);
+    /// assert_eq!(reviews.len(), 1);
+    /// assert_eq!((reviews[0].call_id.as_str(), reviews[0].allowed), ("e1", Approve | Reject));
+    /// ```
+    fn reviews(&self, calls: &[ToolCall]) -> Vec<ReviewRequest> {
+        let _ = calls;
+        Vec::new()
+    }
+
     /// Around each tool call, with the call's own runtime (its context, state snapshot and
     /// state-update queue). The default calls the next handler once.
     fn wrap_tool_call<'a>(

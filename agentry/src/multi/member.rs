@@ -226,10 +226,8 @@ impl<T, Sp, C, S, F> Member<T, Sp, C, S, F> {
     /// answer's other calls marked as not run.
     fn handoff<O>(&self, pause: Pause<S>) -> Result<Leg<O>, RunError> {
         let partial = pause.partial();
-        let Pause {
-            snapshot, answer, ..
-        } = pause;
-        let response = answer.response;
+        let response = pause.full_answer();
+        let snapshot = pause.snapshot;
         let found = response.message.tool_calls.iter().find_map(|call| {
             self.transfers
                 .iter()

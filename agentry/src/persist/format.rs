@@ -11,6 +11,10 @@
 //! - **2** (current): `state`, `usage`, `counters` (a JSON object of the loop's counters) and
 //!   `pending` (a serialized pause, or null).
 //!
+//! `pending` is a serialized [`Pause`](crate::agent::Pause) in the pause's own format
+//! ([`PAUSE_FORMAT_VERSION`](crate::agent::PAUSE_FORMAT_VERSION)), without its messages (the
+//! checkpoint holds them); a pause of an older format is upgraded when the thread reads it.
+//!
 //! Reading upgrades step by step: a version-1 body becomes version 2 with
 //! `counters = {"turns": turns}` and no pending pause. A version newer than
 //! [`FORMAT_VERSION`] is refused with [`PersistError::UnsupportedFormat`].

@@ -4,8 +4,8 @@ use std::fmt;
 
 use super::limits::Limit;
 use super::middleware_error::MiddlewareError;
-use super::pause::ResumeError;
 use super::result::{RequestUsage, Step};
+use super::resume_error::ResumeError;
 use super::thread_error::ThreadError;
 use crate::message::Message;
 use crate::model::ModelError;
@@ -178,6 +178,18 @@ pub enum RunErrorKind {
     /// to do what was asked (see [`ThreadError`]).
     #[error(transparent)]
     Thread(#[from] ThreadError),
+    /// The agent has a [`PauseKey`](super::PauseKey) and the run paused, but its state does
+    /// not serialize as JSON, so the pause cannot be sealed (nor stored).
+    #[error("the pause cannot be sealed: the state does not serialize as JSON: {reason}")]
+    Unsealable {
+        /// serde's message.
+        reason: String,
+    },
+    /// The agent's store failed while recording a pause for single use, or while consuming
+    /// it on resume (an agent with a store and no checkpointer; see
+    /// [`Pause`](super::Pause)).
+    #[error("the store failed while recording a pause: {0}")]
+    Store(#[source] crate::store::StoreError),
     /// The run has a cost limit and a request's cost is unknown (its model has no price in
     /// the agent's price table).
     #[error("cannot enforce the cost limit: {0}")]

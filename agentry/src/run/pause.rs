@@ -1,8 +1,10 @@
 //! A run that stopped before its tool calls ran: [`Pause`] (a value that serializes) and the
 //! [`Outcome`] of a run that may pause. Going on from it is
 //! [`Agent::resume`](crate::agent::Agent::resume).
+//! How a pause is written and older formats read is in `pause_format`; sealing, in
+//! `pause_seal`.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
 
 use super::error::PartialRun;
@@ -13,9 +15,15 @@ use crate::message::ToolCall;
 use crate::model::ChatResponse;
 use crate::tool::{Tool, ToolCallError, parse_arguments};
 
-/// The format of a serialized [`Pause`]; [`Agent::resume`](crate::agent::Agent::resume)
-/// refuses others.
-pub const PAUSE_FORMAT_VERSION: u32 = 1;
+/// The format of a serialized [`Pause`] this version writes. Reading upgrades a pause written
+/// in format 1; [`Agent::resume`](crate::agent::Agent::resume) refuses any other.
+///
+/// - **1**: the calls twice (in `answer.response.message.tool_calls` and in `calls`, with
+///   their arguments parsed a third time), each review naming its call and tool again.
+/// - **2** (current): each call once, in `calls`; the paused answer without its calls; a
+///   review holds only its description and allowed decisions; an `id` (single use) and a
+///   `seal` (see [`PauseKey`](super::PauseKey)).
+pub const PAUSE_FORMAT_VERSION: u32 = 2;
 
 /// How a run that may pause ended: finished, or stopped for review.
 #[derive(Debug)]
@@ -49,46 +57,80 @@ impl<T, S> Outcome<T, S> {
 /// [`Agent::resume`](crate::agent::Agent::resume) in this process or another.
 ///
 /// It holds the run as it was before the answer's request ([`RunSnapshot`]), the answer
-/// itself (so resuming never asks the model again for it), and every call of the answer with
-/// its parsed arguments and, for reviewed calls, what the reviewer is asked.
+/// itself (so resuming never asks the model again for it), and every call of the answer.
+///
+/// # What a pause guarantees
+///
+/// - **One copy of each call.** The calls are in [`calls`](Pause::calls) only: what a
+///   reviewer is shown there is what runs. The paused answer is kept without its calls and
+///   rebuilt from `calls` on resume.
+/// - **The agent's policy decides what needs a decision.** `resume` asks the agent's
+///   middleware again which calls are reviewed and which decisions they allow; a review
+///   removed from the JSON still needs its decision, and a widened `allowed` is ignored.
+/// - **Only the agent's tools run.** A decision on a call of a tool the agent does not have
+///   is refused ([`ResumeError::UnknownTool`](super::ResumeError::UnknownTool)).
+/// - **Sealed, when the agent has a key.** With
+///   [`AgentBuilder::pause_key`](crate::agent::AgentBuilder::pause_key), the pause carries
+///   an HMAC-SHA256 [`seal`](Pause::seal) over all of it, and `resume` refuses a pause whose
+///   seal is missing or does not match.
+/// - **Single use, when the agent persists.** With a checkpointer or a store, the pause has
+///   an [`id`](Pause::id) and a second resume is refused
+///   ([`ResumeError::AlreadyResumed`](super::ResumeError::AlreadyResumed)): a checkpointer
+///   records each resumed id atomically (a marker thread per resumed pause); a store, with
+///   no checkpointer, holds a record of each pause from when it is made
+///   ([`PAUSE_STORE_NAMESPACE`](crate::agent::PAUSE_STORE_NAMESPACE)) and the resume that
+///   removes it is the one that runs. Without either, nothing records that a pause was
+///   resumed: **the caller must make sure each pause is resumed once** (resuming twice runs
+///   its tools twice). The id is only as trustworthy as the pause: seal pauses that pass
+///   through hands that could drop or change it.
 ///
 /// The context is not part of it (pass it to `resume`), and `max_execution_time` counts again
 /// from the resume: the time spent waiting for a reviewer does not count.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize)]
 pub struct Pause<S> {
-    /// [`PAUSE_FORMAT_VERSION`] when written.
+    /// [`PAUSE_FORMAT_VERSION`] when written (a pause read in an older format is upgraded).
     pub format_version: u32,
+    /// Set when the agent can record that the pause was resumed (it has a checkpointer or a
+    /// store): a second resume of the same id is refused.
+    pub id: Option<String>,
     /// The run before the paused request.
     pub snapshot: RunSnapshot<S>,
-    /// The paused answer.
+    /// The paused answer, without its tool calls (they are in [`calls`](Pause::calls)).
     pub answer: PausedAnswer,
-    /// The answer's calls, in the model's order.
+    /// The answer's calls, in the model's order: the only copy.
     pub calls: Vec<PendingCall>,
+    /// The HMAC-SHA256 seal, as lowercase hex, when the agent has a
+    /// [`PauseKey`](super::PauseKey) (which documents what it covers).
+    pub seal: Option<String>,
 }
 
 /// The model's answer whose calls wait for review.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub struct PausedAnswer {
     /// The request's number in the run (1-based).
     pub turn: u32,
-    /// The answer, with its usage.
+    /// The answer, with its usage; its `message.tool_calls` is empty (the calls are in
+    /// [`Pause::calls`]).
     pub response: ChatResponse,
 }
 
 /// One call of the paused answer.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct PendingCall {
-    /// The call as the model wrote it.
+    /// The call as the model wrote it: what runs when it is approved.
     pub call: ToolCall,
-    /// Its arguments parsed as JSON (`null` when they are not valid JSON: the model will be
-    /// told when the call runs).
-    pub arguments: Value,
     /// What the reviewer is asked, when the call is under review; `None` for calls that run
-    /// without review.
+    /// without review. Serialized without its `call_id` and `tool` (they are the call's).
     pub review: Option<ReviewRequest>,
 }
 
 impl PendingCall {
+    /// The arguments parsed as JSON (`null` when they are not valid JSON: the model will be
+    /// told when the call runs).
+    pub fn arguments(&self) -> Value {
+        serde_json::from_str(self.call.arguments.trim()).unwrap_or(Value::Null)
+    }
+
     /// The arguments as tool `T`'s typed arguments.
     pub fn arguments_as<T: Tool>(&self) -> Result<T::Args, ToolCallError> {
         parse_arguments::<T::Args>(T::NAME, &self.call.arguments, T::definition().strict)
@@ -106,6 +148,13 @@ impl<S> Pause<S> {
         &self.snapshot.state
     }
 
+    /// The paused answer with its calls put back: what the run goes on with.
+    pub(crate) fn full_answer(&self) -> ChatResponse {
+        let mut response = self.answer.response.clone();
+        response.message.tool_calls = self.calls.iter().map(|c| c.call.clone()).collect();
+        response
+    }
+
     pub(crate) fn partial(&self) -> PartialRun {
         PartialRun {
             messages: self.snapshot.messages.clone(),
@@ -116,72 +165,20 @@ impl<S> Pause<S> {
     }
 }
 
-/// Why [`Agent::resume`](crate::agent::Agent::resume) refused a pause or its decisions.
-#[derive(Clone, Debug, PartialEq, thiserror::Error)]
-#[non_exhaustive]
-pub enum ResumeError {
-    /// The pause was written in another format.
-    #[error("this pause is in format {found}; this version of agentry reads format {expected}")]
-    Version {
-        /// The pause's format.
-        found: u32,
-        /// The format this version reads.
-        expected: u32,
-    },
-    /// A reviewed call has no decision.
-    #[error("call `{call_id}` of tool `{tool}` is under review and has no decision")]
-    MissingDecision {
-        /// The call.
-        call_id: String,
-        /// Its tool.
-        tool: String,
-    },
-    /// A decision names a call that is not under review in this pause.
-    #[error("call `{call_id}` is not under review in this pause")]
-    NotUnderReview {
-        /// The call id the decision named.
-        call_id: String,
-    },
-    /// Two decisions for one call.
-    #[error("call `{call_id}` has more than one decision")]
-    DuplicateDecision {
-        /// The call.
-        call_id: String,
-    },
-    /// The decision is not one the policy allows for this tool.
-    #[error("decision `{decision}` is not allowed for tool `{tool}`; allowed: {allowed}")]
-    NotAllowed {
-        /// The call.
-        call_id: String,
-        /// Its tool.
-        tool: String,
-        /// The decision taken.
-        decision: super::review::DecisionKind,
-        /// The decisions allowed.
-        allowed: super::review::Allowed,
-    },
-    /// Edited arguments do not fit the tool's arguments.
-    #[error("the edited arguments of call `{call_id}` are invalid: {error}")]
-    InvalidEdit {
-        /// The call.
-        call_id: String,
-        /// What is wrong, with the JSON path.
-        error: ToolCallError,
-    },
-}
-
-/// Builds the pending calls of a paused answer.
-pub(crate) fn pending_calls(calls: &[ToolCall], reviews: Vec<ReviewRequest>) -> Vec<PendingCall> {
+/// Builds the pending calls of a paused answer, taking the calls out of `response`.
+pub(crate) fn pending_calls(
+    response: &mut ChatResponse,
+    reviews: Vec<ReviewRequest>,
+) -> Vec<PendingCall> {
     let mut reviews: Vec<Option<ReviewRequest>> = reviews.into_iter().map(Some).collect();
-    calls
-        .iter()
-        .map(|call| PendingCall {
-            call: call.clone(),
-            arguments: serde_json::from_str(call.arguments.trim()).unwrap_or(Value::Null),
-            review: reviews
+    std::mem::take(&mut response.message.tool_calls)
+        .into_iter()
+        .map(|call| {
+            let review = reviews
                 .iter_mut()
                 .find(|r| r.as_ref().is_some_and(|r| r.call_id == call.id))
-                .and_then(Option::take),
+                .and_then(Option::take);
+            PendingCall { call, review }
         })
         .collect()
 }

@@ -130,6 +130,32 @@ impl<'de> Deserialize<'de> for Allowed {
 }
 
 /// What a reviewer decided about one call.
+///
+/// As JSON (what a review page sends back), a decision is an object tagged by `"decision"`:
+/// `approve` alone; `edit` with the new `arguments` (JSON, checked against the
+/// tool's arguments on resume); `reject` with a `message` and `respond` with a `content`,
+/// both sent to the model as the call's result. Unknown tags and missing fields do not
+/// deserialize.
+///
+/// ```
+/// use agentry::middleware::Decision;
+/// use serde_json::json;
+///
+/// let decisions: Vec<Decision> = serde_json::from_value(json!([
+///     { "decision": "approve" },
+///     { "decision": "edit", "arguments": { "to": "carol@example.com", "body": "hi" } },
+///     { "decision": "reject", "message": "Do not email bob." },
+///     { "decision": "respond", "content": "Sent by hand." },
+/// ]))
+/// .unwrap();
+/// assert_eq!(decisions[0], Decision::Approve);
+/// assert_eq!(
+///     serde_json::to_value(&decisions[2]).unwrap(),
+///     json!({ "decision": "reject", "message": "Do not email bob." })
+/// );
+/// assert!(serde_json::from_value::<Decision>(json!({ "decision": "reject" })).is_err());
+/// assert!(serde_json::from_value::<Decision>(json!({ "decision": "run_twice" })).is_err());
+/// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "decision", rename_all = "snake_case")]
 pub enum Decision {

@@ -78,6 +78,8 @@ pub(crate) fn run_error_type(error: &RunErrorKind) -> &'static str {
         RunErrorKind::Interrupted { .. } => "interrupted",
         RunErrorKind::Cost(_) => "unpriced_model",
         RunErrorKind::Thread(_) => "thread",
+        RunErrorKind::Store(_) => "store",
+        RunErrorKind::Unsealable { .. } => "unsealable",
     }
 }
 

@@ -49,7 +49,17 @@ where
         let Some(latest) = self.checkpointer()?.latest(&self.id).await? else {
             return Ok(None);
         };
-        self.pause_of(latest).map(|p| p.map(|(pause, _)| pause))
+        let Some((mut pause, _)) = self.pause_of(latest)? else {
+            return Ok(None);
+        };
+        // Read from the thread's storage, it leaves the process from here: sealed as it is
+        // now (its messages are the thread's).
+        if let Some(sealer) = &self.agent.parts.sealer {
+            sealer
+                .seal(&mut pause)
+                .map_err(|e| ThreadError::state::<S>(&self.id, "does not serialize", e))?;
+        }
+        Ok(Some(pause))
     }
 
     /// Checkpoint `step`, with its messages, untyped.

@@ -16,6 +16,7 @@ use super::dyn_tool::DynTool;
 use super::input::Input;
 use super::resume::Start;
 use super::run::{RunOutcome, finished};
+use super::single_use::InThread;
 use super::stream::AgentStream;
 use super::toolset::Toolset;
 use crate::message::{Message, ToolCall};
@@ -235,7 +236,9 @@ where
     }
 
     /// Goes on from the pause saved in the thread, with one decision per reviewed call (see
-    /// [`Agent::resume`]), in this process or another, any time later.
+    /// [`Agent::resume`]), in this process or another, any time later. A pause of the thread
+    /// that was resumed already (by [`Agent::resume`] of [`Thread::pending`], say) is refused
+    /// with [`ResumeError::AlreadyResumed`](crate::agent::ResumeError::AlreadyResumed).
     pub async fn resume(
         &self,
         decisions: impl IntoIterator<Item = (String, Decision)>,
@@ -411,7 +414,16 @@ where
                 let messages = std::mem::take(&mut pause.snapshot.messages);
                 pause.snapshot.messages =
                     self.with_system(&context, &pause.snapshot.state, messages);
-                let start = self.agent.prepare_resume(pause, decisions)?;
+                let id = pause.id.clone();
+                let start = self.agent.prepare_resume(pause, decisions, false)?;
+                let in_thread = InThread {
+                    checkpointer,
+                    thread_id: &self.id,
+                    step,
+                };
+                self.agent
+                    .consume_pause(id.as_deref(), &start, Some(in_thread))
+                    .await?;
                 let mut journal =
                     self.journal(checkpointer, Some(step), saved, info.run_start, state);
                 journal.skip_start = true;
