@@ -123,7 +123,7 @@ fn bench(c: &mut Criterion) {
         .middleware(HumanInTheLoop::new().review("add", DecisionKind::Approve))
         .build();
     let round_trip = || async {
-        let Outcome::Interrupted(pause) = reviewed.run_or_pause("2 + 3?", ()).await.unwrap() else {
+        let Outcome::Paused(pause) = reviewed.run_or_pause("2 + 3?", ()).await.unwrap() else {
             unreachable!("`add` is reviewed")
         };
         let json = serde_json::to_string(&pause).unwrap();

@@ -89,7 +89,7 @@ fn main() {
     let run_plain = || async { plain.run("2 + 3?", ()).await.unwrap().output };
     let run_wrapped = || async { wrapped.run("2 + 3?", ()).await.unwrap().output };
     let round_trip = || async {
-        let Outcome::Interrupted(pause) = reviewed.run_or_pause("2 + 3?", ()).await.unwrap() else {
+        let Outcome::Paused(pause) = reviewed.run_or_pause("2 + 3?", ()).await.unwrap() else {
             unreachable!("`add` is reviewed")
         };
         let json = serde_json::to_string(&pause).unwrap();

@@ -67,7 +67,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 println!("\nassistant: {}\n({})", run.output, run.usage);
                 return Ok(());
             }
-            Outcome::Interrupted(pause) => {
+            Outcome::Paused(pause) => {
                 println!(
                     "The run paused for review. The pause as stored (JSON, {} bytes):\n{}\n",
                     serde_json::to_string(&pause)?.len(),

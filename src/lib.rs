@@ -33,6 +33,7 @@ chapters! {
     Observability => "../docs/src/observability.md",
     Testing => "../docs/src/testing.md",
     Performance => "../docs/src/performance.md",
+    Architecture => "../docs/src/architecture.md",
     Comparison => "../docs/src/comparison.md",
     FromLangChain => "../docs/src/from-langchain.md",
     AgentryReadme => "../agentry/README.md",

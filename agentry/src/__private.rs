@@ -10,7 +10,30 @@ pub use crate::tool::{
 };
 
 /// Support for `#[derive(StructuredOutput)]`.
-pub use crate::output::derive as output;
+pub mod output {
+    pub use crate::output::derive_support::*;
+}
+
+/// Support for `#[agent]`: parsing and calling its tools.
+pub mod agent {
+    pub use crate::agent::support::*;
+}
+
+/// The compile-time checks `#[agent]` reports a misfit tool against.
+pub mod checks {
+    pub use crate::agent::checks::*;
+}
+
+/// The traits `#[agent]` implements to make an agent a sub-agent tool.
+pub mod multi {
+    pub use crate::multi::agent_tool::{
+        AgentTool, LazyOutput, ProjectContext, SubAgent, SubAgentBuilder, SubAgentOutput,
+        SubAgentState,
+    };
+}
+
+pub use crate::tool::argument::tool_argument;
+pub use crate::tool::output::tool_result;
 
 use schemars::JsonSchema;
 
@@ -39,7 +62,7 @@ pub fn inject_error(tool: &str, source: crate::tool::InjectError) -> ToolCallErr
     }
 }
 
-pub use crate::tool::tool_result as finish;
+pub use crate::tool::output::tool_result as finish;
 
 /// Runs a sync tool body on tokio's blocking pool, so it neither blocks the run's task nor
 /// serializes parallel calls; outside a tokio runtime it runs inline. A panic in the body is

@@ -34,7 +34,7 @@
 //! assert_eq!(def.parameters["properties"]["a"]["description"], "The first addend.");
 //! ```
 
-#![warn(missing_docs)]
+#![warn(missing_docs, unreachable_pub)]
 // The wire-format helpers shared by the providers are partly unused when only some provider
 // features are on; the default build (all providers) is the one linted strictly.
 #![cfg_attr(

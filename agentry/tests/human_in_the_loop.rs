@@ -112,7 +112,7 @@ async fn paused(model: Arc<ScriptedModel>) -> Pause<Outbox> {
         .await
         .unwrap();
     match outcome {
-        Outcome::Interrupted(pause) => *pause,
+        Outcome::Paused(pause) => *pause,
         Outcome::Finished(run) => panic!("expected a pause, got {:?}", run.output),
     }
 }
@@ -339,7 +339,7 @@ async fn a_decision_the_policy_does_not_allow_is_refused() {
         .run_or_pause("Email bob", Mailer::default())
         .await
         .unwrap()
-        .interrupted()
+        .paused()
         .unwrap();
     let respond = Decision::Respond {
         content: "x".to_string(),
@@ -358,12 +358,12 @@ async fn a_decision_the_policy_does_not_allow_is_refused() {
 async fn plain_run_reports_the_pause_as_an_error_naming_the_entry_point() {
     let agent = agent(model());
     let err = agent.run("Email bob", Mailer::default()).await.unwrap_err();
-    assert!(matches!(err.kind(), RunErrorKind::Interrupted { tools } if tools == &["send_email"]));
+    assert!(matches!(err.kind(), RunErrorKind::Paused { tools } if tools == &["send_email"]));
     assert!(err.to_string().contains("run_or_pause"), "{err}");
 }
 
 #[tokio::test]
-async fn streaming_ends_with_an_interrupted_event_and_resume_streams_on() {
+async fn streaming_ends_with_a_paused_event_and_resume_streams_on() {
     let model = Arc::new(model());
     let agent = agent(Arc::clone(&model));
     let mut stream = agent.stream_with_state("Email bob", Mailer::default(), start_state());
@@ -371,8 +371,8 @@ async fn streaming_ends_with_an_interrupted_event_and_resume_streams_on() {
     while let Some(event) = stream.next().await {
         last = Some(event.unwrap());
     }
-    let Some(AgentEvent::Interrupted(pause)) = last else {
-        panic!("the last event is Interrupted");
+    let Some(AgentEvent::Paused(pause)) = last else {
+        panic!("the last event is Paused");
     };
     let mut resumed = agent.resume_stream(
         *pause,
@@ -535,7 +535,7 @@ async fn review_and_middleware_declared_in_the_attribute() {
         .run_or_pause("Email bob", Mailer::default())
         .await
         .unwrap()
-        .interrupted()
+        .paused()
         .expect("send_email is reviewed");
     let reviews: Vec<_> = pause.reviews().collect();
     assert_eq!(reviews.len(), 1);

@@ -150,7 +150,7 @@ async fn a_decision_on_a_call_to_a_tool_the_agent_lacks_is_refused_whatever_it_i
             .run_or_pause("Pay", Mailer::default())
             .await
             .unwrap()
-            .interrupted()
+            .paused()
             .unwrap();
         let err = reviewing_a_stranger(rest())
             .resume(pause, [("w1".to_string(), decision)], Mailer::default())

@@ -106,7 +106,7 @@ async fn a_thread_pause_resumed_with_agent_resume_is_not_resumed_again_by_the_th
         .run_or_pause("Email bob", Mailer::default())
         .await
         .unwrap()
-        .interrupted()
+        .paused()
         .unwrap();
     let mailer = mailer();
     let pending = agent.thread("t").pending().await.unwrap().unwrap();
@@ -133,7 +133,7 @@ async fn a_thread_resume_that_stopped_before_its_first_save_can_be_resumed_again
         .run_or_pause("Email bob", Mailer::default())
         .await
         .unwrap()
-        .interrupted()
+        .paused()
         .unwrap();
     let step = agent.thread("t").history(1).await.unwrap()[0].step;
     // What a `Thread::resume` leaves when its process dies after claiming the pause and

@@ -5,7 +5,6 @@
 
 #![allow(unused_imports)]
 
-use agentry::agent::machine::Counters as MachineCounters;
 use agentry::agent::{
     AgentEvent, Counters, DEFAULT_MAX_TURNS, IntermediateStep, IntoSharedModel, Limit, LimitPolicy,
     Limits, ModelSettings, Outcome, PAUSE_FORMAT_VERSION, PartialRun, Pause, PausedAnswer,
@@ -24,8 +23,7 @@ use agentry::testing::{ScriptedModel, Turn};
 fn moved_values_are_the_same_types_under_every_path() {
     fn same<T>(_: &T, _: &T) {}
     let counters = Counters::default();
-    let machine_counters = MachineCounters::default();
-    same(&counters, &machine_counters);
+    same(&counters, &agentry::agent::Counters::default());
 
     let decision = Decision::Approve;
     let human_decision: HumanDecision = HumanDecision::Approve;

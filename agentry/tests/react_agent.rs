@@ -367,7 +367,7 @@ async fn a_reviewed_tool_pauses_and_resumes_under_react() {
         .run_or_pause_with_state("Where to?", ada(), Trip::default())
         .await
         .unwrap();
-    let Outcome::Interrupted(pause) = outcome else {
+    let Outcome::Paused(pause) = outcome else {
         panic!("expected a pause")
     };
     assert_eq!(pause.calls[0].call.name, "get_weather");

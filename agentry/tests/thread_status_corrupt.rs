@@ -56,7 +56,7 @@ async fn a_paused_thread_whose_status_does_not_decode_refuses_a_new_run() {
         .run_or_pause("Charge 5", ())
         .await
         .unwrap();
-    assert!(matches!(outcome, Outcome::Interrupted(_)));
+    assert!(matches!(outcome, Outcome::Paused(_)));
 
     // The status is damaged in the database (here: another casing of "paused").
     let changed = sqlx::query(

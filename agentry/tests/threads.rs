@@ -341,7 +341,7 @@ async fn a_pause_is_saved_in_the_thread_and_resumed_by_another_agent() {
             .run_or_pause("Buy tea", Shop::default())
             .await
             .unwrap();
-        assert!(matches!(outcome, Outcome::Interrupted(_)));
+        assert!(matches!(outcome, Outcome::Paused(_)));
         assert_eq!(
             agent.thread("p").status().await.unwrap(),
             ThreadStatus::Paused

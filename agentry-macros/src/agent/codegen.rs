@@ -154,7 +154,7 @@ pub fn generate_toolset(
         quote_spanned! {e.span=>
             if name == <#ty as #sdk::Tool>::NAME {
                 return ::core::option::Option::Some(
-                    #sdk::agent::__support::parse_call::<#ty>(call).map(#call_enum::#v),
+                    #sdk::__private::agent::parse_call::<#ty>(call).map(#call_enum::#v),
                 );
             }
         }
@@ -180,7 +180,7 @@ pub fn generate_toolset(
     let call_arms = entries.iter().map(|e| {
         let (v, ty, make, sdk) = (&e.variant, &e.ty, &e.make, respan(&sdk, e.span));
         quote_spanned! {e.span=>
-            #call_enum::#v(args) => #sdk::agent::__support::call_tool::<#ty, #context, #state>(
+            #call_enum::#v(args) => #sdk::__private::agent::call_tool::<#ty, #context, #state>(
                 &#make,
                 args,
                 runtime,
@@ -197,7 +197,7 @@ pub fn generate_toolset(
     let fit_checks = entries.iter().map(|e| {
         let (ty, sdk) = (&e.ty, respan(&sdk, e.span));
         quote_spanned! {e.span=>
-            (&#sdk::agent::checks::ToolProbe::<#ty>::new()).probe().fits_agent::<#context, #state>();
+            (&#sdk::__private::checks::ToolProbe::<#ty>::new()).probe().fits_agent::<#context, #state>();
         }
     });
     let bounds = tool_bounds(&sdk, attrs, entries);
@@ -210,7 +210,7 @@ pub fn generate_toolset(
     );
     let name_check = quote_spanned! {attrs.tools_span=>
         const _: () = {
-            if #sdk::agent::__support::has_duplicate_names(&[#(#names),*]) {
+            if #sdk::__private::agent::has_duplicate_names(&[#(#names),*]) {
                 ::core::panic!(#duplicate_names);
             }
         };
@@ -229,7 +229,7 @@ pub fn generate_toolset(
         quote_spanned! {ty.span()=>
             const _: () = {
                 if let ::core::option::Option::Some(output) = <#ty as #sdk::agent::AgentOutput>::FINAL_ANSWER_NAME {
-                    if #sdk::agent::__support::contains_name(&[#(#names),*], output) {
+                    if #sdk::__private::agent::contains_name(&[#(#names),*], output) {
                         ::core::panic!(#message);
                     }
                 }
@@ -264,7 +264,7 @@ pub fn generate_toolset(
         const _: () = {
             #[allow(dead_code, unused_imports, clippy::all)]
             fn __agentry_check() {
-                use #sdk::agent::checks::{ProbeOther as _, ProbeTool as _};
+                use #sdk::__private::checks::{ProbeOther as _, ProbeTool as _};
                 #(#fit_checks)*
             }
         };

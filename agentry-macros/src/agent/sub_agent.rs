@@ -164,9 +164,9 @@ pub fn generate(
     // an invalid output type is reported once, at `output = ...`, not again here.
     let (spec_ty, spec, spec_bound) = match attrs.output.as_ref() {
         Some(ty) if !is_string(ty) => (
-            quote_spanned! {ty.span()=> <#ty as #sdk::multi::LazyOutput<__P>>::Spec },
-            quote_spanned! {ty.span()=> <#ty as #sdk::multi::LazyOutput<__P>>::spec() },
-            Some(quote_spanned! {ty.span()=> #ty: #sdk::multi::LazyOutput<__P>, }),
+            quote_spanned! {ty.span()=> <#ty as #sdk::__private::multi::LazyOutput<__P>>::Spec },
+            quote_spanned! {ty.span()=> <#ty as #sdk::__private::multi::LazyOutput<__P>>::spec() },
+            Some(quote_spanned! {ty.span()=> #ty: #sdk::__private::multi::LazyOutput<__P>, }),
         ),
         _ => (
             quote!(#sdk::output::TextOutput),
@@ -196,7 +196,7 @@ pub fn generate(
     let projections = if no_context {
         quote! {
             impl<__P: ::core::marker::Send + ::core::marker::Sync + 'static>
-                #sdk::multi::ProjectContext<__P> for #name
+                #sdk::__private::multi::ProjectContext<__P> for #name
             {
                 fn project(_parent: &::std::sync::Arc<__P>) -> ::std::sync::Arc<()> {
                     ::std::sync::Arc::new(())
@@ -205,7 +205,7 @@ pub fn generate(
         }
     } else if options.context_from.is_empty() {
         quote! {
-            impl<__P> #sdk::multi::ProjectContext<__P> for #name
+            impl<__P> #sdk::__private::multi::ProjectContext<__P> for #name
             where
                 #context: #sdk::multi::FromParentContext<__P>,
             {
@@ -217,7 +217,7 @@ pub fn generate(
     } else {
         let impls = options.context_from.iter().map(|(parent, function)| {
             quote_spanned! {function.span()=>
-                impl #sdk::multi::ProjectContext<#parent> for #name {
+                impl #sdk::__private::multi::ProjectContext<#parent> for #name {
                     fn project(parent: &::std::sync::Arc<#parent>) -> ::std::sync::Arc<#context> {
                         let context: #context = #function(&**parent);
                         ::std::sync::Arc::new(context)
@@ -231,7 +231,7 @@ pub fn generate(
     quote! {
         #default_impl
 
-        impl #sdk::multi::SubAgent for #name {
+        impl #sdk::__private::multi::SubAgent for #name {
             const NAME: &'static str = #tool_name;
             type Input = #input;
             type Context = #context;
@@ -239,7 +239,7 @@ pub fn generate(
             type Toolset = #name;
         }
 
-        impl<__P> #sdk::multi::SubAgentBuilder<__P> for #name
+        impl<__P> #sdk::__private::multi::SubAgentBuilder<__P> for #name
         where
             #spec_bound
             #(#tool_bounds,)*
@@ -273,7 +273,7 @@ pub fn generate(
 
         impl<__PC, __PS> #sdk::CallTool<__PC, __PS> for #name
         where
-            #name: #sdk::multi::AgentTool<__PC>,
+            #name: #sdk::__private::multi::AgentTool<__PC>,
             __PC: ::core::marker::Send + ::core::marker::Sync + 'static,
             __PS: ::core::marker::Send + ::core::marker::Sync + 'static,
         {
@@ -284,7 +284,7 @@ pub fn generate(
             ) -> impl #sdk::__private::Future<
                 Output = ::core::result::Result<#sdk::ToolOutput, #sdk::ToolCallError>,
             > + ::core::marker::Send {
-                <#name as #sdk::multi::AgentTool<__PC>>::call_agent(self, args, runtime)
+                <#name as #sdk::__private::multi::AgentTool<__PC>>::call_agent(self, args, runtime)
             }
         }
     }

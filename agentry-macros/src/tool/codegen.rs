@@ -104,7 +104,7 @@ pub fn generate(target: &Target<'_>, attrs: &ToolAttrs, sig: &Signature) -> Toke
     let arg_checks = model_tys.iter().map(|ty| {
         let sdk = respan(&sdk, ty.span());
         quote_spanned! {ty.span()=>
-            const _: () = #sdk::tool::tool_argument::<#ty>();
+            const _: () = #sdk::__private::tool_argument::<#ty>();
         }
     });
     let arg_bounds: Vec<TokenStream> = model_tys
@@ -165,10 +165,10 @@ pub fn generate(target: &Target<'_>, attrs: &ToolAttrs, sig: &Signature) -> Toke
         .map(|t| t.span())
         .unwrap_or_else(|| fn_ident.span());
     let finish = if sig.returns_result {
-        quote_spanned! {ret_span=> #sdk::tool::tool_result(#name, __agentry_out) }
+        quote_spanned! {ret_span=> #sdk::__private::tool_result(#name, __agentry_out) }
     } else {
         quote_spanned! {ret_span=>
-            #sdk::tool::tool_result(
+            #sdk::__private::tool_result(
                 #name,
                 ::core::result::Result::<_, #sdk::__private::Infallible>::Ok(__agentry_out),
             )

@@ -213,7 +213,7 @@ where
         };
         return Err(RunError::new(kind, pause.partial()));
     }
-    Ok(Outcome::Interrupted(Box::new(pause)))
+    Ok(Outcome::Paused(Box::new(pause)))
 }
 
 /// The reviewer's answer for `call`, if there is one.

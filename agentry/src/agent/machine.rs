@@ -9,14 +9,14 @@ use std::time::Duration;
 use crate::cost::Cost;
 use crate::message::Message;
 use crate::output::OutputParse;
-pub use crate::run::Counters;
+pub(super) use crate::run::Counters;
 use crate::run::{Limit, LimitPolicy, RunErrorKind, RunPolicy, StopReason, ToolErrorPolicy};
 use crate::tool::{ToolCallError, ToolOutput};
 use crate::usage::Usage;
 
 /// The state of one run's decisions.
 #[derive(Debug)]
-pub struct Machine {
+pub(super) struct Machine {
     policy: RunPolicy,
     turns: u32,
     usage: Usage,
@@ -29,7 +29,7 @@ pub struct Machine {
 
 /// What to do before the next model request.
 #[derive(Debug, PartialEq, Eq)]
-pub enum Next {
+pub(super) enum Next {
     /// Make request number `turn` (1-based), offering the tools.
     Request {
         /// The request's number.
@@ -50,14 +50,14 @@ pub enum Next {
 
 /// Why the run stops before a request (kept small and comparable for tests).
 #[derive(Debug, PartialEq, Eq)]
-pub enum Stop {
+pub(super) enum Stop {
     /// A limit was reached and the policy is to fail.
     Limit(Limit),
 }
 
 /// What to do with a model's answer.
 #[derive(Debug)]
-pub enum AfterResponse<T> {
+pub(super) enum AfterResponse<T> {
     /// The run is over.
     Finish {
         /// The final answer.
@@ -75,7 +75,7 @@ pub enum AfterResponse<T> {
 
 /// What to do after a batch of tool calls.
 #[derive(Debug)]
-pub enum AfterTools {
+pub(super) enum AfterTools {
     /// Ask the model again.
     Continue,
     /// End the run with the output of the call at this index of the batch (a `return_direct`
@@ -87,7 +87,7 @@ pub enum AfterTools {
 
 /// One call's outcome, as the machine sees it.
 #[derive(Debug)]
-pub struct CallOutcome<'a> {
+pub(super) struct CallOutcome<'a> {
     /// The tool name the model used.
     pub tool: &'a str,
     /// Whether the tool is `return_direct`.
@@ -98,7 +98,7 @@ pub struct CallOutcome<'a> {
 
 impl Machine {
     /// A run that has not started.
-    pub fn new(policy: RunPolicy) -> Self {
+    pub(super) fn new(policy: RunPolicy) -> Self {
         Machine {
             policy,
             turns: 0,
@@ -110,18 +110,13 @@ impl Machine {
         }
     }
 
-    /// Requests made so far.
-    pub fn turns(&self) -> u32 {
-        self.turns
-    }
-
     /// Usage so far.
-    pub fn usage(&self) -> Usage {
+    pub(super) fn usage(&self) -> Usage {
         self.usage
     }
 
     /// The counters, as a value that serializes (part of a run snapshot).
-    pub fn counters(&self) -> Counters {
+    pub(super) fn counters(&self) -> Counters {
         Counters {
             turns: self.turns,
             usage: self.usage,
@@ -132,7 +127,7 @@ impl Machine {
     }
 
     /// A machine that goes on from `counters` (a run resumed from a snapshot).
-    pub fn from_counters(policy: RunPolicy, counters: Counters) -> Self {
+    pub(super) fn from_counters(policy: RunPolicy, counters: Counters) -> Self {
         Machine {
             policy,
             turns: counters.turns,
@@ -145,27 +140,22 @@ impl Machine {
     }
 
     /// Whether the current request is the last one, asked without tools at a limit.
-    pub fn is_finalizing(&self) -> bool {
+    pub(super) fn is_finalizing(&self) -> bool {
         self.finalizing.is_some()
     }
 
     /// Counts an answer's usage without deciding anything (an answer a middleware set aside).
-    pub fn add_usage(&mut self, usage: Usage) {
+    pub(super) fn add_usage(&mut self, usage: Usage) {
         self.usage += usage;
     }
 
     /// Counts what an answer cost (for [`Limits::max_cost`](super::Limits::max_cost)).
-    pub fn add_cost(&mut self, cost: Cost) {
+    pub(super) fn add_cost(&mut self, cost: Cost) {
         self.cost += cost;
     }
 
-    /// What the requests cost so far, as counted by [`add_cost`](Self::add_cost).
-    pub fn cost(&self) -> Cost {
-        self.cost
-    }
-
     /// Decides whether the next request may be made, `elapsed` after the run started.
-    pub fn before_request(&mut self, elapsed: Duration) -> Next {
+    pub(super) fn before_request(&mut self, elapsed: Duration) -> Next {
         let limits = self.policy.limits;
         let reached = if let Some(limit) = self.finalizing {
             // The final request was answered with more tool calls; never loop again.
@@ -213,7 +203,11 @@ impl Machine {
     }
 
     /// Decides what an answer means, given its usage and how the output spec parsed it.
-    pub fn after_response<T>(&mut self, usage: Usage, parse: OutputParse<T>) -> AfterResponse<T> {
+    pub(super) fn after_response<T>(
+        &mut self,
+        usage: Usage,
+        parse: OutputParse<T>,
+    ) -> AfterResponse<T> {
         self.usage += usage;
         match parse {
             OutputParse::Done(output) => AfterResponse::Finish {
@@ -247,7 +241,7 @@ impl Machine {
     }
 
     /// Decides what a batch of tool results means, in the order the model emitted the calls.
-    pub fn after_tools(&mut self, outcomes: &[CallOutcome<'_>]) -> AfterTools {
+    pub(super) fn after_tools(&mut self, outcomes: &[CallOutcome<'_>]) -> AfterTools {
         let mut direct = None;
         for (index, outcome) in outcomes.iter().enumerate() {
             match outcome.result {
@@ -292,7 +286,7 @@ impl Machine {
 }
 
 /// The message that asks for a final answer when a limit is reached.
-pub fn final_answer_prompt(limit: Limit) -> String {
+pub(super) fn final_answer_prompt(limit: Limit) -> String {
     format!(
         "You have reached the {limit}. Do not call any more tools: give your final answer now, \
          using the information you already have."

@@ -39,22 +39,21 @@
 mod batch_scope;
 mod builder;
 mod call;
+mod core;
 mod driver;
 mod dyn_args;
 mod dyn_tool;
 pub(crate) mod event_queue;
 mod finish;
+#[cfg(all(test, feature = "testing"))]
+mod future_size;
 mod history;
 mod hooks;
 mod input;
 mod instructions;
-// The loop's decisions, without I/O: public so its own test suite (tests/agent_machine.rs)
-// drives it, hidden from the documented API (users see its effects through `Agent`).
-mod core;
-#[cfg(all(test, feature = "testing"))]
-mod future_size;
-#[doc(hidden)]
-pub mod machine;
+mod machine;
+#[cfg(test)]
+mod machine_tests;
 mod model_call;
 mod model_turn;
 mod one_or_many;
@@ -77,7 +76,6 @@ pub use dyn_tool::{DynTool, FnTool, SharedDynTool, Typed};
 pub use input::Input;
 pub use instructions::{Instructions, InstructionsFn};
 pub use output::AgentOutput;
-pub use run::RunOutcome;
 pub use stream::AgentStream;
 pub use thread::{NOT_COMPLETED, Thread, ThreadState};
 pub use toolset::{NoCall, NoTools, Toolset};
@@ -92,12 +90,10 @@ pub use crate::run::{
     ThreadError, ThreadStatus, ToolErrorPolicy, intermediate_steps,
 };
 
-#[doc(hidden)]
-pub mod checks;
+pub(crate) mod checks;
 
-/// Support code for `#[agent]` expansions. Not a public API: it may change in any release.
-#[doc(hidden)]
-pub mod __support {
+/// Support code for `#[agent]` expansions, public as `__private::agent`.
+pub(crate) mod support {
     use std::future::Future;
 
     use crate::message::ToolCall;

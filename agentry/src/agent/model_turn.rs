@@ -239,7 +239,7 @@ where
             record.messages.extend(feedback);
             AfterAnswer::Again
         }
-        AfterModel::Interrupt(reviews) => {
+        AfterModel::Pause(reviews) => {
             // Only an answer whose calls are about to run can pause.
             let will_run = !reviews.is_empty()
                 && !machine.is_finalizing()

@@ -57,7 +57,7 @@ where
 {
     /// Runs like [`Agent::run`], but a run that stops for review (see
     /// [`HumanInTheLoop`](crate::middleware::HumanInTheLoop)) returns
-    /// [`Outcome::Interrupted`] instead of an error.
+    /// [`Outcome::Paused`] instead of an error.
     pub async fn run_or_pause(
         &self,
         input: impl Into<Input>,

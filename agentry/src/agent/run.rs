@@ -16,7 +16,7 @@ use crate::run::RunResult;
 use crate::run::{RunError, RunErrorKind};
 
 /// The outcome of a run.
-pub type RunOutcome<T, S> = Result<RunResult<T, S>, RunError>;
+pub(crate) type RunOutcome<T, S> = Result<RunResult<T, S>, RunError>;
 
 impl<T, O, C, S> Agent<T, O, C, S>
 where
@@ -111,10 +111,10 @@ where
 pub(crate) fn finished<T, S>(outcome: Outcome<T, S>) -> RunOutcome<T, S> {
     match outcome {
         Outcome::Finished(result) => Ok(result),
-        Outcome::Interrupted(pause) => {
+        Outcome::Paused(pause) => {
             let tools = pause.reviews().map(|r| r.tool.clone()).collect();
             Err(RunError::new(
-                RunErrorKind::Interrupted { tools },
+                RunErrorKind::Paused { tools },
                 pause.partial(),
             ))
         }

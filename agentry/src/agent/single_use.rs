@@ -44,7 +44,7 @@ impl<T, O, C, S> Agent<T, O, C, S> {
         &self,
         paused: Result<Outcome<T2, S>, RunError>,
     ) -> Result<Outcome<T2, S>, RunError> {
-        let (Ok(Outcome::Interrupted(pause)), None, Some(store)) =
+        let (Ok(Outcome::Paused(pause)), None, Some(store)) =
             (&paused, &self.parts.checkpointer, &self.parts.store)
         else {
             return paused;

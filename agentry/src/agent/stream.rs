@@ -32,7 +32,7 @@ impl<'a, T, S> AgentStream<'a, T, S> {
     }
 
     /// Drives the stream to its end, dropping the events, and returns the run's result (a
-    /// pause for review is an [`Interrupted`](super::RunErrorKind::Interrupted) error here;
+    /// pause for review is an [`Paused`](super::RunErrorKind::Paused) error here;
     /// use [`AgentStream::outcome`] to receive it).
     pub async fn result(self) -> Result<RunResult<T, S>, RunError> {
         self.outcome().await.and_then(super::run::finished)
@@ -48,9 +48,9 @@ impl<'a, T, S> AgentStream<'a, T, S> {
         }
         match last {
             Some(Ok(AgentEvent::Done(result))) => Ok(Outcome::Finished(*result)),
-            Some(Ok(AgentEvent::Interrupted(pause))) => Ok(Outcome::Interrupted(pause)),
+            Some(Ok(AgentEvent::Paused(pause))) => Ok(Outcome::Paused(pause)),
             Some(Err(error)) => Err(error),
-            // The stream always ends in `Done`, `Interrupted` or an error; not reachable.
+            // The stream always ends in `Done`, `Paused` or an error; not reachable.
             _ => unreachable_end(),
         }
     }
@@ -99,7 +99,7 @@ impl<T, S> Stream for AgentStream<'_, T, S> {
             }
             return Poll::Ready(this.outcome.take().map(|outcome| match outcome {
                 Ok(Outcome::Finished(result)) => Ok(AgentEvent::Done(Box::new(result))),
-                Ok(Outcome::Interrupted(pause)) => Ok(AgentEvent::Interrupted(pause)),
+                Ok(Outcome::Paused(pause)) => Ok(AgentEvent::Paused(pause)),
                 Err(error) => Err(error),
             }));
         }

@@ -13,12 +13,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use crate::model::ModelError;
 
 /// The environment variable that denies real network requests when set to `1` or `true`.
-pub const DENY_ENV: &str = "AGENTRY_DENY_REAL_NETWORK";
+pub(super) const DENY_ENV: &str = "AGENTRY_DENY_REAL_NETWORK";
 
 /// The variable's name before the crate was renamed `agentry`. Still read, with a deprecation
 /// warning, when [`DENY_ENV`] is not set; it will stop working in the next minor release.
 #[deprecated(since = "0.1.0", note = "set AGENTRY_DENY_REAL_NETWORK instead")]
-pub const DENY_ENV_OLD: &str = "AGENT_SDK_DENY_REAL_NETWORK";
+pub(super) const DENY_ENV_OLD: &str = "AGENT_SDK_DENY_REAL_NETWORK";
 
 static DENIED: AtomicBool = AtomicBool::new(false);
 
@@ -44,7 +44,7 @@ pub fn is_real_network_denied() -> bool {
 }
 
 /// Fails when real network requests are denied and `url` is not a loopback address.
-pub fn check_url(url: &reqwest::Url) -> Result<(), ModelError> {
+pub(crate) fn check_url(url: &reqwest::Url) -> Result<(), ModelError> {
     if !is_real_network_denied() || is_loopback(url) {
         return Ok(());
     }

@@ -20,22 +20,18 @@ mod rate_limit;
 pub(crate) mod refused;
 mod retry;
 pub(crate) mod secret;
-// Wire-level helpers the providers share; public for provider authors and their tests, hidden
-// from the documented API.
-#[doc(hidden)]
+// Wire-level helpers the providers share. The SSE decoder is public for authors of providers
+// over other SSE APIs (a decoder with a size cap on lines and events).
 pub mod sse;
-#[doc(hidden)]
-pub mod status;
+pub(crate) mod status;
 pub(crate) mod tls;
 mod transport;
 
-#[doc(hidden)]
-pub use guard::check_url;
+pub(crate) use guard::check_url;
 pub use guard::{allow_real_network, deny_real_network, is_real_network_denied};
 pub use limits::{ResponseLimit, ResponseLimits};
 pub use rate_limit::{RateLimit, RateLimitPermit, RateLimiter};
 pub use retry::{RetryPolicy, retry};
 pub use secret::ApiKey;
 pub use transport::Timeouts;
-#[doc(hidden)]
-pub use transport::{map_body_error, map_reqwest_error};
+pub(crate) use transport::{map_body_error, map_reqwest_error};

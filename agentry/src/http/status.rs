@@ -9,7 +9,7 @@ use crate::model::ModelError;
 /// The parts of a provider's error body the SDK interprets (OpenAI's
 /// `{"error": {"message", "type", "param", "code"}}`; other providers fill what they have).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct ErrorBody {
+pub(crate) struct ErrorBody {
     /// The human-readable message.
     pub message: Option<String>,
     /// The error type, e.g. `invalid_request_error`.
@@ -23,18 +23,7 @@ pub struct ErrorBody {
 /// The server's requested wait: `retry-after-ms` (milliseconds), else `Retry-After` as
 /// seconds (possibly fractional) or as an HTTP date.
 ///
-/// ```
-/// use agentry::http::status::retry_after;
-/// use reqwest::header::{HeaderMap, HeaderValue};
-/// use std::time::Duration;
-///
-/// let mut h = HeaderMap::new();
-/// h.insert("retry-after", HeaderValue::from_static("2"));
-/// assert_eq!(retry_after(&h), Some(Duration::from_secs(2)));
-/// h.insert("retry-after-ms", HeaderValue::from_static("150"));
-/// assert_eq!(retry_after(&h), Some(Duration::from_millis(150)));
-/// ```
-pub fn retry_after(headers: &HeaderMap) -> Option<Duration> {
+pub(crate) fn retry_after(headers: &HeaderMap) -> Option<Duration> {
     if let Some(ms) = header_str(headers, "retry-after-ms").and_then(|v| v.parse::<f64>().ok())
         && ms.is_finite()
         && ms >= 0.0
@@ -65,7 +54,7 @@ fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
 /// * 400, 413, 422 → `ContextLengthExceeded` when the code (or, for servers without codes,
 ///   the message) says the context is too long, else `InvalidRequest` with the parameter;
 /// * 408 → `Timeout`; 409 and 5xx → `Server` (retryable); anything else → `InvalidRequest`.
-pub fn error_from_status(
+pub(crate) fn error_from_status(
     status: u16,
     headers: &HeaderMap,
     body: ErrorBody,
@@ -243,6 +232,16 @@ pub(crate) fn truncate(text: &str, max: usize) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn retry_after_reads_seconds_then_milliseconds() {
+        use reqwest::header::{HeaderMap, HeaderValue};
+        let mut h = HeaderMap::new();
+        h.insert("retry-after", HeaderValue::from_static("2"));
+        assert_eq!(super::retry_after(&h), Some(Duration::from_secs(2)));
+        h.insert("retry-after-ms", HeaderValue::from_static("150"));
+        assert_eq!(super::retry_after(&h), Some(Duration::from_millis(150)));
+    }
+
     use reqwest::header::HeaderValue;
 
     use super::*;

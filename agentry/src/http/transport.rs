@@ -31,7 +31,7 @@ impl Default for Timeouts {
 
 /// The typed error for a failed `reqwest` request. The URL is left out (it may carry
 /// credentials in a query string) and `key` is redacted from the message.
-pub fn map_reqwest_error(
+pub(crate) fn map_reqwest_error(
     err: reqwest::Error,
     timeout: Duration,
     key: Option<&ApiKey>,
@@ -63,7 +63,7 @@ pub fn map_reqwest_error(
 /// reset or any other I/O error is [`ModelError::Network`] (retryable), never a decode error —
 /// the bytes never arrived, so there was nothing to decode. `what` says where it happened
 /// (e.g. "while reading the answer", "the stream was cut").
-pub fn map_body_error(
+pub(crate) fn map_body_error(
     err: reqwest::Error,
     timeout: Duration,
     key: Option<&ApiKey>,

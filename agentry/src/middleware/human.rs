@@ -21,7 +21,7 @@ struct Policy {
 /// Pauses the run before any call of a batch runs when the model calls a reviewed tool
 /// (LangChain's `HumanInTheLoopMiddleware`).
 ///
-/// The run returns [`Outcome::Interrupted`](crate::agent::Outcome::Interrupted) with a
+/// The run returns [`Outcome::Paused`](crate::agent::Outcome::Paused) with a
 /// [`Pause`](crate::agent::Pause); continue it with
 /// [`Agent::resume`](crate::agent::Agent::resume) and one [`Decision`] per reviewed call.
 ///
@@ -127,7 +127,7 @@ impl<C: Send + Sync + 'static, S: Send + Sync + 'static> Middleware<C, S> for Hu
         Hook::ready(Ok(if reviews.is_empty() {
             AfterModel::Continue
         } else {
-            AfterModel::Interrupt(reviews)
+            AfterModel::Pause(reviews)
         }))
     }
 

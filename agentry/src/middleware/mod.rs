@@ -120,7 +120,7 @@ pub enum AfterModel {
     AskAgain(Vec<Message>),
     /// Stop before running any tool call of this answer and return a
     /// [`Pause`](crate::agent::Pause) holding these reviews.
-    Interrupt(Vec<ReviewRequest>),
+    Pause(Vec<ReviewRequest>),
 }
 
 /// Hooks around an agent run with context `C` and state `S`.

@@ -140,7 +140,7 @@ impl<C: Send + Sync + 'static, S: Send + Sync + 'static> Middleware<C, S> for Ta
             .find(|call| self.tools.contains(&call.name));
         Hook::ready(Ok(match transfer {
             None => AfterModel::Continue,
-            Some(call) => AfterModel::Interrupt(vec![ReviewRequest {
+            Some(call) => AfterModel::Pause(vec![ReviewRequest {
                 call_id: call.id.clone(),
                 tool: call.name.clone(),
                 description: "handoff".to_string(),
@@ -181,9 +181,7 @@ where
                     while let Some(item) = stream.next().await {
                         match item? {
                             AgentEvent::Done(result) => end = Some(Outcome::Finished(*result)),
-                            AgentEvent::Interrupted(pause) => {
-                                end = Some(Outcome::Interrupted(pause))
-                            }
+                            AgentEvent::Paused(pause) => end = Some(Outcome::Paused(pause)),
                             event => {
                                 if let Some(event) = erase(event) {
                                     sink(event);
@@ -191,7 +189,7 @@ where
                             }
                         }
                     }
-                    // A stream always ends with `Done`, `Interrupted` or an error.
+                    // A stream always ends with `Done`, `Paused` or an error.
                     match end {
                         Some(outcome) => outcome,
                         None => {
@@ -215,7 +213,7 @@ where
                     request_usage: result.request_usage,
                     stop_reason: result.stop_reason,
                 }),
-                Outcome::Interrupted(pause) => self.handoff(*pause),
+                Outcome::Paused(pause) => self.handoff(*pause),
             }
         })
     }
@@ -243,7 +241,7 @@ impl<T, Sp, C, S, F> Member<T, Sp, C, S, F> {
                 .map(|c| c.name.clone())
                 .collect();
             return Err(RunError::new(
-                crate::agent::RunErrorKind::Interrupted { tools },
+                crate::agent::RunErrorKind::Paused { tools },
                 partial,
             ));
         };

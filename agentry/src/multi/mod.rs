@@ -26,7 +26,7 @@
 //! **Handoffs.** A [`Team`] runs agents that pass the conversation to each other through
 //! `transfer_to_<agent>` tools (the OpenAI Agents SDK's handoffs), see [`handoff`].
 
-mod agent_tool;
+pub(crate) mod agent_tool;
 pub mod handoff;
 mod handoff_input;
 mod member;
@@ -35,10 +35,8 @@ mod usage;
 
 pub use crate::run::SubAgentEvent;
 pub use crate::run::SubAgentOptions;
-pub use agent_tool::{
-    AgentInput, AgentTool, FromParentContext, LazyOutput, ProjectContext, Prompt, SubAgent,
-    SubAgentBuilder, SubAgentOutput, SubAgentState, call_agent,
-};
+pub use agent_tool::{AgentInput, FromParentContext, Prompt, call_agent};
+// The traits `#[agent]` implements and names are public only as `__private::multi`.
 pub use handoff::{
     AnswersWith, DEFAULT_MAX_HANDOFFS, Team, TeamBuildError, TeamBuilder, TeamError, TeamEvent,
     TeamResult, TeamStream,

@@ -8,7 +8,7 @@
 //! with no agent, and streams partial values parsed by the incremental [`PartialJson`].
 
 mod closed;
-mod derive_support;
+pub(crate) mod derive_support;
 mod error;
 mod extract;
 mod model_api;
@@ -34,13 +34,6 @@ pub use structured::{SchemaPatch, StructuredOutput, output_schema};
 pub use validate::{
     LengthKind, LengthValue, PatternValue, RangeValue, Validation, ValidationError, Violation,
 };
-
-/// Support for `#[derive(StructuredOutput)]` expansions (the compile-time checks a user's
-/// type is reported against, and the validation helpers). Not a public API.
-#[doc(hidden)]
-pub mod derive {
-    pub use super::derive_support::*;
-}
 
 use crate::message::{AssistantMessage, Message};
 use crate::model::{ChatRequest, ModelProfile};

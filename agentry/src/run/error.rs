@@ -170,7 +170,7 @@ pub enum RunErrorKind {
         "the run stopped for review of {}; start it with `run_or_pause` (or read `AgentStream::outcome`) to receive the pause and resume it",
         tools.join(", ")
     )]
-    Interrupted {
+    Paused {
         /// The reviewed tools.
         tools: Vec<String>,
     },

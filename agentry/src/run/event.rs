@@ -86,5 +86,5 @@ pub enum AgentEvent<T, S> {
     /// [`HumanInTheLoop`](crate::middleware::HumanInTheLoop)); the last event of such a run.
     /// Continue with [`Agent::resume`](crate::agent::Agent::resume) or
     /// [`Agent::resume_stream`](crate::agent::Agent::resume_stream).
-    Interrupted(Box<Pause<S>>),
+    Paused(Box<Pause<S>>),
 }

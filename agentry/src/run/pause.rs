@@ -31,7 +31,7 @@ pub enum Outcome<T, S> {
     /// The run finished.
     Finished(RunResult<T, S>),
     /// The run stopped before running tool calls a reviewer must decide on.
-    Interrupted(Box<Pause<S>>),
+    Paused(Box<Pause<S>>),
 }
 
 impl<T, S> Outcome<T, S> {
@@ -39,14 +39,14 @@ impl<T, S> Outcome<T, S> {
     pub fn finished(self) -> Option<RunResult<T, S>> {
         match self {
             Outcome::Finished(result) => Some(result),
-            Outcome::Interrupted(_) => None,
+            Outcome::Paused(_) => None,
         }
     }
 
     /// The pause, if the run stopped for review.
-    pub fn interrupted(self) -> Option<Pause<S>> {
+    pub fn paused(self) -> Option<Pause<S>> {
         match self {
-            Outcome::Interrupted(pause) => Some(*pause),
+            Outcome::Paused(pause) => Some(*pause),
             Outcome::Finished(_) => None,
         }
     }

@@ -51,7 +51,7 @@ mod saved_steps {
         message: String,
     }
 
-    pub fn serialize<Ser: serde::Serializer>(
+    pub(super) fn serialize<Ser: serde::Serializer>(
         steps: &[Step],
         s: Ser,
     ) -> Result<Ser::Ok, Ser::Error> {
@@ -75,7 +75,9 @@ mod saved_steps {
         }))
     }
 
-    pub fn deserialize<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<Step>, D::Error> {
+    pub(super) fn deserialize<'de, D: serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Vec<Step>, D::Error> {
         let saved = Vec::<SavedStep>::deserialize(d)?;
         Ok(saved
             .into_iter()

@@ -7,7 +7,7 @@ use super::event::AgentEvent;
 /// An event of a sub-agent's run, nested in the parent's stream as
 /// [`AgentEvent::SubAgent`].
 ///
-/// The sub-agent's own output and state types are erased (its `Done` and `Interrupted`
+/// The sub-agent's own output and state types are erased (its `Done` and `Paused`
 /// events are not forwarded: the parent sees the sub-agent's answer as the tool result of
 /// `call_id`). A grandchild's events arrive as a `SubAgent` event inside `event`.
 #[derive(Clone, Debug)]
@@ -54,6 +54,6 @@ pub(crate) fn erase<T, S>(event: AgentEvent<T, S>) -> Option<AgentEvent<Value, (
         AgentEvent::ToolResult(step) => AgentEvent::ToolResult(step),
         AgentEvent::Custom(event) => AgentEvent::Custom(event),
         AgentEvent::SubAgent(nested) => AgentEvent::SubAgent(nested),
-        AgentEvent::Done(_) | AgentEvent::Interrupted(_) => return None,
+        AgentEvent::Done(_) | AgentEvent::Paused(_) => return None,
     })
 }

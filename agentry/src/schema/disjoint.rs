@@ -28,13 +28,13 @@ pub(super) fn overlapping_pair(root: &Value, alternatives: &[Value]) -> Option<(
 
 /// JSON types as bits. A number that is integral matches both `number` and `integer`.
 mod bits {
-    pub const NULL: u8 = 1;
-    pub const BOOLEAN: u8 = 2;
-    pub const OBJECT: u8 = 4;
-    pub const ARRAY: u8 = 8;
-    pub const STRING: u8 = 16;
-    pub const INTEGER: u8 = 32;
-    pub const NUMBER: u8 = 64;
+    pub(super) const NULL: u8 = 1;
+    pub(super) const BOOLEAN: u8 = 2;
+    pub(super) const OBJECT: u8 = 4;
+    pub(super) const ARRAY: u8 = 8;
+    pub(super) const STRING: u8 = 16;
+    pub(super) const INTEGER: u8 = 32;
+    pub(super) const NUMBER: u8 = 64;
 }
 
 fn type_bits(names: &[&str]) -> u8 {

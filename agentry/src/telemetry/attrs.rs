@@ -75,7 +75,7 @@ pub(crate) fn run_error_type(error: &RunErrorKind) -> &'static str {
         RunErrorKind::StateInUse => "state_in_use",
         RunErrorKind::Middleware(_) => "middleware",
         RunErrorKind::Resume(_) => "resume",
-        RunErrorKind::Interrupted { .. } => "interrupted",
+        RunErrorKind::Paused { .. } => "paused",
         RunErrorKind::Cost(_) => "unpriced_model",
         RunErrorKind::Thread(_) => "thread",
         RunErrorKind::Store(_) => "store",

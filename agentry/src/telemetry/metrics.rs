@@ -20,13 +20,13 @@ pub(crate) struct ChatAttrs {
 
 /// Bucket boundaries the conventions advise for `gen_ai.client.operation.duration`, in seconds.
 #[cfg_attr(not(feature = "otel"), allow(dead_code))]
-pub const DURATION_BUCKETS: [f64; 14] = [
+pub(crate) const DURATION_BUCKETS: [f64; 14] = [
     0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92,
 ];
 
 /// Bucket boundaries the conventions advise for `gen_ai.client.token.usage`.
 #[cfg_attr(not(feature = "otel"), allow(dead_code))]
-pub const TOKEN_BUCKETS: [f64; 14] = [
+pub(crate) const TOKEN_BUCKETS: [f64; 14] = [
     1.0, 4.0, 16.0, 64.0, 256.0, 1024.0, 4096.0, 16384.0, 65536.0, 262144.0, 1048576.0, 4194304.0,
     16777216.0, 67108864.0,
 ];

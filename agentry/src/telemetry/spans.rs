@@ -167,7 +167,7 @@ fn finish_agent<T, S>(span: &Span, outcome: &Result<Outcome<T, S>, RunError>) {
     }
     match outcome {
         Ok(Outcome::Finished(result)) => record_usage(span, &result.usage),
-        Ok(Outcome::Interrupted(_)) => {}
+        Ok(Outcome::Paused(_)) => {}
         Err(error) => {
             record_usage(span, &error.partial().usage);
             record_error(span, run_error_type(error.kind()));

@@ -53,6 +53,5 @@ pub trait ToolArgument: DeserializeOwned + JsonSchema {}
 impl<T: DeserializeOwned + JsonSchema> ToolArgument for T {}
 
 /// Checks, at the span of a tool parameter's type, that the model can fill it. Used by
-/// `#[tool]`; not a public API.
-#[doc(hidden)]
+/// `#[tool]`; public as `__private::tool_argument`.
 pub const fn tool_argument<T: ToolArgument>() {}

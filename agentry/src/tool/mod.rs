@@ -11,21 +11,19 @@
 //! [`invoke`] takes a model's [`ToolCall`](crate::ToolCall) through argument parsing (with the
 //! JSON path of any bad field), injection and the call itself.
 
-mod argument;
+pub(crate) mod argument;
 mod definition;
 mod extract;
 mod invoke;
-mod output;
+pub(crate) mod output;
 pub(crate) mod runtime;
 
-pub use argument::{ToolArgument, tool_argument};
+pub use argument::ToolArgument;
 pub use definition::{DefinitionRef, ToolDefinition};
 pub(crate) use extract::CustomSink;
 pub use extract::{Context, CustomEvent, State, StreamWriter, ToolCallId};
 pub use invoke::{ToolCallError, invoke, parse_arguments};
-pub use output::{
-    Artifact, IntoToolOutput, IntoToolResult, ToolError, ToolOutput, WithArtifact, tool_result,
-};
+pub use output::{Artifact, IntoToolOutput, IntoToolResult, ToolError, ToolOutput, WithArtifact};
 pub use runtime::{Inject, InjectError, StateUpdates, ToolRuntime};
 
 pub use crate::store::Store;

@@ -191,8 +191,8 @@ impl From<&str> for ToolError {
 }
 
 /// Converts what a `#[tool]` function returned into the tool's result. Used by `#[tool]`
-/// (errors about a return type that cannot be a tool result name it); not a public API.
-#[doc(hidden)]
+/// (errors about a return type that cannot be a tool result name it); public as
+/// `__private::tool_result`.
 pub fn tool_result<R: IntoToolResult>(
     tool: &str,
     out: R,

@@ -102,7 +102,7 @@ pub async fn pause_of(agent: &Mail) -> Pause<Outbox> {
         .await
         .unwrap()
     {
-        Outcome::Interrupted(pause) => *pause,
+        Outcome::Paused(pause) => *pause,
         Outcome::Finished(run) => panic!("expected a pause, got {:?}", run.output),
     }
 }

@@ -191,7 +191,7 @@ impl ThreadJournal {
                     )),
                 }
             }
-            Ok(Outcome::Interrupted(mut pause)) => {
+            Ok(Outcome::Paused(mut pause)) => {
                 // The thread holds the messages; the pending pause holds the rest.
                 let messages = std::mem::take(&mut pause.snapshot.messages);
                 let encoded = serde_json::to_value(&pause)
@@ -217,7 +217,7 @@ impl ThreadJournal {
                     )),
                 };
                 match saved {
-                    Ok(()) => Ok(Outcome::Interrupted(pause)),
+                    Ok(()) => Ok(Outcome::Paused(pause)),
                     Err(error) => Err(RunError::new(RunErrorKind::Thread(error), pause.partial())),
                 }
             }

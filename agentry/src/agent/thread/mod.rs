@@ -27,7 +27,7 @@ use crate::run::RunSnapshot;
 use crate::run::{Outcome, Pause};
 use crate::run::{PartialRun, RunError, RunErrorKind};
 
-pub use crate::run::{ThreadError, ThreadStatus};
+pub(super) use crate::run::{ThreadError, ThreadStatus};
 pub(crate) use journal::{Journal, SavePoint};
 use journal::{RunInfo, RunStatus, ThreadJournal};
 pub use recover::NOT_COMPLETED;
@@ -202,7 +202,7 @@ where
         self.run_or_pause(input, context).await.and_then(finished)
     }
 
-    /// [`Thread::run`], returning a pause for review as [`Outcome::Interrupted`]; the pause is
+    /// [`Thread::run`], returning a pause for review as [`Outcome::Paused`]; the pause is
     /// saved in the thread too (see [`Thread::resume`]).
     pub async fn run_or_pause(
         &self,

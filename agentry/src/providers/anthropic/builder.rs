@@ -7,7 +7,7 @@ use crate::model::{ModelError, ModelProfile};
 use crate::providers::settings::{Auth, Endpoint, Settings, parse_url, settings_setters};
 
 /// Anthropic's API.
-pub const ANTHROPIC_BASE_URL: &str = "https://api.anthropic.com";
+pub(super) const ANTHROPIC_BASE_URL: &str = "https://api.anthropic.com";
 
 /// Builds an [`AnthropicModel`]; see [`AnthropicModel::builder`].
 ///

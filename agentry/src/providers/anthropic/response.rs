@@ -45,7 +45,7 @@ pub(crate) struct WireUsage {
 
 impl WireUsage {
     /// Fields present in `later` replace this one's (counts in a stream are cumulative).
-    pub fn update(&mut self, later: WireUsage) {
+    pub(crate) fn update(&mut self, later: WireUsage) {
         self.input_tokens = later.input_tokens.or(self.input_tokens);
         self.output_tokens = later.output_tokens.or(self.output_tokens);
         self.cache_creation_input_tokens = later
@@ -57,7 +57,7 @@ impl WireUsage {
     }
 
     /// As [`Usage`], where input tokens include the cached and cache-written ones.
-    pub fn to_usage(self) -> Usage {
+    pub(crate) fn to_usage(self) -> Usage {
         let read = self.cache_read_input_tokens.unwrap_or(0);
         let write = self.cache_creation_input_tokens.unwrap_or(0);
         Usage {

@@ -7,7 +7,7 @@ use crate::model::{ModelError, ModelProfile};
 use crate::providers::settings::{Auth, Endpoint, Settings, parse_url, settings_setters};
 
 /// Google's Generative Language API.
-pub const GEMINI_BASE_URL: &str = "https://generativelanguage.googleapis.com";
+pub(super) const GEMINI_BASE_URL: &str = "https://generativelanguage.googleapis.com";
 
 /// Builds a [`GeminiModel`]; see [`GeminiModel::builder`].
 ///

@@ -7,7 +7,7 @@ use crate::model::{ModelError, ModelProfile};
 use crate::providers::settings::{Auth, Endpoint, Settings, parse_url, settings_setters};
 
 /// OpenAI's API.
-pub const OPENAI_BASE_URL: &str = "https://api.openai.com/v1";
+pub(super) const OPENAI_BASE_URL: &str = "https://api.openai.com/v1";
 
 /// Whether a model needs an API key.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

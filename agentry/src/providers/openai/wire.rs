@@ -232,7 +232,7 @@ impl<'de> Deserialize<'de> for Arguments {
 }
 
 impl Arguments {
-    pub fn into_text(self) -> String {
+    pub(super) fn into_text(self) -> String {
         match self {
             Arguments::Text(s) => s,
             Arguments::Json(v) => v.to_string(),
@@ -268,7 +268,7 @@ pub(crate) struct CompletionDetails {
 }
 
 impl WireUsage {
-    pub fn to_usage(self) -> crate::usage::Usage {
+    pub(crate) fn to_usage(self) -> crate::usage::Usage {
         crate::usage::Usage {
             input_tokens: self.prompt_tokens.unwrap_or(0),
             output_tokens: self.completion_tokens.unwrap_or(0),

@@ -1,14 +1,14 @@
-//! The loop's decisions, tested without I/O.
+//! The loop's decisions ([`Machine`](super::machine::Machine)), tested without I/O.
 
 use std::time::Duration;
 
-use agentry::agent::machine::{AfterResponse, AfterTools, CallOutcome, Machine, Next, Stop};
-use agentry::agent::{
+use super::machine::{AfterResponse, AfterTools, CallOutcome, Machine, Next, Stop};
+use crate::output::OutputParse;
+use crate::run::{
     Limit, LimitPolicy, Limits, RunErrorKind, RunPolicy, StopReason, ToolErrorPolicy,
 };
-use agentry::output::OutputParse;
-use agentry::tool::{ToolCallError, ToolError, ToolOutput};
-use agentry::{Message, Usage};
+use crate::tool::{ToolCallError, ToolError, ToolOutput};
+use crate::{Message, Usage};
 
 fn policy(max_turns: u32) -> RunPolicy {
     RunPolicy {
