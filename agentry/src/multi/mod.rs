@@ -1,7 +1,7 @@
 //! Multi-agent: an agent as a typed tool of another agent, and handoffs between agents.
 //!
 //! **Agents as tools.** An `#[agent]` struct listed in another agent's `tools(...)` is a tool
-//! of that agent ([`SubAgent`]). The parent model fills the sub-agent's typed input
+//! of that agent (`#[agent]` implements the sub-agent traits for it). The parent model fills the sub-agent's typed input
 //! ([`Prompt`] by default, or `#[agent(as_tool(input = T))]` with `T: `[`AgentInput`]) and
 //! reads its typed output as JSON; the program finds the typed output as the tool result's
 //! artifact. The sub-agent:
