@@ -88,3 +88,60 @@ async fn spans_and_metrics_go_to_the_global_providers_with_the_crates_scope() {
         assert_agentry_scope(scope.scope(), name);
     }
 }
+
+/// A meter provider and the exporter it reads into.
+fn meter_provider() -> (InMemoryMetricExporter, SdkMeterProvider) {
+    let exporter = InMemoryMetricExporter::default();
+    let provider = SdkMeterProvider::builder()
+        .with_reader(PeriodicReader::builder(exporter.clone()).build())
+        .build();
+    (exporter, provider)
+}
+
+/// The metric names `exporter` received from `provider`.
+fn metric_names(exporter: &InMemoryMetricExporter, provider: &SdkMeterProvider) -> Vec<String> {
+    provider.force_flush().unwrap();
+    exporter
+        .get_finished_metrics()
+        .unwrap()
+        .iter()
+        .flat_map(|rm| rm.scope_metrics())
+        .flat_map(|sm| sm.metrics())
+        .map(|m| m.name().to_owned())
+        .collect()
+}
+
+#[tokio::test]
+async fn metrics_follow_the_global_meter_provider_when_it_is_replaced() {
+    let _turn = GLOBAL.lock().await;
+    let server =
+        MockServer::with_script(script().into_iter().chain(script()).chain(script())).await;
+    let agent = Calculator::builder(server.openai_model("gpt-4o-mini")).build();
+
+    let (first, first_provider) = meter_provider();
+    opentelemetry::global::set_meter_provider(first_provider.clone());
+    agent.run("2 + 3 and 4 × 5?", ()).await.unwrap();
+    assert!(
+        metric_names(&first, &first_provider)
+            .iter()
+            .any(|n| n == "gen_ai.client.operation.duration")
+    );
+
+    let (second, second_provider) = meter_provider();
+    opentelemetry::global::set_meter_provider(second_provider.clone());
+    agent.run("2 + 3 and 4 × 5?", ()).await.unwrap();
+    assert!(
+        metric_names(&second, &second_provider)
+            .iter()
+            .any(|n| n == "gen_ai.client.operation.duration"),
+        "the new global provider received nothing"
+    );
+
+    // A meter installed by hand wins over the global provider, until it is removed.
+    let (installed, installed_provider) = meter_provider();
+    use opentelemetry::metrics::MeterProvider as _;
+    otel::install_meter(&installed_provider.meter("mine"));
+    agent.run("2 + 3 and 4 × 5?", ()).await.unwrap();
+    otel::uninstall_meter();
+    assert!(!metric_names(&installed, &installed_provider).is_empty());
+}
