@@ -184,7 +184,16 @@ async fn a_pause_whose_state_does_not_serialize_cannot_be_sealed_and_says_so() {
         .build();
     let err = agent.run_or_pause("Act", ()).await.unwrap_err();
     match err.kind() {
-        RunErrorKind::Unsealable { reason } => assert!(reason.contains("opaque on purpose")),
+        RunErrorKind::Unsealable { reason, source } => {
+            assert!(reason.contains("opaque on purpose"));
+            // serde's error itself, not only its text.
+            assert!(
+                source.to_string().contains("opaque on purpose"),
+                "{source:?}"
+            );
+            let cause = std::error::Error::source(err.kind()).expect("a source");
+            assert!(cause.downcast_ref::<serde_json::Error>().is_some());
+        }
         other => panic!("expected Unsealable, got {other:?}"),
     }
 }

@@ -131,6 +131,22 @@ async fn spans_and_metrics_reach_an_otlp_http_receiver() {
         service,
         Some(any_value::Value::StringValue("calculator-service".into()))
     );
+    // The crate's instrumentation scope, on spans and metrics alike.
+    for ss in resource_spans.iter().flat_map(|rs| &rs.scope_spans) {
+        let scope = ss.scope.as_ref().expect("a scope");
+        assert_eq!(
+            (
+                scope.name.as_str(),
+                scope.version.as_str(),
+                ss.schema_url.as_str()
+            ),
+            (
+                "agentry",
+                env!("CARGO_PKG_VERSION"),
+                "https://opentelemetry.io/schemas/1.38.0"
+            )
+        );
+    }
     let spans: Vec<Span> = resource_spans
         .iter()
         .flat_map(|rs| &rs.scope_spans)
@@ -177,6 +193,25 @@ async fn spans_and_metrics_reach_an_otlp_http_receiver() {
 
     // Shutting down exported the metrics.
     let metrics = received.metrics.lock().unwrap().clone();
+    for sm in metrics
+        .iter()
+        .flat_map(|m| &m.resource_metrics)
+        .flat_map(|rm| &rm.scope_metrics)
+    {
+        let scope = sm.scope.as_ref().expect("a scope");
+        assert_eq!(
+            (
+                scope.name.as_str(),
+                scope.version.as_str(),
+                sm.schema_url.as_str()
+            ),
+            (
+                "agentry",
+                env!("CARGO_PKG_VERSION"),
+                "https://opentelemetry.io/schemas/1.38.0"
+            )
+        );
+    }
     let names: Vec<String> = metrics
         .iter()
         .flat_map(|m| &m.resource_metrics)

@@ -210,6 +210,7 @@ where
     {
         let kind = RunErrorKind::Unsealable {
             reason: error.to_string(),
+            source: error,
         };
         return Err(RunError::new(kind, pause.partial()));
     }

@@ -27,10 +27,12 @@
 //! reaches a limit.
 
 mod amount;
+mod error;
 mod table;
 
 pub use amount::Cost;
-pub use table::{CostError, ModelPrice, PriceTable};
+pub use error::CostError;
+pub use table::{ModelPrice, PriceTable};
 
 /// What one answer cost: priced by the model that answered (`answered`), else by the model
 /// that was asked (`asked`).

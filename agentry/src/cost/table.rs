@@ -5,7 +5,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::Cost;
+use super::{Cost, CostError};
 use crate::usage::Usage;
 
 /// One model's prices per million tokens. Cached input, cache writes and reasoning cost the
@@ -120,35 +120,6 @@ pub struct PriceTable {
     models: BTreeMap<String, ModelPrice>,
 }
 
-/// Why a cost could not be computed or a table not loaded.
-#[derive(Clone, Debug, PartialEq, thiserror::Error)]
-#[non_exhaustive]
-pub enum CostError {
-    /// The table has no price for a model that was used.
-    #[error("no price for model `{model}` in the price table")]
-    Unpriced {
-        /// The model, as the provider reported it.
-        model: String,
-    },
-    /// A price is negative or not a number.
-    #[error("the price of model `{model}` is negative or not a number")]
-    InvalidPrice {
-        /// The model.
-        model: String,
-    },
-    /// The file could not be read.
-    #[error("could not read the price table {path}: {message}")]
-    Read {
-        /// The file.
-        path: String,
-        /// Why.
-        message: String,
-    },
-    /// The text is not a price table.
-    #[error("invalid price table: {0}")]
-    Parse(String),
-}
-
 impl PriceTable {
     /// An empty table.
     pub fn new() -> Self {
@@ -168,8 +139,7 @@ impl PriceTable {
 
     /// A table from JSON: `{"model": {"input": .., "output": .., ...}, ...}`.
     pub fn from_json(text: &str) -> Result<Self, CostError> {
-        let table: PriceTable =
-            serde_json::from_str(text).map_err(|e| CostError::Parse(e.to_string()))?;
+        let table: PriceTable = serde_json::from_str(text).map_err(CostError::parse)?;
         for (model, price) in &table.models {
             price.check(model)?;
         }
@@ -179,10 +149,7 @@ impl PriceTable {
     /// A table from a JSON file (see [`from_json`](Self::from_json)).
     pub fn from_file(path: impl AsRef<Path>) -> Result<Self, CostError> {
         let path = path.as_ref();
-        let text = std::fs::read_to_string(path).map_err(|e| CostError::Read {
-            path: path.display().to_string(),
-            message: e.to_string(),
-        })?;
+        let text = std::fs::read_to_string(path).map_err(|e| CostError::read(path, e))?;
         PriceTable::from_json(&text)
     }
 
@@ -264,11 +231,34 @@ mod tests {
         ));
         assert!(matches!(
             PriceTable::from_json(r#"{"m": {"input": 1, "outptu": 1}}"#),
-            Err(CostError::Parse(_))
+            Err(CostError::Parse { .. })
         ));
         assert!(matches!(
             PriceTable::from_file("/nonexistent/prices.json"),
             Err(CostError::Read { .. })
         ));
+    }
+
+    #[test]
+    fn a_table_that_does_not_load_keeps_the_typed_cause() {
+        use std::error::Error as _;
+        let err = PriceTable::from_json(r#"{"m": {"input": 1, "outptu": 1}}"#).unwrap_err();
+        let serde = err
+            .source()
+            .and_then(|e| e.downcast_ref::<serde_json::Error>())
+            .expect("serde's error as the source");
+        assert!(serde.is_data(), "{serde:?}");
+        assert!(
+            err.to_string()
+                .starts_with("invalid price table: unknown field `outptu`")
+        );
+        assert_eq!(err.clone(), err);
+
+        let err = PriceTable::from_file("/nonexistent/prices.json").unwrap_err();
+        let io = err
+            .source()
+            .and_then(|e| e.downcast_ref::<std::io::Error>())
+            .expect("the io::Error as the source");
+        assert_eq!(io.kind(), std::io::ErrorKind::NotFound);
     }
 }

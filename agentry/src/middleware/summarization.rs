@@ -140,7 +140,7 @@ impl Summarization {
             Message::user(transcript),
         ]);
         let answer = self.model.invoke(request).await.map_err(|e| {
-            MiddlewareError::new("Summarization", format!("the summary request failed: {e}"))
+            MiddlewareError::new("Summarization", "the summary request failed").with_source(e)
         })?;
         let summary = answer.message.text();
         tracing::debug!(summarized = cut - start, "older messages summarized");

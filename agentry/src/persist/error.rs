@@ -202,6 +202,19 @@ impl PersistError {
         }
     }
 
+    /// `what` failed to encode or decode with `source` (kept as the error's source).
+    pub(crate) fn corrupt_by(
+        what: &'static str,
+        source: impl std::error::Error + Send + Sync + 'static,
+    ) -> Self {
+        PersistError::Corrupt {
+            thread_id: None,
+            what,
+            reason: source.to_string(),
+            source: Some(Box::new(source)),
+        }
+    }
+
     /// Thread `thread_id`'s `what` failed to decode with `source`.
     pub(crate) fn corrupt_in(
         thread_id: &str,

@@ -98,13 +98,13 @@ pub(crate) fn encode_body(
 pub(crate) fn decode_body<'de, D>(version: u32, body: D) -> Result<Body, PersistError>
 where
     D: Deserializer<'de>,
-    D::Error: std::fmt::Display,
+    D::Error: std::error::Error + Send + Sync + 'static,
 {
     fn read<'de, T: Deserialize<'de>, D: Deserializer<'de>>(d: D) -> Result<T, PersistError>
     where
-        D::Error: std::fmt::Display,
+        D::Error: std::error::Error + Send + Sync + 'static,
     {
-        T::deserialize(d).map_err(|e| PersistError::corrupt("checkpoint body", e))
+        T::deserialize(d).map_err(|e| PersistError::corrupt_by("checkpoint body", e))
     }
     match version {
         1 => read::<BodyV1, _>(body).map(Body::from),
@@ -124,7 +124,7 @@ pub(crate) fn decode_body_str(version: u32, text: &str) -> Result<Body, PersistE
 /// Messages stored as a JSON array of their rows, in order.
 #[cfg_attr(not(any(feature = "sqlite", feature = "postgres")), allow(dead_code))]
 pub(crate) fn decode_messages(array: &str) -> Result<Vec<Message>, PersistError> {
-    serde_json::from_str(array).map_err(|e| PersistError::corrupt("messages", e))
+    serde_json::from_str(array).map_err(|e| PersistError::corrupt_by("messages", e))
 }
 
 #[cfg_attr(not(feature = "postgres"), allow(dead_code))]
@@ -274,5 +274,22 @@ mod tests {
     fn a_corrupt_body_is_a_typed_error() {
         let err = decode_body_str(2, "{not json").unwrap_err();
         assert!(matches!(err, PersistError::Corrupt { .. }), "{err:?}");
+    }
+
+    /// serde's error, downcast from the source of `err`.
+    fn serde_source(err: &PersistError) -> &serde_json::Error {
+        std::error::Error::source(err)
+            .and_then(|e| e.downcast_ref::<serde_json::Error>())
+            .unwrap_or_else(|| panic!("no serde error as the source of {err:?}"))
+    }
+
+    #[test]
+    fn a_corrupt_body_or_message_list_keeps_serdes_error() {
+        let err = decode_body_str(2, "{not json").unwrap_err();
+        assert!(serde_source(&err).is_syntax());
+        let err = decode_body_str(2, r#"{"state": 1, "usage": "many"}"#).unwrap_err();
+        assert!(serde_source(&err).is_data());
+        let err = decode_messages(r#"[{"role": 7}]"#).unwrap_err();
+        assert!(serde_source(&err).is_data());
     }
 }

@@ -98,7 +98,7 @@ impl SqliteCheckpointer {
         let now = now_ms();
         let added = write.new_messages.len() as i64;
         let messages = serde_json::to_string(write.new_messages)
-            .map_err(|e| PersistError::corrupt("message", e))?;
+            .map_err(|e| PersistError::corrupt_by("message", e))?;
         let body = encode_body(write.state, write.usage, write.counters, write.pending);
         let (token, worker) = write
             .lease

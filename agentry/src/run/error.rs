@@ -184,6 +184,9 @@ pub enum RunErrorKind {
     Unsealable {
         /// serde's message.
         reason: String,
+        /// serde's error.
+        #[source]
+        source: serde_json::Error,
     },
     /// The agent's store failed while recording a pause for single use, or while consuming
     /// it on resume (an agent with a store and no checkpointer; see

@@ -48,6 +48,9 @@ pub enum ThreadError {
         ty: &'static str,
         /// serde's message.
         reason: String,
+        /// serde's error.
+        #[source]
+        source: serde_json::Error,
     },
     /// Messages the thread already saved were removed or replaced during the run (e.g. by a
     /// middleware that rewrites the history); a thread's messages are append-only.
@@ -82,6 +85,7 @@ impl ThreadError {
             action,
             ty: std::any::type_name::<S>(),
             reason: e.to_string(),
+            source: e,
         }
     }
 }

@@ -47,6 +47,27 @@ pub struct StoreError {
     pub operation: &'static str,
     /// What went wrong.
     pub reason: String,
+    /// The error that caused it (the database driver's, serde's), when there is one.
+    #[source]
+    pub source: Option<Box<dyn std::error::Error + Send + Sync>>,
+}
+
+impl StoreError {
+    /// The operation `operation` failed: `reason`.
+    pub fn new(operation: &'static str, reason: impl Into<String>) -> Self {
+        StoreError {
+            operation,
+            reason: reason.into(),
+            source: None,
+        }
+    }
+
+    /// The same error, caused by `source` (returned by
+    /// [`Error::source`](std::error::Error::source), typed).
+    pub fn with_source(mut self, source: impl std::error::Error + Send + Sync + 'static) -> Self {
+        self.source = Some(Box::new(source));
+        self
+    }
 }
 
 /// A place to keep JSON documents under a namespace and a key.
@@ -88,10 +109,10 @@ pub trait StoreBackend: Send + Sync + 'static {
         match ttl {
             None => self.put(namespace, key, value),
             Some(_) => Box::pin(async {
-                Err(StoreError {
-                    operation: "put",
-                    reason: "this store backend does not support a time to live".into(),
-                })
+                Err(StoreError::new(
+                    "put",
+                    "this store backend does not support a time to live",
+                ))
             }),
         }
     }
@@ -103,10 +124,10 @@ pub trait StoreBackend: Send + Sync + 'static {
     ) -> BoxFuture<'a, Result<Vec<SearchItem>, StoreError>> {
         let _ = query;
         Box::pin(async {
-            Err(StoreError {
-                operation: "search",
-                reason: "this store backend does not support search".into(),
-            })
+            Err(StoreError::new(
+                "search",
+                "this store backend does not support search",
+            ))
         })
     }
 }

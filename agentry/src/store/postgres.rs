@@ -22,19 +22,13 @@ pub struct PostgresStore {
 }
 
 /// A failed open, with the checkpointer's typed reason (not a database, a table of ours with
-/// another shape) in the text.
+/// another shape) in the text and as the source.
 fn open_error(operation: &'static str) -> impl Fn(crate::persist::PersistError) -> StoreError {
-    move |e| StoreError {
-        operation,
-        reason: e.to_string(),
-    }
+    move |e| StoreError::new(operation, e.to_string()).with_source(e)
 }
 
 fn error(operation: &'static str) -> impl Fn(sqlx::Error) -> StoreError {
-    move |e| StoreError {
-        operation,
-        reason: e.to_string(),
-    }
+    move |e| StoreError::new(operation, e.to_string()).with_source(e)
 }
 
 impl PostgresStore {
@@ -145,9 +139,8 @@ impl PostgresStore {
 }
 
 fn decode(text: &str, operation: &'static str) -> Result<Value, StoreError> {
-    serde_json::from_str(text).map_err(|e| StoreError {
-        operation,
-        reason: format!("stored document is not JSON: {e}"),
+    serde_json::from_str(text).map_err(|e| {
+        StoreError::new(operation, format!("stored document is not JSON: {e}")).with_source(e)
     })
 }
 

@@ -74,10 +74,7 @@ impl SearchQuery {
 
     /// Checks the query before a backend runs it.
     pub fn validate(&self) -> Result<(), StoreError> {
-        let invalid = |reason: String| StoreError {
-            operation: "search",
-            reason,
-        };
+        let invalid = |reason: String| StoreError::new("search", reason);
         if self.limit == 0 || self.limit > MAX_SEARCH_LIMIT {
             return Err(invalid(format!(
                 "limit must be 1 to {MAX_SEARCH_LIMIT}, got {}",
@@ -279,10 +276,10 @@ pub(crate) fn join_namespace(
     operation: &'static str,
 ) -> Result<String, StoreError> {
     if let Some(bad) = namespace.iter().find(|s| s.contains(NS_SEP)) {
-        return Err(StoreError {
+        return Err(StoreError::new(
             operation,
-            reason: format!("namespace segment {bad:?} contains the control character U+001F"),
-        });
+            format!("namespace segment {bad:?} contains the control character U+001F"),
+        ));
     }
     Ok(namespace.join(&NS_SEP.to_string()))
 }

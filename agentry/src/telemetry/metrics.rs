@@ -1,6 +1,7 @@
 //! The conventions' client metrics: `gen_ai.client.token.usage` and
-//! `gen_ai.client.operation.duration`, recorded for every provider request once a meter is
-//! installed ([`otel::install_meter`](super::otel::install_meter)); without the `otel`
+//! `gen_ai.client.operation.duration`, recorded for every provider request with a meter of
+//! the global meter provider (with this crate's instrumentation scope), or the meter
+//! installed by [`otel::install_meter`](super::otel::install_meter); without the `otel`
 //! feature this compiles to nothing.
 
 #[cfg(not(feature = "otel"))]
@@ -36,12 +37,11 @@ pub(crate) use with_otel::{enabled, install, record_chat, uninstall};
 
 #[cfg(feature = "otel")]
 pub(crate) mod with_otel {
-    use std::sync::atomic::{AtomicBool, Ordering};
     use std::sync::{Arc, RwLock};
     use std::time::Duration;
 
     use opentelemetry::KeyValue;
-    use opentelemetry::metrics::{Histogram, Meter};
+    use opentelemetry::metrics::{Histogram, Meter, MeterProvider};
 
     use super::{ChatAttrs, DURATION_BUCKETS, TOKEN_BUCKETS};
     use crate::model::{ChatResponse, ModelError};
@@ -52,39 +52,69 @@ pub(crate) mod with_otel {
         tokens: Histogram<u64>,
     }
 
-    static ON: AtomicBool = AtomicBool::new(false);
-    static INSTRUMENTS: RwLock<Option<Arc<Instruments>>> = RwLock::new(None);
+    impl Instruments {
+        fn new(meter: &Meter) -> Self {
+            Instruments {
+                duration: meter
+                    .f64_histogram("gen_ai.client.operation.duration")
+                    .with_unit("s")
+                    .with_description("GenAI operation duration.")
+                    .with_boundaries(DURATION_BUCKETS.to_vec())
+                    .build(),
+                tokens: meter
+                    .u64_histogram("gen_ai.client.token.usage")
+                    .with_unit("{token}")
+                    .with_description("Number of input and output tokens used.")
+                    .with_boundaries(TOKEN_BUCKETS.to_vec())
+                    .build(),
+            }
+        }
+    }
+
+    type GlobalProvider = Arc<dyn MeterProvider + Send + Sync>;
+
+    /// The instruments of the meter installed by `install`, which the global provider's give
+    /// way to.
+    static INSTALLED: RwLock<Option<Arc<Instruments>>> = RwLock::new(None);
+    /// The instruments made with the global meter provider, and that provider: they are made
+    /// again when another provider is installed globally.
+    static GLOBAL: RwLock<Option<(GlobalProvider, Arc<Instruments>)>> = RwLock::new(None);
 
     /// Records the GenAI client metrics with `meter` from now on (replacing any meter
-    /// installed before).
+    /// installed before) instead of the global provider's.
     pub(crate) fn install(meter: &Meter) {
-        let instruments = Instruments {
-            duration: meter
-                .f64_histogram("gen_ai.client.operation.duration")
-                .with_unit("s")
-                .with_description("GenAI operation duration.")
-                .with_boundaries(DURATION_BUCKETS.to_vec())
-                .build(),
-            tokens: meter
-                .u64_histogram("gen_ai.client.token.usage")
-                .with_unit("{token}")
-                .with_description("Number of input and output tokens used.")
-                .with_boundaries(TOKEN_BUCKETS.to_vec())
-                .build(),
-        };
-        *INSTRUMENTS.write().unwrap_or_else(|p| p.into_inner()) = Some(Arc::new(instruments));
-        ON.store(true, Ordering::Release);
+        let instruments = Arc::new(Instruments::new(meter));
+        *INSTALLED.write().unwrap_or_else(|p| p.into_inner()) = Some(instruments);
     }
 
-    /// Stops recording.
+    /// Records with the global meter provider again.
     pub(crate) fn uninstall() {
-        ON.store(false, Ordering::Release);
-        *INSTRUMENTS.write().unwrap_or_else(|p| p.into_inner()) = None;
+        *INSTALLED.write().unwrap_or_else(|p| p.into_inner()) = None;
     }
 
-    /// Whether a meter is installed.
+    /// Metrics are always recorded: with the installed meter, or the global provider (a
+    /// no-op one until the program installs another).
     pub(crate) fn enabled() -> bool {
-        ON.load(Ordering::Acquire)
+        true
+    }
+
+    /// The instruments to record with: the installed meter's, else the current global
+    /// provider's.
+    fn instruments() -> Arc<Instruments> {
+        if let Some(installed) = INSTALLED.read().unwrap_or_else(|p| p.into_inner()).clone() {
+            return installed;
+        }
+        let provider = opentelemetry::global::meter_provider();
+        if let Some((cached, instruments)) = &*GLOBAL.read().unwrap_or_else(|p| p.into_inner())
+            && Arc::ptr_eq(cached, &provider)
+        {
+            return Arc::clone(instruments);
+        }
+        let meter = provider.meter_with_scope(crate::telemetry::otel::scope());
+        let instruments = Arc::new(Instruments::new(&meter));
+        *GLOBAL.write().unwrap_or_else(|p| p.into_inner()) =
+            Some((provider, Arc::clone(&instruments)));
+        instruments
     }
 
     pub(crate) fn record_chat(
@@ -92,13 +122,7 @@ pub(crate) mod with_otel {
         elapsed: Duration,
         result: Result<&ChatResponse, &ModelError>,
     ) {
-        let Some(instruments) = INSTRUMENTS
-            .read()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone()
-        else {
-            return;
-        };
+        let instruments = instruments();
         let mut kv = vec![
             KeyValue::new("gen_ai.operation.name", "chat"),
             KeyValue::new("gen_ai.provider.name", attrs.provider.clone()),

@@ -29,8 +29,11 @@
 //!
 //! Metrics: the `gen_ai.client.token.usage` (`{token}`) and
 //! `gen_ai.client.operation.duration` (`s`) histograms, with the conventions' attributes and
-//! bucket boundaries, recorded for every provider request once an OpenTelemetry meter is
-//! installed (the `otel` feature's [`otel`] module does it).
+//! bucket boundaries, recorded for every provider request with the `otel` feature: with a
+//! meter of the global OpenTelemetry meter provider (`opentelemetry::global`), whose scope
+//! is this crate's (name `agentry`, its version, [`SCHEMA_URL`]), unless a meter was
+//! installed with [`otel::install_meter`]. A program that installs its own global tracer
+//! provider gets the spans in the same scope by adding [`otel::layer`] to its subscriber.
 //!
 //! Spans cost next to nothing without a subscriber: creating one is a check of a static
 //! interest, and no attribute is formatted unless the span is enabled.
@@ -49,6 +52,13 @@
 //! # Ok(()) }
 //! ```
 
+/// The version of the semantic conventions followed, for [`SEMCONV`] and [`SCHEMA_URL`].
+macro_rules! semconv {
+    () => {
+        "1.38.0"
+    };
+}
+
 mod attrs;
 mod content;
 pub(crate) mod metrics;
@@ -64,7 +74,11 @@ pub use spans::in_conversation;
 /// (status: development) in the `gen_ai_latest_experimental` form that followed v1.36.0
 /// (`gen_ai.provider.name`, `gen_ai.usage.cache_read.input_tokens`, ...), as published
 /// with semantic conventions v1.38.0.
-pub const SEMCONV: &str = "1.38.0";
+pub const SEMCONV: &str = semconv!();
+
+/// The schema URL of the semantic conventions [`SEMCONV`] names, the schema URL of this
+/// crate's OpenTelemetry instrumentation scope.
+pub const SCHEMA_URL: &str = concat!("https://opentelemetry.io/schemas/", semconv!());
 
 /// The `tracing` target of every span and event of this module.
 pub const TARGET: &str = "agentry::gen_ai";

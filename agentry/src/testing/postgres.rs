@@ -33,16 +33,30 @@ const INSTALL_HINT: &str = "install Postgres with `apt-get install postgresql` (
      `.ci/run` does this), or put its `bin` directory (with `initdb`, `pg_ctl`) on PATH";
 
 /// Why the test Postgres server could not be started.
+///
+/// The error that caused it (an `io::Error` running a server binary or binding a port), when
+/// there is one, is its [`source`](std::error::Error::source).
 #[derive(Debug, thiserror::Error)]
 #[error("cannot start a test Postgres server: {reason}; {INSTALL_HINT}")]
 pub struct PostgresHarnessError {
     reason: String,
+    #[source]
+    source: Option<std::io::Error>,
 }
 
 impl PostgresHarnessError {
     fn new(reason: impl Into<String>) -> Self {
         PostgresHarnessError {
             reason: reason.into(),
+            source: None,
+        }
+    }
+
+    /// `reason`, caused by `source`.
+    fn io(reason: impl Into<String>, source: std::io::Error) -> Self {
+        PostgresHarnessError {
+            reason: reason.into(),
+            source: Some(source),
         }
     }
 }
@@ -129,7 +143,7 @@ impl PostgresServer {
             .stdin(Stdio::null())
             .output()
             .map_err(|e| {
-                PostgresHarnessError::new(format!("cannot run {}: {e}", psql.display()))
+                PostgresHarnessError::io(format!("cannot run {}: {e}", psql.display()), e)
             })?;
         if !out.status.success() {
             return Err(PostgresHarnessError::new(format!(
@@ -154,11 +168,11 @@ impl PostgresServer {
             rand::random::<u64>()
         ));
         std::fs::create_dir_all(&dir).map_err(|e| {
-            PostgresHarnessError::new(format!("cannot create {}: {e}", dir.display()))
+            PostgresHarnessError::io(format!("cannot create {}: {e}", dir.display()), e)
         })?;
         if let Some((uid, gid)) = run_as {
             chown(&dir, Some(uid), Some(gid)).map_err(|e| {
-                PostgresHarnessError::new(format!("cannot chown {}: {e}", dir.display()))
+                PostgresHarnessError::io(format!("cannot chown {}: {e}", dir.display()), e)
             })?;
             // The temporary directory must be reachable by the unprivileged user.
             let _ = std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700));
@@ -185,7 +199,7 @@ impl PostgresServer {
                 "-N",
             ])
             .output()
-            .map_err(|e| PostgresHarnessError::new(format!("cannot run initdb: {e}")))?;
+            .map_err(|e| PostgresHarnessError::io(format!("cannot run initdb: {e}"), e))?;
         if !out.status.success() {
             return Err(PostgresHarnessError::new(format!(
                 "initdb failed: {}{}",
@@ -216,7 +230,7 @@ impl PostgresServer {
                 .stdout(Stdio::null())
                 .stderr(Stdio::null())
                 .status()
-                .map_err(|e| PostgresHarnessError::new(format!("cannot run pg_ctl: {e}")))?;
+                .map_err(|e| PostgresHarnessError::io(format!("cannot run pg_ctl: {e}"), e))?;
             if out.success() && server.wait_ready(Duration::from_secs(30)) {
                 server.spawn_watchdog();
                 return Ok(server);
@@ -383,16 +397,33 @@ fn unprivileged_user() -> Result<(u32, u32), PostgresHarnessError> {
 
 fn free_port() -> Result<u16, PostgresHarnessError> {
     let listener = TcpListener::bind(("127.0.0.1", 0))
-        .map_err(|e| PostgresHarnessError::new(format!("cannot find a free port: {e}")))?;
+        .map_err(|e| PostgresHarnessError::io(format!("cannot find a free port: {e}"), e))?;
     listener
         .local_addr()
         .map(|a| a.port())
-        .map_err(|e| PostgresHarnessError::new(format!("cannot find a free port: {e}")))
+        .map_err(|e| PostgresHarnessError::io(format!("cannot find a free port: {e}"), e))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_harness_error_keeps_the_io_error() {
+        use std::error::Error as _;
+        let missing = Command::new("/nonexistent/initdb").output().unwrap_err();
+        let err = PostgresHarnessError::io(format!("cannot run initdb: {missing}"), missing);
+        let cause = err
+            .source()
+            .and_then(|e| e.downcast_ref::<std::io::Error>())
+            .expect("the io::Error as the source");
+        assert_eq!(cause.kind(), std::io::ErrorKind::NotFound);
+        assert!(
+            PostgresHarnessError::new("initdb failed")
+                .source()
+                .is_none()
+        );
+    }
 
     #[test]
     fn every_harness_error_says_how_to_install_postgres() {

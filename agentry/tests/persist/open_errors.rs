@@ -35,11 +35,19 @@ async fn a_file_of_random_bytes_is_not_a_database() {
     let source = err.source().expect("a source");
     assert!(source.to_string().contains("26"), "{source}");
 
-    // The store opens the same way and says the same.
+    // The store opens the same way and says the same, the checkpointer's typed error as its
+    // source.
     let err = SqliteStore::open(&path).await.unwrap_err();
     assert!(
         err.to_string().contains("is not a SQLite database"),
         "{err}"
+    );
+    assert!(
+        matches!(
+            err.source().and_then(|e| e.downcast_ref::<PersistError>()),
+            Some(PersistError::NotADatabase { .. })
+        ),
+        "{err:?}"
     );
     // Nothing was written over the file.
     assert_eq!(std::fs::read(&path).unwrap(), bytes);

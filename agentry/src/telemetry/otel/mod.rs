@@ -1,11 +1,18 @@
 //! OTLP/HTTP export of the GenAI spans and metrics (the `otel` cargo feature).
 //!
-//! [`OtelConfig::install`] is the one call: it builds an OTLP/HTTP (protobuf) span exporter
-//! and metric exporter, a tracer provider with a batch processor and a meter provider with a
-//! periodic reader, installs a `tracing` subscriber whose `tracing-opentelemetry` layer turns
-//! the SDK's spans into OpenTelemetry spans, and points the GenAI metrics at the meter.
-//! [`OtelConfig::build`] does the same without installing a subscriber, for a program that
-//! composes its own ([`Otel::layer`]).
+//! The spans and metrics come from the global OpenTelemetry providers
+//! (`opentelemetry::global`), with this crate's instrumentation [`scope`] (name `agentry`,
+//! this crate's version, the [`SCHEMA_URL`](super::SCHEMA_URL) of the conventions followed):
+//! a program that sets up OpenTelemetry itself installs its global tracer and meter
+//! providers and adds [`layer`] to its `tracing` subscriber.
+//!
+//! Otherwise [`OtelConfig::install`] is the one call: it builds an OTLP/HTTP (protobuf) span
+//! exporter and metric exporter, a tracer provider with a batch processor and a meter
+//! provider with a periodic reader, installs them as the global providers, and installs a
+//! `tracing` subscriber whose `tracing-opentelemetry` layer turns the SDK's spans into
+//! OpenTelemetry spans. [`OtelConfig::build`] builds the same providers without installing
+//! anything global but the GenAI metrics' meter ([`install_meter`]), for a program that
+//! composes its own subscriber ([`Otel::layer`]).
 //!
 //! Requests to the collector go through this crate's `reqwest` client on the tokio runtime
 //! that was current when the exporter was built, so `install` and `build` must be called
@@ -27,13 +34,15 @@
 //! # Ok(()) }
 //! ```
 
+mod client;
+mod error;
+mod global;
+
 use std::fmt;
 use std::time::Duration;
 
-use bytes::Bytes;
 use opentelemetry::metrics::{Meter, MeterProvider as _};
 use opentelemetry::trace::TracerProvider as _;
-use opentelemetry_http::{HttpClient, HttpError, Request, Response};
 use opentelemetry_otlp::{WithExportConfig, WithHttpConfig};
 use opentelemetry_sdk::Resource;
 use opentelemetry_sdk::metrics::SdkMeterProvider;
@@ -43,27 +52,9 @@ use tracing_opentelemetry::OpenTelemetryLayer;
 use tracing_subscriber::Layer;
 use tracing_subscriber::layer::SubscriberExt;
 
-/// Why the exporters could not be set up or shut down.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum OtelError {
-    /// `build` or `install` was called outside a tokio runtime.
-    #[error(
-        "the OTLP exporter needs a tokio runtime: call this inside one (e.g. in #[tokio::main])"
-    )]
-    NoRuntime,
-    /// An exporter could not be built (e.g. an invalid endpoint).
-    #[error("could not build the OTLP exporter: {0}")]
-    Build(String),
-    /// A global `tracing` subscriber was already installed.
-    #[error(
-        "a global tracing subscriber is already installed: use OtelConfig::build and add Otel::layer to yours"
-    )]
-    SubscriberExists,
-    /// Flushing or shutting down the providers failed.
-    #[error("could not flush or shut down the OpenTelemetry providers: {0}")]
-    Shutdown(String),
-}
+use client::RuntimeClient;
+pub use error::OtelError;
+pub use global::{GlobalTracer, SCOPE_NAME, layer, scope};
 
 /// How to export: the service's name, the collector and what to send. See the
 /// [module](self) docs.
@@ -165,7 +156,7 @@ impl OtelConfig {
             client: crate::http::tls::client_builder()
                 .timeout(self.timeout)
                 .build()
-                .map_err(|e| OtelError::Build(e.to_string()))?,
+                .map_err(|e| OtelError::build("HTTP client", e))?,
             handle,
         };
         let headers: std::collections::HashMap<String, String> =
@@ -182,7 +173,9 @@ impl OtelConfig {
         if let Some(url) = self.url("/v1/traces") {
             spans = spans.with_endpoint(url);
         }
-        let spans = spans.build().map_err(|e| OtelError::Build(e.to_string()))?;
+        let spans = spans
+            .build()
+            .map_err(|e| OtelError::build("span exporter", e))?;
         let tracer_provider = SdkTracerProvider::builder()
             .with_batch_exporter(spans)
             .with_resource(resource.clone())
@@ -199,7 +192,7 @@ impl OtelConfig {
             }
             let exporter = exporter
                 .build()
-                .map_err(|e| OtelError::Build(e.to_string()))?;
+                .map_err(|e| OtelError::build("metric exporter", e))?;
             let reader = opentelemetry_sdk::metrics::PeriodicReader::builder(exporter)
                 .with_interval(self.metric_interval)
                 .build();
@@ -207,7 +200,7 @@ impl OtelConfig {
                 .with_reader(reader)
                 .with_resource(resource)
                 .build();
-            install_meter(&provider.meter("agentry"));
+            install_meter(&provider.meter_with_scope(scope()));
             Some(provider)
         } else {
             None
@@ -219,16 +212,24 @@ impl OtelConfig {
             tracer_provider,
             meter_provider,
             level: self.level,
+            global: false,
         })
     }
 
     /// [`build`](Self::build), then installs a global `tracing` subscriber exporting every
-    /// span and event at the configured level.
+    /// span and event at the configured level, and the providers as the global
+    /// OpenTelemetry tracer and meter providers (replacing any installed before; the
+    /// meter provider only when metrics are exported).
     pub fn install(self) -> Result<Otel, OtelError> {
-        let otel = self.build()?;
+        let mut otel = self.build()?;
         let subscriber = tracing_subscriber::registry().with(otel.layer().with_filter(otel.level));
         tracing::subscriber::set_global_default(subscriber)
             .map_err(|_| OtelError::SubscriberExists)?;
+        opentelemetry::global::set_tracer_provider(otel.tracer_provider.clone());
+        if let Some(meter_provider) = &otel.meter_provider {
+            opentelemetry::global::set_meter_provider(meter_provider.clone());
+        }
+        otel.global = true;
         Ok(otel)
     }
 }
@@ -239,6 +240,8 @@ pub struct Otel {
     tracer_provider: SdkTracerProvider,
     meter_provider: Option<SdkMeterProvider>,
     level: LevelFilter,
+    /// Installed as the global providers ([`OtelConfig::install`]).
+    global: bool,
 }
 
 impl fmt::Debug for Otel {
@@ -251,13 +254,13 @@ impl fmt::Debug for Otel {
 }
 
 impl Otel {
-    /// A `tracing-opentelemetry` layer sending spans to this exporter, for a subscriber of
-    /// your own.
+    /// A `tracing-opentelemetry` layer sending spans to this exporter with this crate's
+    /// [`scope`], for a subscriber of your own.
     pub fn layer<S>(&self) -> OpenTelemetryLayer<S, SdkTracer>
     where
         S: tracing::Subscriber + for<'span> tracing_subscriber::registry::LookupSpan<'span>,
     {
-        tracing_opentelemetry::layer().with_tracer(self.tracer_provider.tracer("agentry"))
+        tracing_opentelemetry::layer().with_tracer(self.tracer_provider.tracer_with_scope(scope()))
     }
 
     /// The tracer provider.
@@ -275,90 +278,83 @@ impl Otel {
         let tracer = self.tracer_provider.clone();
         let meter = self.meter_provider.clone();
         blocking(move || {
-            tracer.force_flush().map_err(|e| e.to_string())?;
+            tracer
+                .force_flush()
+                .map_err(|e| failed("flush", "tracer", e))?;
             if let Some(m) = meter {
-                m.force_flush().map_err(|e| e.to_string())?;
+                m.force_flush().map_err(|e| failed("flush", "meter", e))?;
             }
             Ok(())
         })
         .await
     }
 
-    /// Sends everything buffered and stops the exporters; the GenAI metrics stop recording.
+    /// Sends everything buffered and stops the exporters; the GenAI metrics stop recording
+    /// with this meter provider. Providers [`install`](OtelConfig::install) made global are
+    /// replaced by no-op ones.
     pub async fn shutdown(self) -> Result<(), OtelError> {
         uninstall_meter();
         let Otel {
             tracer_provider,
             meter_provider,
+            global,
             ..
         } = self;
+        if global {
+            opentelemetry::global::set_tracer_provider(
+                opentelemetry::trace::noop::NoopTracerProvider::new(),
+            );
+            if meter_provider.is_some() {
+                opentelemetry::global::set_meter_provider(
+                    opentelemetry::metrics::noop::NoopMeterProvider::new(),
+                );
+            }
+        }
         blocking(move || {
-            tracer_provider.shutdown().map_err(|e| e.to_string())?;
+            tracer_provider
+                .shutdown()
+                .map_err(|e| failed("shut down", "tracer", e))?;
             if let Some(m) = meter_provider {
-                m.shutdown().map_err(|e| e.to_string())?;
+                m.shutdown().map_err(|e| failed("shut down", "meter", e))?;
             }
             Ok(())
         })
         .await
+    }
+}
+
+/// A flush or shutdown (`action`) of the `provider` provider that failed with `source`.
+fn failed(
+    action: &'static str,
+    provider: &'static str,
+    source: impl std::error::Error + Send + Sync + 'static,
+) -> OtelError {
+    OtelError::Shutdown {
+        action,
+        provider,
+        source: Box::new(source),
     }
 }
 
 /// Runs a provider's blocking flush off the runtime's threads (the export it waits for runs
 /// on the runtime).
 async fn blocking(
-    f: impl FnOnce() -> Result<(), String> + Send + 'static,
+    f: impl FnOnce() -> Result<(), OtelError> + Send + 'static,
 ) -> Result<(), OtelError> {
     tokio::task::spawn_blocking(f)
         .await
-        .map_err(|e| OtelError::Shutdown(e.to_string()))?
-        .map_err(OtelError::Shutdown)
+        .map_err(|e| failed("flush or shut down", "tracer and meter", e))?
 }
 
 /// Records the GenAI client metrics (`gen_ai.client.token.usage`,
-/// `gen_ai.client.operation.duration`) with `meter` from now on, for a program that builds
-/// its own meter provider; [`OtelConfig::build`] calls it.
+/// `gen_ai.client.operation.duration`) with `meter` from now on instead of a meter of the
+/// global meter provider; [`OtelConfig::build`] calls it.
 pub fn install_meter(meter: &Meter) {
     super::metrics::install(meter);
 }
 
-/// Stops recording the GenAI client metrics.
+/// Removes the meter [`install_meter`] installed: the GenAI client metrics are recorded
+/// with the global meter provider again.
 pub fn uninstall_meter() {
     super::metrics::uninstall();
-}
-
-/// The exporters' HTTP client: this crate's `reqwest` client, each request run on the tokio
-/// runtime it was built in (the SDK's batch processor exports from a thread of its own).
-#[derive(Clone)]
-struct RuntimeClient {
-    client: reqwest::Client,
-    handle: tokio::runtime::Handle,
-}
-
-impl fmt::Debug for RuntimeClient {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("RuntimeClient")
-    }
-}
-
-#[async_trait::async_trait]
-impl HttpClient for RuntimeClient {
-    async fn send_bytes(&self, request: Request<Bytes>) -> Result<Response<Bytes>, HttpError> {
-        let (parts, body) = request.into_parts();
-        let request = self
-            .client
-            .request(parts.method, parts.uri.to_string())
-            .headers(parts.headers)
-            .body(body);
-        let sent = self.handle.spawn(async move {
-            let response = request.send().await?;
-            let status = response.status();
-            let headers = response.headers().clone();
-            let body = response.bytes().await?;
-            Ok::<_, reqwest::Error>((status, headers, body))
-        });
-        let (status, headers, body) = sent.await??;
-        let mut response = Response::builder().status(status).body(body)?;
-        *response.headers_mut() = headers;
-        Ok(response)
-    }
 }
