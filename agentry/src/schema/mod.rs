@@ -91,9 +91,14 @@ pub fn lower(canonical: &Value, dialect: Dialect) -> Result<Value, SchemaError> 
     }
 }
 
+/// [`lower`] for Gemini's JSON Schema fields (`parametersJsonSchema`,
+/// `responseJsonSchema`): recursive references are kept (with `$defs`) instead of refused.
+pub(crate) use gemini_json::lower as lower_gemini_json;
+
 mod anthropic;
 mod disjoint;
 mod gemini;
+mod gemini_json;
 mod keywords;
 mod limits;
 mod merge;

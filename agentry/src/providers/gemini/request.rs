@@ -10,10 +10,13 @@
 //!   on its `thought` part, a signature-only reasoning block on the text part after it, and a
 //!   function call's signature (kept as a `gemini` [`ContentBlock::Other`] naming the call) on
 //!   that `functionCall` part.
-//! * Tools are `functionDeclarations` in the [`Dialect::Gemini`] dialect; `tool_choice` is
+//! * Tools are `functionDeclarations` in the [`Dialect::Gemini`] dialect, as `parameters`; a
+//!   recursive type, which that dialect refuses, goes as `parametersJsonSchema` (JSON Schema
+//!   with `$defs` and `$ref`, the same keywords otherwise); `tool_choice` is
 //!   `toolConfig.functionCallingConfig` (`AUTO`, `NONE`, `ANY`, or `ANY` with one allowed name).
 //! * `response_format: json_schema` is `generationConfig.responseJsonSchema` (the schema is
-//!   lowered for Gemini — every `$ref` inlined — then written in JSON Schema terms), with
+//!   lowered for Gemini — every `$ref` inlined but recursive ones — then written in JSON Schema
+//!   terms), with
 //!   `responseMimeType: application/json`.
 
 use serde_json::{Map, Value, json};
@@ -52,7 +55,18 @@ pub(crate) fn lower(
             if !def.description.is_empty() {
                 d["description"] = Value::String(def.description.clone());
             }
-            let params = def.parameters_for(Dialect::Gemini)?;
+            let params = match def.parameters_for(Dialect::Gemini) {
+                Ok(params) => params,
+                Err(_) => {
+                    // Refused for `parameters`: a recursive type still goes as
+                    // `parametersJsonSchema`; anything else Gemini cannot take stays refused.
+                    let mut json_schema = schema::lower_gemini_json(&def.parameters)?;
+                    to_json_schema(&mut json_schema);
+                    d["parametersJsonSchema"] = json_schema;
+                    declarations.push(d);
+                    continue;
+                }
+            };
             // Gemini rejects an object schema without properties; a tool without parameters
             // simply has none.
             if params
@@ -130,7 +144,8 @@ pub(crate) fn lower(
         Some(ResponseFormat::JsonSchema {
             schema: canonical, ..
         }) => {
-            let mut lowered = schema::lower(canonical, Dialect::Gemini)?;
+            // `responseJsonSchema` takes `$defs` and `$ref`: a recursive type is kept.
+            let mut lowered = schema::lower_gemini_json(canonical)?;
             to_json_schema(&mut lowered);
             generation.insert("responseMimeType".into(), json!("application/json"));
             generation.insert("responseJsonSchema".into(), lowered);
