@@ -28,6 +28,8 @@ pub(crate) struct LowerOptions<'a> {
     pub store: bool,
     pub reasoning_effort: Option<&'a str>,
     pub reasoning_summary: &'a str,
+    /// A stored prompt to use (`prompt`).
+    pub prompt: Option<&'a super::StoredPrompt>,
 }
 
 pub(crate) fn lower(
@@ -159,6 +161,9 @@ pub(crate) fn lower(
         if !opts.store {
             body.insert("include".into(), json!(["reasoning.encrypted_content"]));
         }
+    }
+    if let Some(prompt) = opts.prompt {
+        body.insert("prompt".into(), json!(prompt));
     }
     body.insert("store".into(), json!(opts.store));
     if stream {
