@@ -231,7 +231,7 @@ fn lower_messages(messages: &[Message], model: &str) -> (Option<String>, Vec<Val
                             }
                             parts.push(part);
                         }
-                        ContentBlock::Text { text } => {
+                        ContentBlock::Text { text, .. } => {
                             let mut part = json!({ "text": text });
                             if let Some(s) = pending_signature.take() {
                                 part["thoughtSignature"] = json!(s);
@@ -297,7 +297,7 @@ fn lower_messages(messages: &[Message], model: &str) -> (Option<String>, Vec<Val
 
 fn user_part(block: &ContentBlock, model: &str) -> Option<Value> {
     match block {
-        ContentBlock::Text { text } => Some(json!({ "text": text })),
+        ContentBlock::Text { text, .. } => Some(json!({ "text": text })),
         ContentBlock::Image {
             source: ImageSource::Base64 { media_type, data },
         } => Some(json!({ "inlineData": { "mimeType": media_type, "data": data } })),

@@ -105,12 +105,14 @@ pub(crate) fn message_of(parts: &[Value], response_id: Option<&str>) -> Assistan
                             signature: Some(sig),
                         });
                         m.content.push(ContentBlock::Text {
+                            citations: Vec::new(),
                             text: text.to_owned(),
                         });
-                    } else if let Some(ContentBlock::Text { text: t }) = last {
+                    } else if let Some(ContentBlock::Text { text: t, .. }) = last {
                         t.push_str(text);
                     } else {
                         m.content.push(ContentBlock::Text {
+                            citations: Vec::new(),
                             text: text.to_owned(),
                         });
                     }

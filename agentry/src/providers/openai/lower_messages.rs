@@ -49,7 +49,7 @@ impl Serialize for Lowered<'_> {
             Message::User(m) => {
                 entry(&mut map, "role", "user")?;
                 match m.content.as_slice() {
-                    [ContentBlock::Text { text }] => entry(&mut map, "content", text.as_str())?,
+                    [ContentBlock::Text { text, .. }] => entry(&mut map, "content", text.as_str())?,
                     blocks => entry(&mut map, "content", &UserParts { blocks, model })?,
                 }
             }
@@ -100,7 +100,9 @@ impl Serialize for UserParts<'_> {
         let mut seq = serializer.serialize_seq(None)?;
         for block in self.blocks {
             match block {
-                ContentBlock::Text { text } => seq.serialize_element(&UserPart::Text { text })?,
+                ContentBlock::Text { text, .. } => {
+                    seq.serialize_element(&UserPart::Text { text })?
+                }
                 ContentBlock::Image { source } => {
                     let url = match source {
                         ImageSource::Url { url } => Cow::Borrowed(url.as_str()),
@@ -158,13 +160,13 @@ impl Serialize for Calls<'_> {
 /// usual case), so a long history's text is not copied.
 #[inline]
 fn text_of<'a>(blocks: &'a [ContentBlock], model: &str, role: &str) -> Cow<'a, str> {
-    if let [ContentBlock::Text { text }] = blocks {
+    if let [ContentBlock::Text { text, .. }] = blocks {
         return Cow::Borrowed(text);
     }
     let mut text = String::new();
     for block in blocks {
         match block {
-            ContentBlock::Text { text: t } => text.push_str(t),
+            ContentBlock::Text { text: t, .. } => text.push_str(t),
             ContentBlock::Reasoning { .. } => {}
             other => {
                 let kind = match other {

@@ -106,7 +106,10 @@ pub(crate) fn assemble(
         });
     }
     if let Some(t) = text.filter(|t| !t.is_empty()) {
-        content.push(ContentBlock::Text { text: t });
+        content.push(ContentBlock::Text {
+            citations: Vec::new(),
+            text: t,
+        });
     }
     AssistantMessage {
         content,

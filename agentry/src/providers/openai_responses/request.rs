@@ -216,7 +216,7 @@ fn lower_messages(messages: &[Message], model: &str) -> Vec<Value> {
                 };
                 for block in &m.content {
                     match block {
-                        ContentBlock::Text { text: t } => text.push_str(t),
+                        ContentBlock::Text { text: t, .. } => text.push_str(t),
                         ContentBlock::Reasoning { signature, .. } => {
                             match reasoning_item(signature.as_deref()) {
                                 Some(item) => {
@@ -256,7 +256,7 @@ fn lower_messages(messages: &[Message], model: &str) -> Vec<Value> {
 
 fn user_part(block: &ContentBlock, model: &str) -> Option<Value> {
     match block {
-        ContentBlock::Text { text } => Some(json!({ "type": "input_text", "text": text })),
+        ContentBlock::Text { text, .. } => Some(json!({ "type": "input_text", "text": text })),
         ContentBlock::Image { source } => Some(json!({
             "type": "input_image",
             "image_url": match source {
