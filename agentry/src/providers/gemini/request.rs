@@ -23,7 +23,7 @@ use serde_json::{Map, Value, json};
 
 use super::response::GROUNDING_TYPE;
 use super::{PROVIDER, SYNTHETIC_ID_PREFIX};
-use crate::message::{ContentBlock, ImageSource, Message};
+use crate::message::{ContentBlock, ImageSource, Message, ToolCall};
 use crate::model::provider_tool::hosted_for;
 use crate::model::{ChatRequest, ModelError, ResponseFormat, ToolChoice};
 use crate::schema::{self, Dialect};
@@ -218,7 +218,8 @@ fn lower_messages(messages: &[Message], model: &str) -> (Option<String>, Vec<Val
             Message::Assistant(m) => {
                 let mut parts = Vec::new();
                 let mut pending_signature: Option<&str> = None;
-                let mut call_signatures: Vec<(&str, &str)> = Vec::new();
+                // Calls already placed where their marker block stood.
+                let mut placed: Vec<&str> = Vec::new();
                 for block in &m.content {
                     match block {
                         ContentBlock::Reasoning { text, signature } if text.is_empty() => {
@@ -239,11 +240,15 @@ fn lower_messages(messages: &[Message], model: &str) -> (Option<String>, Vec<Val
                             parts.push(part);
                         }
                         ContentBlock::Other { provider, value } if provider == PROVIDER => {
-                            if let (Some(id), Some(sig)) = (
-                                value.get("tool_call_id").and_then(Value::as_str),
-                                value.get("thought_signature").and_then(Value::as_str),
-                            ) {
-                                call_signatures.push((id, sig));
+                            if let Some(id) = value.get("tool_call_id").and_then(Value::as_str) {
+                                // A call's place (and signature): the call goes here.
+                                let sig = value.get("thought_signature").and_then(Value::as_str);
+                                if let Some(call) = m.tool_calls.iter().find(|c| c.id == id)
+                                    && !placed.contains(&id)
+                                {
+                                    parts.push(function_call_part(call, sig, model));
+                                    placed.push(id);
+                                }
                             } else if value.get("type").and_then(Value::as_str)
                                 == Some(GROUNDING_TYPE)
                             {
@@ -259,24 +264,11 @@ fn lower_messages(messages: &[Message], model: &str) -> (Option<String>, Vec<Val
                         }
                     }
                 }
+                // Calls without a marker (another provider's, or an older history): last.
                 for call in &m.tool_calls {
-                    let args = match serde_json::from_str::<Value>(&call.arguments) {
-                        Ok(v @ Value::Object(_)) => v,
-                        _ if call.arguments.trim().is_empty() => json!({}),
-                        _ => {
-                            tracing::warn!(%model, tool = %call.name, "tool call arguments are not a JSON object; sent as {{}}");
-                            json!({})
-                        }
-                    };
-                    let mut fc = json!({ "name": call.name, "args": args });
-                    if !call.id.is_empty() && !call.id.starts_with(SYNTHETIC_ID_PREFIX) {
-                        fc["id"] = json!(call.id);
+                    if !placed.contains(&call.id.as_str()) {
+                        parts.push(function_call_part(call, None, model));
                     }
-                    let mut part = json!({ "functionCall": fc });
-                    if let Some((_, sig)) = call_signatures.iter().find(|(id, _)| *id == call.id) {
-                        part["thoughtSignature"] = json!(sig);
-                    }
-                    parts.push(part);
                 }
                 push("model", parts);
             }
@@ -293,6 +285,27 @@ fn lower_messages(messages: &[Message], model: &str) -> (Option<String>, Vec<Val
         }
     }
     ((!system.is_empty()).then(|| system.join("\n\n")), contents)
+}
+
+/// A `functionCall` part, with the call's thought signature if it had one.
+fn function_call_part(call: &ToolCall, signature: Option<&str>, model: &str) -> Value {
+    let args = match serde_json::from_str::<Value>(&call.arguments) {
+        Ok(v @ Value::Object(_)) => v,
+        _ if call.arguments.trim().is_empty() => json!({}),
+        _ => {
+            tracing::warn!(%model, tool = %call.name, "tool call arguments are not a JSON object; sent as {{}}");
+            json!({})
+        }
+    };
+    let mut fc = json!({ "name": call.name, "args": args });
+    if !call.id.is_empty() && !call.id.starts_with(SYNTHETIC_ID_PREFIX) {
+        fc["id"] = json!(call.id);
+    }
+    let mut part = json!({ "functionCall": fc });
+    if let Some(sig) = signature {
+        part["thoughtSignature"] = json!(sig);
+    }
+    part
 }
 
 fn user_part(block: &ContentBlock, model: &str) -> Option<Value> {
