@@ -34,3 +34,48 @@ async fn a_custom_tool_receives_the_raw_input_text() {
     let declared = &model.requests()[0].tools[0];
     assert_eq!(declared.custom, Some(CustomToolFormat::Text));
 }
+
+#[tokio::test]
+async fn providers_without_custom_tools_refuse_them_by_name() {
+    use agentry::model::{ChatModel, ChatRequest, ModelError};
+    use agentry::providers::anthropic::AnthropicModel;
+    use agentry::providers::gemini::GeminiModel;
+    use agentry::providers::openai_responses::OpenAiResponsesModel;
+
+    let mut request = ChatRequest::new(vec![agentry::Message::user("Go")]);
+    let def: agentry::tool::DefinitionRef =
+        ToolDefinition::custom("run_python", "Run Python code.", CustomToolFormat::Text).into();
+    request.tools = vec![def].into();
+    // Nothing is sent: the request is refused while it is built.
+    let base = "http://127.0.0.1:9";
+    let models: Vec<Box<dyn ChatModel>> = vec![
+        Box::new(
+            AnthropicModel::builder("claude-sonnet-4-5")
+                .base_url(base)
+                .api_key("sk-ant-test-0123456789")
+                .build()
+                .unwrap(),
+        ),
+        Box::new(
+            GeminiModel::builder("gemini-2.5-flash")
+                .base_url(base)
+                .api_key("AIza-test-0123456789")
+                .build()
+                .unwrap(),
+        ),
+        Box::new(
+            OpenAiResponsesModel::builder("gpt-4.1")
+                .base_url(base)
+                .api_key("sk-test-0123456789")
+                .build()
+                .unwrap(),
+        ),
+    ];
+    for model in models {
+        let error = model.invoke(request.clone()).await.unwrap_err();
+        assert!(
+            matches!(&error, ModelError::Unsupported { setting, .. } if setting.contains("run_python")),
+            "{error:?}"
+        );
+    }
+}

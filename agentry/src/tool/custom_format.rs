@@ -43,3 +43,21 @@ pub enum GrammarSyntax {
     /// A regular expression.
     Regex,
 }
+
+/// Refuses a free-form tool for a provider without them.
+#[cfg(any(feature = "anthropic", feature = "gemini", feature = "openai"))]
+pub(crate) fn refuse_custom(
+    def: &super::ToolDefinition,
+    model: &str,
+) -> Result<(), crate::model::ModelError> {
+    match def.custom {
+        None => Ok(()),
+        Some(_) => Err(crate::model::ModelError::Unsupported {
+            model: model.to_owned(),
+            setting: format!(
+                "the free-form (custom) tool `{}` (only OpenAI Chat Completions takes them)",
+                def.name
+            ),
+        }),
+    }
+}

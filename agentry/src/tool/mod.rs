@@ -20,6 +20,8 @@ mod output;
 pub(crate) mod runtime;
 
 pub use argument::{ToolArgument, tool_argument};
+#[cfg(any(feature = "anthropic", feature = "gemini", feature = "openai"))]
+pub(crate) use custom_format::refuse_custom;
 pub use custom_format::{CustomToolFormat, GrammarSyntax};
 pub use definition::{DefinitionRef, ToolDefinition};
 pub(crate) use extract::CustomSink;

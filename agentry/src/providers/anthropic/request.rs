@@ -80,6 +80,7 @@ pub(crate) fn lower<'a>(
 
     let mut tools = Vec::with_capacity(req.tools.len());
     for def in &req.tools {
+        crate::tool::refuse_custom(def, opts.model)?;
         let mut tool =
             json!({ "name": def.name, "input_schema": def.parameters_for(Dialect::Anthropic)? });
         if !def.description.is_empty() {

@@ -51,6 +51,7 @@ pub(crate) fn lower(
     if !req.tools.is_empty() {
         let mut declarations = Vec::with_capacity(req.tools.len());
         for def in &req.tools {
+            crate::tool::refuse_custom(def, model)?;
             let mut d = json!({ "name": def.name });
             if !def.description.is_empty() {
                 d["description"] = Value::String(def.description.clone());

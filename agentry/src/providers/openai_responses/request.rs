@@ -50,6 +50,7 @@ pub(crate) fn lower(
 
     let mut tools = Vec::with_capacity(req.tools.len());
     for def in &req.tools {
+        crate::tool::refuse_custom(def, opts.model)?;
         let strict = def.strict && opts.profile.strict_tools;
         let dialect = if strict {
             Dialect::OpenAiStrict
