@@ -116,12 +116,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                             std::io::stdout().flush()?;
                         }
                         AgentEvent::ToolCallStart { name, .. } => print!("[{name}…] "),
-                        AgentEvent::Done(run) => {
-                            println!("\n  (remembered: {:?})", run.state.facts);
-                        }
                         _ => {}
                     }
                 }
+                // The stream ended with `Done`; it keeps the result.
+                let run = events.result().await?;
+                println!("\n  (remembered: {:?})", run.state.facts);
             }
         }
     }

@@ -59,13 +59,13 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                     std::io::stdout().flush()?;
                 }
                 AgentEvent::ToolCallStart { name, .. } => print!("[{name}…] "),
-                AgentEvent::Done(run) => {
-                    println!("\n  ({})", run.usage);
-                    history = run.messages;
-                }
                 _ => {}
             }
         }
+        // The stream ended with `Done`; it keeps the result.
+        let run = events.result().await?;
+        println!("\n  ({})", run.usage);
+        history = run.messages;
     }
     println!("bye ({} messages in the conversation)", history.len());
     Ok(())

@@ -127,19 +127,19 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 Ok(out) => println!("  ← {}: {}", step.call.name, out.text_content()),
                 Err(e) => println!("  ← {}: {}", step.call.name, e.model_message()),
             },
-            AgentEvent::Done(run) => {
-                let plan: TripPlan = run.output;
-                println!("\n── typed output ({:?})", run.stop_reason);
-                println!("{} — {}", plan.city, plan.weather_note);
-                for (i, day) in plan.days.iter().enumerate() {
-                    let place = if day.outdoor { "outdoors" } else { "indoors" };
-                    println!("  day {}: {} ({place})", i + 1, day.activity);
-                }
-                println!("\nusage: {}", run.usage);
-            }
             _ => {}
         }
     }
+    // The stream ended with `Done`; it keeps the result.
+    let run = events.result().await?;
+    let plan: TripPlan = run.output;
+    println!("\n── typed output ({:?})", run.stop_reason);
+    println!("{} — {}", plan.city, plan.weather_note);
+    for (i, day) in plan.days.iter().enumerate() {
+        let place = if day.outdoor { "outdoors" } else { "indoors" };
+        println!("  day {}: {} ({place})", i + 1, day.activity);
+    }
+    println!("\nusage: {}", run.usage);
     Ok(())
 }
 

@@ -87,20 +87,20 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 print!("{text}");
                 std::io::stdout().flush()?;
             }
-            AgentEvent::Done(run) => {
-                println!("\n\n── final answer: {}", run.output);
-                println!("intermediate steps (action, observation):");
-                for step in run.intermediate_steps() {
-                    println!(
-                        "  ({}({}), {})",
-                        step.tool, step.tool_input, step.observation
-                    );
-                }
-                println!("usage: {}", run.usage);
-            }
             _ => {}
         }
     }
+    // The stream ended with `Done`; it keeps the result.
+    let run = events.result().await?;
+    println!("\n\n── final answer: {}", run.output);
+    println!("intermediate steps (action, observation):");
+    for step in run.intermediate_steps() {
+        println!(
+            "  ({}({}), {})",
+            step.tool, step.tool_input, step.observation
+        );
+    }
+    println!("usage: {}", run.usage);
     Ok(())
 }
 

@@ -125,7 +125,6 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // 1. The planner delegates, streamed: the sub-agents' events arrive nested.
     println!("user: Write a report about Rust's history.\n");
     let mut stream = planner.stream("Write a report about Rust's history.", ());
-    let mut run = None;
     while let Some(event) = stream.next().await {
         match event? {
             AgentEvent::ToolResult(step) => println!("planner ← {}", step.call.name),
@@ -139,11 +138,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                     println!("  {} ← {}: {result}", path.join("/"), step.call.name);
                 }
             }
-            AgentEvent::Done(result) => run = Some(result),
             _ => {}
         }
     }
-    let run = run.ok_or("the stream ended without a result")?;
+    // The stream ended with `Done`; it keeps the result.
+    let run = stream.result().await?;
     println!("\nplanner: {}", run.output);
 
     // The writer's typed report, straight from the tool result's artifact.

@@ -143,7 +143,7 @@ async fn a_streamed_run_nests_the_sub_agent_events_under_its_name() {
             }
             AgentEvent::TurnStart { turn } => seen.push(format!("planner: turn {turn}")),
             AgentEvent::ToolResult(step) => seen.push(format!("planner: tool {}", step.call.name)),
-            AgentEvent::Done(result) => done = Some(result),
+            AgentEvent::Done { .. } => done = Some(()),
             _ => {}
         }
     }
@@ -160,7 +160,8 @@ async fn a_streamed_run_nests_the_sub_agent_events_under_its_name() {
             "planner: turn 2",
         ]
     );
-    let result = done.expect("the stream ends with Done");
+    done.expect("the stream ends with Done");
+    let result = stream.result().await.unwrap();
     assert_eq!(result.usage.requests, 4);
     assert_eq!(
         result.usage_by_agent()[&Some("researcher")].output_tokens,
@@ -496,7 +497,7 @@ async fn usage_and_events_of_a_grandchild_are_tagged_with_its_path() {
                     paths.push(path.join("/"));
                 }
             }
-            AgentEvent::Done(result) => done = Some(result),
+            AgentEvent::Done { .. } => done = Some(()),
             _ => {}
         }
     }
@@ -510,7 +511,8 @@ async fn usage_and_events_of_a_grandchild_are_tagged_with_its_path() {
             "planner"
         ]
     );
-    let result = done.unwrap();
+    done.unwrap();
+    let result = stream.result().await.unwrap();
     let by_agent = result.usage_by_agent();
     assert_eq!(by_agent[&None].requests, 2);
     assert_eq!(by_agent[&Some("planner")].requests, 2);

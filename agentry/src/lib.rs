@@ -46,6 +46,7 @@
 extern crate self as agentry;
 
 pub mod agent;
+mod citation;
 pub mod cost;
 mod env;
 pub mod error;
@@ -81,7 +82,8 @@ pub use agentry_macros::StructuredOutput;
 pub use agentry_macros::tool;
 pub use error::{Error, Result};
 pub use message::{
-    AssistantMessage, ContentBlock, ImageSource, Message, ToolCall, ToolResultMessage, UserMessage,
+    AssistantMessage, Citation, ContentBlock, ImageSource, Message, ToolCall, ToolResultMessage,
+    UserMessage,
 };
 pub use messages::Messages;
 pub use model::init_chat_model;

@@ -18,6 +18,8 @@
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::citation::Citation;
+
 /// One message of a conversation.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "role", rename_all = "snake_case")]
@@ -184,6 +186,11 @@ pub enum ContentBlock {
     Text {
         /// The text.
         text: String,
+        /// The sources the provider cites for this text (Anthropic `citations`, e.g. from web
+        /// search or citable documents), in order; sent back with the text. Empty for most
+        /// text.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        citations: Vec<Citation>,
     },
     /// An image, by URL or inline.
     Image {
@@ -211,14 +218,25 @@ pub enum ContentBlock {
 impl ContentBlock {
     /// A text block.
     pub fn text(text: impl Into<String>) -> Self {
-        ContentBlock::Text { text: text.into() }
+        ContentBlock::Text {
+            text: text.into(),
+            citations: Vec::new(),
+        }
     }
 
     /// The text of a text block.
     pub fn as_text(&self) -> Option<&str> {
         match self {
-            ContentBlock::Text { text } => Some(text),
+            ContentBlock::Text { text, .. } => Some(text),
             _ => None,
+        }
+    }
+
+    /// The citations of a text block (empty for other blocks).
+    pub fn citations(&self) -> &[Citation] {
+        match self {
+            ContentBlock::Text { citations, .. } => citations,
+            _ => &[],
         }
     }
 }

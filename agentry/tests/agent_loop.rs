@@ -612,11 +612,13 @@ async fn a_streamed_run_gives_the_same_result_as_a_plain_run() {
     let plain: TestAgent = agent(Arc::new(ScriptedModel::new(script()))).build();
     let streamed: TestAgent = agent(Arc::new(ScriptedModel::new(script()))).build();
     let a = plain.run("Go", user()).await.unwrap();
-    let events: Vec<_> = streamed.stream("Go", user()).collect().await;
+    let mut stream = streamed.stream("Go", user());
+    let events: Vec<_> = stream.by_ref().collect().await;
 
-    let Some(Ok(AgentEvent::Done(b))) = events.last() else {
+    let Some(Ok(AgentEvent::Done { .. })) = events.last() else {
         panic!("last event: {:?}", events.last())
     };
+    let b = stream.result().await.unwrap();
     assert_eq!(a.output, b.output);
     assert_eq!(a.state, b.state);
     assert_eq!(a.messages, b.messages);
@@ -635,7 +637,7 @@ async fn a_streamed_run_gives_the_same_result_as_a_plain_run() {
             AgentEvent::Response { .. } => "response",
             AgentEvent::ToolResult(_) => "result",
             AgentEvent::Custom(_) => "custom",
-            AgentEvent::Done(_) => "done",
+            AgentEvent::Done { .. } => "done",
             _ => "other",
         })
         .collect();

@@ -384,12 +384,13 @@ async fn streaming_ends_with_a_paused_event_and_resume_streams_on() {
     while let Some(event) = resumed.next().await {
         match event.unwrap() {
             AgentEvent::ToolResult(_) => results += 1,
-            AgentEvent::Done(run) => done = Some(run),
+            AgentEvent::Done { .. } => done = Some(()),
             _ => {}
         }
     }
     assert_eq!(results, 3);
-    assert_eq!(done.unwrap().output, "All done.");
+    assert!(done.is_some());
+    assert_eq!(resumed.result().await.unwrap().output, "All done.");
 }
 
 #[tokio::test]

@@ -225,11 +225,12 @@ async fn hooks_run_the_same_when_streaming_and_deltas_pass_through() {
     while let Some(event) = stream.next().await {
         match event.unwrap() {
             AgentEvent::TextDelta { text: t } => text.push_str(&t),
-            AgentEvent::Done(result) => done = Some(result),
+            AgentEvent::Done { .. } => done = Some(()),
             _ => {}
         }
     }
-    let run = done.expect("the stream ends with Done");
+    done.expect("the stream ends with Done");
+    let run = stream.result().await.unwrap();
     assert_eq!(text, "5", "the wrapped model's stream reaches the caller");
     assert_eq!(*trace.lock().unwrap(), EXPECTED_ORDER[..24].to_vec());
     assert_eq!(run.state.entries, expected_state());

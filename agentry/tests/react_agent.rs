@@ -286,7 +286,8 @@ async fn a_typed_final_answer_is_prompted_validated_and_re_asked() {
 async fn a_streamed_react_run_streams_thought_call_and_answer() {
     let model = text_only([Turn::text(WEATHER), Turn::text(ANSWER)]);
     let agent: PlannerAgent = Planner::builder(model).build();
-    let events: Vec<_> = agent.stream("Where to?", ada()).collect().await;
+    let mut stream = agent.stream("Where to?", ada());
+    let events: Vec<_> = stream.by_ref().collect().await;
     let events: Vec<AgentEvent<String, Trip>> = events.into_iter().map(Result::unwrap).collect();
 
     let mut thought = String::new();
@@ -317,9 +318,10 @@ async fn a_streamed_react_run_streams_thought_call_and_answer() {
             "result get_weather"
         ]
     );
-    let Some(AgentEvent::Done(run)) = events.last() else {
+    let Some(AgentEvent::Done { .. }) = events.last() else {
         panic!("{:?}", events.last())
     };
+    let run = stream.result().await.unwrap();
     assert_eq!(run.output, "Go to Paris, it is sunny.");
     assert_eq!(run.state.cities, ["Paris"]);
 }
@@ -445,11 +447,12 @@ async fn end_to_end_streaming_over_http() {
         match event.unwrap() {
             AgentEvent::TextDelta { text } => answer.push_str(&text),
             AgentEvent::ToolCallStart { .. } => calls += 1,
-            AgentEvent::Done(run) => done = Some(run),
+            AgentEvent::Done { .. } => done = Some(()),
             _ => {}
         }
     }
     assert_eq!(answer, "Go to Paris, it is sunny.");
     assert_eq!(calls, 1);
-    assert_eq!(done.unwrap().state.cities, ["Paris"]);
+    assert!(done.is_some());
+    assert_eq!(stream.result().await.unwrap().state.cities, ["Paris"]);
 }

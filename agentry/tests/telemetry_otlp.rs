@@ -8,7 +8,6 @@ mod support;
 
 use std::sync::{Arc, Mutex};
 
-use agentry::prelude::*;
 use agentry::telemetry::otel::OtelConfig;
 use agentry::testing::MockServer;
 use axum::Router;
@@ -98,10 +97,9 @@ async fn spans_and_metrics_reach_an_otlp_http_receiver() {
     async {
         let mut stream = agent.stream("What are 2 + 3 and 4 × 5?", ());
         while let Some(event) = stream.next().await {
-            if let AgentEvent::Done(result) = event.unwrap() {
-                assert_eq!(result.output.total, 25);
-            }
+            event.unwrap();
         }
+        assert_eq!(stream.result().await.unwrap().output.total, 25);
     }
     .with_subscriber(subscriber)
     .await;

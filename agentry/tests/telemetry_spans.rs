@@ -77,10 +77,9 @@ async fn streamed_run(server: &MockServer, subscriber: impl tracing::Subscriber 
         let mut events = 0;
         while let Some(event) = stream.next().await {
             events += 1;
-            if let AgentEvent::Done(result) = event.unwrap() {
-                assert_eq!(result.output.total, 25);
-            }
+            event.unwrap();
         }
+        assert_eq!(stream.result().await.unwrap().output.total, 25);
         assert!(events > 0);
     }
     .with_subscriber(subscriber)

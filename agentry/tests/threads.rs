@@ -442,12 +442,13 @@ async fn a_streamed_run_in_a_thread_is_saved_like_a_plain_one() {
     while let Some(event) = stream.next().await {
         match event.unwrap() {
             AgentEvent::ToolResult(_) => results += 1,
-            AgentEvent::Done(run) => done = Some(*run),
+            AgentEvent::Done { .. } => done = Some(()),
             _ => {}
         }
     }
     assert_eq!(results, 1);
-    let run = done.expect("a final event");
+    done.expect("a final event");
+    let run = stream.result().await.unwrap();
     assert_eq!(run.output, "Tea costs 5.");
     assert_eq!(thread.messages().await.unwrap().len(), 4);
     assert_eq!(thread.state().await.unwrap().unwrap().looked_up, ["tea"]);

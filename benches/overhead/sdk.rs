@@ -3,8 +3,7 @@
 use std::sync::Arc;
 
 use agentry::Error;
-use agentry::agent::{Agent, AgentEvent};
-use agentry::model::ModelError;
+use agentry::agent::Agent;
 use agentry::providers::openai::OpenAiModel;
 use futures::StreamExt;
 
@@ -40,19 +39,12 @@ impl Sdk {
         Ok(self.agent.run(question, ()).await?.output)
     }
 
-    /// One streamed run, every event consumed; the final answer of the `Done` event.
+    /// One streamed run, every event consumed; then the final answer the stream holds.
     pub async fn run_stream(self: Arc<Self>, question: &str) -> Result<String, Error> {
         let mut events = self.agent.stream(question, ());
-        let mut output = None;
         while let Some(event) = events.next().await {
-            if let AgentEvent::Done(result) = event? {
-                output = Some(result.output);
-            }
+            event?;
         }
-        output.ok_or_else(|| {
-            Error::from(ModelError::Incomplete(
-                "the stream ended without Done".to_owned(),
-            ))
-        })
+        Ok(events.result().await?.output)
     }
 }

@@ -217,5 +217,9 @@ where
 
 /// Parses raw model arguments into JSON for a dynamic tool (`null`/empty → `{}`).
 pub(crate) fn json_arguments(def: &ToolDefinition, raw: &str) -> Result<Value, ToolCallError> {
+    if def.custom.is_some() {
+        // A free-form tool's input is text, not JSON.
+        return Ok(Value::String(raw.to_string()));
+    }
     parse_arguments::<Value>(&def.name, raw, false)
 }

@@ -60,7 +60,8 @@ where
 
     /// Runs like [`Agent::run`] and streams typed events: turn starts, text, reasoning and
     /// tool-call argument deltas, tool results, tools' custom events, usage, and finally
-    /// [`AgentEvent::Done`](super::AgentEvent::Done) with the same result `run` returns.
+    /// [`AgentEvent::Done`](super::AgentEvent::Done); then
+    /// [`AgentStream::result`] returns the same result `run` returns.
     pub fn stream(
         &self,
         input: impl Into<Input>,

@@ -132,7 +132,7 @@ pub(crate) fn error_to_mcp(error: &ToolCallError) -> CallToolResult {
 #[cfg(feature = "mcp-server")]
 fn block_to_mcp(block: ContentBlock) -> McpBlock {
     match block {
-        ContentBlock::Text { text } => McpBlock::text(text),
+        ContentBlock::Text { text, .. } => McpBlock::text(text),
         ContentBlock::Image {
             source: ImageSource::Base64 { media_type, data },
         } => McpBlock::image(data, media_type),

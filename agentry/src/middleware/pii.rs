@@ -229,7 +229,7 @@ impl Pii {
         place: &str,
     ) -> Result<(), MiddlewareError> {
         for block in blocks {
-            if let ContentBlock::Text { text } = block {
+            if let ContentBlock::Text { text, .. } = block {
                 *text = self.clean(text).map_err(|kind| {
                     MiddlewareError::new("Pii", format!("{kind} found in {place}"))
                 })?;

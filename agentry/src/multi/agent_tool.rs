@@ -265,9 +265,12 @@ where
             Some(sink) => {
                 let mut stream = child.stream_with_state(input, context, state);
                 let mut end = None;
+                let mut paused = false;
                 while let Some(item) = stream.next().await {
                     match item {
-                        Ok(AgentEvent::Done(result)) => end = Some(Ok(*result)),
+                        // The result stays with the stream: taken after the loop.
+                        Ok(AgentEvent::Done { .. }) => {}
+                        Ok(AgentEvent::Paused(_)) => paused = true,
                         Ok(event) => {
                             if let Some(event) = erase(event) {
                                 sink(SubAgentEvent {
@@ -282,6 +285,7 @@ where
                 }
                 match end {
                     Some(outcome) => outcome,
+                    None if !paused => stream.result().await,
                     None => {
                         return Err(failed::<A>(format!(
                             "the `{}` agent stopped for review, which a sub-agent cannot do",

@@ -180,7 +180,8 @@ where
                     let mut end = None;
                     while let Some(item) = stream.next().await {
                         match item? {
-                            AgentEvent::Done(result) => end = Some(Outcome::Finished(*result)),
+                            // The result stays with the stream: taken after the loop.
+                            AgentEvent::Done { .. } => {}
                             AgentEvent::Paused(pause) => end = Some(Outcome::Paused(pause)),
                             event => {
                                 if let Some(event) = erase(event) {
@@ -192,16 +193,7 @@ where
                     // A stream always ends with `Done`, `Paused` or an error.
                     match end {
                         Some(outcome) => outcome,
-                        None => {
-                            return Err(RunError::new(
-                                crate::agent::RunErrorKind::Model(
-                                    crate::model::ModelError::Incomplete(
-                                        "the agent stream ended without a result".to_string(),
-                                    ),
-                                ),
-                                Default::default(),
-                            ));
-                        }
+                        None => stream.outcome().await?,
                     }
                 }
             };

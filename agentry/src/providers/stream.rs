@@ -336,7 +336,7 @@ pub(crate) fn events_of(answer: ChatResponse) -> Vec<StreamEvent> {
             ContentBlock::Reasoning { text, .. } if !text.is_empty() => {
                 events.push(StreamEvent::ReasoningDelta { text: text.clone() })
             }
-            ContentBlock::Text { text } => {
+            ContentBlock::Text { text, .. } => {
                 events.push(StreamEvent::TextDelta { text: text.clone() })
             }
             _ => {}

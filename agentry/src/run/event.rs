@@ -1,7 +1,9 @@
 //! [`AgentEvent`]: one event of a streamed run, as a value.
 
+use std::marker::PhantomData;
+
 use super::pause::Pause;
-use super::result::{RunResult, Step};
+use super::result::{Step, StopReason};
 use super::sub_agent::SubAgentEvent;
 use crate::message::AssistantMessage;
 use crate::output::PartialOutput;
@@ -80,8 +82,19 @@ pub enum AgentEvent<T, S> {
     /// An event of a sub-agent run by one of this run's tool calls (an `#[agent]` listed in
     /// `tools(...)`), with the sub-agent's name.
     SubAgent(Box<SubAgentEvent>),
-    /// The run finished; always the last event of a successful run.
-    Done(Box<RunResult<T, S>>),
+    /// The run finished; always the last event of a successful run. The result itself stays
+    /// with the stream: call [`AgentStream::result`](crate::agent::AgentStream::result) (or
+    /// `outcome`) after this event to take it, without the output having to be `Clone`.
+    #[non_exhaustive]
+    Done {
+        /// Tokens and requests spent in total (the same as the result's `usage`).
+        usage: Usage,
+        /// Why the run ended (the same as the result's `stop_reason`).
+        stop_reason: StopReason,
+        /// The output's type (the output itself is in the stream's result).
+        #[doc(hidden)]
+        output: PhantomData<fn() -> T>,
+    },
     /// The run stopped for review (see
     /// [`HumanInTheLoop`](crate::middleware::HumanInTheLoop)); the last event of such a run.
     /// Continue with [`Agent::resume`](crate::agent::Agent::resume) or

@@ -54,6 +54,6 @@ pub(crate) fn erase<T, S>(event: AgentEvent<T, S>) -> Option<AgentEvent<Value, (
         AgentEvent::ToolResult(step) => AgentEvent::ToolResult(step),
         AgentEvent::Custom(event) => AgentEvent::Custom(event),
         AgentEvent::SubAgent(nested) => AgentEvent::SubAgent(nested),
-        AgentEvent::Done(_) | AgentEvent::Paused(_) => return None,
+        AgentEvent::Done { .. } | AgentEvent::Paused(_) => return None,
     })
 }

@@ -6,7 +6,9 @@
 //! `maximum`, `minProperties`, `maxProperties` and `anyOf` (plus annotations). So:
 //!
 //! * every `$ref` is inlined and `$defs` dropped; a recursive type cannot be inlined and is
-//!   refused (the cycle is detected, not unrolled);
+//!   refused (the cycle is detected, not unrolled) — except by
+//!   [`gemini_json`](super::gemini_json), which keeps the recursive references for
+//!   `parametersJsonSchema`;
 //! * a type array such as `["string", "null"]` becomes `type: "string", nullable: true`, and
 //!   `anyOf [T, {"type": "null"}]` becomes `T` with `nullable: true`;
 //! * `const` becomes a one-value `enum`; `oneOf` becomes `anyOf` when its alternatives provably
@@ -37,6 +39,9 @@ const LABEL: &str = "Gemini";
 const ANY_VALUE: &str = "this schema accepts any JSON value (e.g. `serde_json::Value`), which Gemini cannot express; use a concrete type";
 const MAP: &str = "Gemini cannot express a map with arbitrary keys; use a Vec of key/value structs";
 const RECURSIVE: &str = "Gemini needs every `$ref` inlined and this type is recursive, so it cannot be; bound the recursion (e.g. a fixed number of levels) or use another provider";
+const RECURSIVE_REF: &str =
+    "a recursive reference must point at the root (`#`) or at `#/$defs/Name` to be sent to Gemini";
+const RECURSIVE_SIBLINGS: &str = "a recursive reference cannot carry constraints beside it for Gemini; move them into the referenced type";
 const ROOT: &str = "the root schema must be a plain object (`type: \"object\"`); wrap the type in a struct with one field";
 /// How many schema nodes inlining may produce; each use of a definition is a copy of it.
 const MAX_NODES: usize = 20_000;
@@ -46,12 +51,12 @@ pub(super) fn lower(canonical: &Value) -> Result<Value, SchemaError> {
 }
 
 fn lower_gemini(canonical: &Value) -> Result<Value, SchemaError> {
-    let mut gemini = Gemini {
-        cx: Cx::new(Dialect::Gemini, canonical),
-        // The root is being inlined for the whole walk: `$ref: "#"` is recursion.
-        inlining: vec!["#"],
-        nodes: 0,
-    };
+    lower_root(&mut Gemini::new(canonical, None))
+}
+
+/// Lowers the root of `gemini`'s schema, which must be a plain object.
+pub(super) fn lower_root<'a>(gemini: &mut Gemini<'a>) -> Result<Value, SchemaError> {
+    let canonical: &'a Value = gemini.cx.root;
     let is_object = canonical.get("type").is_some_and(|t| t == "object");
     let combined = ["anyOf", "oneOf", "$ref", "enum", "const"]
         .iter()
@@ -67,16 +72,30 @@ fn lower_gemini(canonical: &Value) -> Result<Value, SchemaError> {
     Ok(lowered)
 }
 
-struct Gemini<'a> {
-    cx: Cx<'a>,
+pub(super) struct Gemini<'a> {
+    pub(super) cx: Cx<'a>,
     /// References being inlined, outermost first (cycle guard).
-    inlining: Vec<&'a str>,
+    pub(super) inlining: Vec<&'a str>,
     nodes: usize,
+    /// `None`: a recursive reference is refused. `Some`: it is kept as a `$ref`, and the
+    /// references kept so far are listed here (for `parametersJsonSchema`).
+    pub(super) kept: Option<Vec<&'a str>>,
 }
 
 impl<'a> Gemini<'a> {
+    /// A walk over `canonical`; `kept` as in the field.
+    pub(super) fn new(canonical: &'a Value, kept: Option<Vec<&'a str>>) -> Self {
+        Gemini {
+            cx: Cx::new(Dialect::Gemini, canonical),
+            // The root is being inlined for the whole walk: `$ref: "#"` is recursion.
+            inlining: vec!["#"],
+            nodes: 0,
+            kept,
+        }
+    }
+
     /// Lowers a whole schema: the result always has a `type` or an `anyOf`.
-    fn schema(&mut self, node: &'a Value) -> Result<Value, SchemaError> {
+    pub(super) fn schema(&mut self, node: &'a Value) -> Result<Value, SchemaError> {
         self.nodes += 1;
         if self.nodes > MAX_NODES {
             return Err(self.cx.error(format!(
@@ -87,6 +106,7 @@ impl<'a> Gemini<'a> {
         if let Value::Object(map) = &mut lowered
             && !map.contains_key("type")
             && !map.contains_key("anyOf")
+            && !map.contains_key("$ref")
         {
             if map.contains_key("enum") {
                 map.insert("type".to_string(), json!("string"));
@@ -317,7 +337,7 @@ impl<'a> Gemini<'a> {
         };
         let (reference, target) = self.cx.resolve(reference)?;
         if self.inlining.contains(&reference) {
-            return Err(self.cx.error_at("$ref", RECURSIVE));
+            return self.keep_recursive(reference, node);
         }
         self.inlining.push(reference);
         let saved = self.cx.jump(reference)?;
@@ -330,6 +350,28 @@ impl<'a> Gemini<'a> {
         }
         let rest = self.map(rest)?;
         conjunction(target, rest).map_err(|reason| self.cx.error_at("$ref", reason))
+    }
+
+    /// A reference back into a type being inlined: refused, or kept as a `$ref` to the root
+    /// or to a `$defs` entry (emitted by [`gemini_json`](super::gemini_json)).
+    fn keep_recursive(&mut self, reference: &'a str, node: View<'a>) -> Result<Value, SchemaError> {
+        let Some(kept) = self.kept.as_mut() else {
+            return Err(self.cx.error_at("$ref", RECURSIVE));
+        };
+        if reference != "#" && def_name(reference).is_none() {
+            return Err(self.cx.error_at("$ref", RECURSIVE_REF));
+        }
+        if !node
+            .without(&["$ref"])
+            .iter()
+            .all(|(k, _)| ANNOTATIONS.contains(&k.as_str()))
+        {
+            return Err(self.cx.error_at("$ref", RECURSIVE_SIBLINGS));
+        }
+        if !kept.contains(&reference) {
+            kept.push(reference);
+        }
+        Ok(json!({ "$ref": reference }))
     }
 
     fn all_of(&mut self, node: View<'a>, parts: &'a Value) -> Result<Value, SchemaError> {
@@ -374,11 +416,22 @@ fn is_null_only(schema: &Value) -> bool {
             .all(|k| k == "type" || k == "description" || ANNOTATIONS.contains(&k.as_str()))
 }
 
+/// The name of a `#/$defs/Name` reference.
+pub(super) fn def_name(reference: &str) -> Option<&str> {
+    reference
+        .strip_prefix("#/$defs/")
+        .filter(|name| !name.is_empty() && !name.contains(['/', '~']))
+}
+
 /// Marks a lowered schema as also accepting `null`; for a union, every alternative.
 fn make_nullable(schema: Value) -> Value {
     let Value::Object(mut map) = schema else {
         return schema;
     };
+    if map.contains_key("$ref") {
+        // A kept recursive reference: nothing may stand beside it, so it becomes a union.
+        return json!({ "anyOf": [Value::Object(map)], "nullable": true });
+    }
     if let Some(Value::Array(alternatives)) = map.remove("anyOf") {
         let alternatives = alternatives.into_iter().map(make_nullable).collect();
         map.insert("anyOf".to_string(), Value::Array(alternatives));

@@ -91,9 +91,16 @@ pub fn lower(canonical: &Value, dialect: Dialect) -> Result<Value, SchemaError> 
     }
 }
 
+/// [`lower`] for Gemini's JSON Schema fields (`parametersJsonSchema`,
+/// `responseJsonSchema`): recursive references are kept (with `$defs`) instead of refused.
+#[cfg(feature = "gemini")]
+pub(crate) use gemini_json::lower as lower_gemini_json;
+
 mod anthropic;
 mod disjoint;
 mod gemini;
+#[cfg(feature = "gemini")]
+mod gemini_json;
 mod keywords;
 mod limits;
 mod merge;

@@ -34,7 +34,7 @@ fn parts(blocks: &[ContentBlock]) -> Vec<Value> {
     blocks
         .iter()
         .map(|block| match block {
-            ContentBlock::Text { text } => json!({"type": "text", "content": text}),
+            ContentBlock::Text { text, .. } => json!({"type": "text", "content": text}),
             ContentBlock::Reasoning { text, .. } => json!({"type": "reasoning", "content": text}),
             ContentBlock::Image { .. } => json!({"type": "image"}),
             _ => json!({"type": "other"}),

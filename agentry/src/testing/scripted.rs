@@ -415,7 +415,7 @@ fn split_into_events(response: ChatResponse) -> Vec<Result<StreamEvent, ModelErr
                     events.push(StreamEvent::ReasoningDelta { text: piece });
                 }
             }
-            ContentBlock::Text { text } => {
+            ContentBlock::Text { text, .. } => {
                 for piece in split_words(text) {
                     events.push(StreamEvent::TextDelta { text: piece });
                 }

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
+use super::CustomToolFormat;
 use crate::schema::{self, Dialect, SchemaError};
 
 /// A tool as a model sees it.
@@ -27,6 +28,10 @@ pub struct ToolDefinition {
     /// one of the agent's tools. Providers ignore it; test doubles use it.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub final_answer: bool,
+    /// Set for a free-form tool (see [`ToolDefinition::custom`]): the model writes its input
+    /// as text in this format, not as JSON arguments.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub custom: Option<CustomToolFormat>,
     #[serde(skip)]
     lowered: [OnceLock<Result<Value, SchemaError>>; 4],
     #[serde(skip)]
@@ -47,9 +52,38 @@ impl ToolDefinition {
             parameters,
             strict,
             final_answer: false,
+            custom: None,
             lowered: Default::default(),
             lowered_json: Default::default(),
         }
+    }
+
+    /// A free-form tool: the model writes its input as plain text in `format` instead of JSON
+    /// arguments (OpenAI Chat Completions `custom` tools; other providers refuse it). Its
+    /// calls are ordinary [`ToolCall`](crate::ToolCall)s whose `arguments` are that text; an
+    /// agent's dynamic tool receives it as a JSON string. `parameters` is
+    /// `{"type": "string"}`.
+    ///
+    /// ```
+    /// use agentry::tool::{CustomToolFormat, ToolDefinition};
+    ///
+    /// let def = ToolDefinition::custom("run_python", "Run Python code.", CustomToolFormat::Text);
+    /// assert_eq!(def.custom, Some(CustomToolFormat::Text));
+    /// assert_eq!(def.parameters["type"], "string");
+    /// ```
+    pub fn custom(
+        name: impl Into<String>,
+        description: impl Into<String>,
+        format: CustomToolFormat,
+    ) -> Self {
+        let mut def = ToolDefinition::new(
+            name,
+            description,
+            serde_json::json!({ "type": "string" }),
+            false,
+        );
+        def.custom = Some(format);
+        def
     }
 
     /// Marks this definition as a synthetic final-answer tool.
@@ -105,6 +139,7 @@ impl Clone for ToolDefinition {
             self.strict,
         );
         copy.final_answer = self.final_answer;
+        copy.custom = self.custom.clone();
         copy
     }
 }
@@ -116,6 +151,7 @@ impl PartialEq for ToolDefinition {
             && self.parameters == other.parameters
             && self.strict == other.strict
             && self.final_answer == other.final_answer
+            && self.custom == other.custom
     }
 }
 

@@ -12,6 +12,7 @@
 //! JSON path of any bad field), injection and the call itself.
 
 pub(crate) mod argument;
+mod custom_format;
 mod definition;
 mod extract;
 mod invoke;
@@ -19,6 +20,9 @@ pub(crate) mod output;
 pub(crate) mod runtime;
 
 pub use argument::ToolArgument;
+#[cfg(any(feature = "anthropic", feature = "gemini", feature = "openai"))]
+pub(crate) use custom_format::refuse_custom;
+pub use custom_format::{CustomToolFormat, GrammarSyntax};
 pub use definition::{DefinitionRef, ToolDefinition};
 pub(crate) use extract::CustomSink;
 pub use extract::{Context, CustomEvent, State, StreamWriter, ToolCallId};

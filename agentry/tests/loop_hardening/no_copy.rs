@@ -89,17 +89,17 @@ async fn a_streamed_run_appends_to_the_callers_buffer_too() {
     let mut stream = agent.stream(Input::with_history(history, "Weather in Oslo?"), ());
     let mut done = None;
     while let Some(event) = stream.next().await {
-        if let AgentEvent::Done(result) = event.unwrap() {
-            done = Some(result);
+        if let AgentEvent::Done { .. } = event.unwrap() {
+            done = Some(());
         }
     }
-    let result = done.expect("the stream ends with Done");
+    done.expect("the stream ends with Done");
+    let result = stream.result().await.unwrap();
     assert_eq!(result.messages.len(), 1_000 + 4);
     assert_eq!(
         result.messages.as_ptr(),
         buffer,
         "the transcript was copied during the streamed run"
     );
-    drop(stream);
     assert_shared(&seen, buffer);
 }

@@ -30,16 +30,15 @@ async fn partials(model: ScriptedModel, mode: OutputMode) -> (Vec<Value>, Vec<St
         .output(StructuredSpec::<Story>::new(mode))
         .build();
     let mut events = agent.stream("Tell me a story", ());
-    let (mut partials, mut calls, mut output) = (Vec::new(), Vec::new(), None);
+    let (mut partials, mut calls) = (Vec::new(), Vec::new());
     while let Some(event) = events.next().await {
         match event.unwrap() {
             AgentEvent::PartialOutput { partial, .. } => partials.push(partial.to_value()),
             AgentEvent::ToolCallStart { name, .. } => calls.push(name),
-            AgentEvent::Done(run) => output = Some(run.output),
             _ => {}
         }
     }
-    (partials, calls, output.unwrap())
+    (partials, calls, events.result().await.unwrap().output)
 }
 
 fn assert_grows_to_the_whole(partials: &[Value]) {

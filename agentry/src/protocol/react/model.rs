@@ -105,7 +105,7 @@ fn read_response(mut response: ChatResponse, context: &ReplyContext) -> ChatResp
     // One text block (the usual answer) is read in place.
     let joined;
     let raw = match response.message.content.as_slice() {
-        [ContentBlock::Text { text }] => text.as_str(),
+        [ContentBlock::Text { text, .. }] => text.as_str(),
         _ => {
             joined = response.message.text();
             joined.as_str()

@@ -147,7 +147,7 @@ fn call_id(n: usize) -> String {
 /// Appends user content, merged into the previous message when that is a user message too.
 fn push_user(out: &mut Vec<Message>, content: Vec<ContentBlock>) {
     if let Some(Message::User(previous)) = out.last_mut() {
-        if let ([ContentBlock::Text { text: a }], [ContentBlock::Text { text: b }]) =
+        if let ([ContentBlock::Text { text: a, .. }], [ContentBlock::Text { text: b, .. }]) =
             (previous.content.as_mut_slice(), content.as_slice())
         {
             a.push_str("\n\n");
@@ -173,7 +173,7 @@ pub fn render_answer(answer: &AssistantMessage) -> String {
                 thought = t;
                 thoughts += 1;
             }
-            ContentBlock::Text { text: t } => {
+            ContentBlock::Text { text: t, .. } => {
                 text = t;
                 texts += 1;
             }
@@ -234,7 +234,7 @@ fn join(answer: &AssistantMessage, reasoning: bool) -> String {
         .iter()
         .filter_map(|b| match b {
             ContentBlock::Reasoning { text, .. } if reasoning => Some(text.as_str()),
-            ContentBlock::Text { text } if !reasoning => Some(text.as_str()),
+            ContentBlock::Text { text, .. } if !reasoning => Some(text.as_str()),
             _ => None,
         })
         .collect()

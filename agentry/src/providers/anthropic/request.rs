@@ -80,6 +80,7 @@ pub(crate) fn lower<'a>(
 
     let mut tools = Vec::with_capacity(req.tools.len());
     for def in &req.tools {
+        crate::tool::refuse_custom(def, opts.model)?;
         let mut tool =
             json!({ "name": def.name, "input_schema": def.parameters_for(Dialect::Anthropic)? });
         if !def.description.is_empty() {
@@ -329,8 +330,20 @@ fn lower_messages_cached(
 
 fn block(block: &ContentBlock, model: &str, role: &str) -> Option<Value> {
     match block {
-        ContentBlock::Text { text } if text.is_empty() => None,
-        ContentBlock::Text { text } => Some(json!({ "type": "text", "text": text })),
+        ContentBlock::Text { text, .. } if text.is_empty() => None,
+        ContentBlock::Text { text, citations } => {
+            let mut out = json!({ "type": "text", "text": text });
+            // Anthropic's own citations go back with their text; another provider's cannot.
+            let ours: Vec<&Value> = citations
+                .iter()
+                .filter(|c| c.provider == super::PROVIDER)
+                .map(|c| &c.value)
+                .collect();
+            if !ours.is_empty() {
+                out["citations"] = json!(ours);
+            }
+            Some(out)
+        }
         ContentBlock::Image { source } => Some(json!({
             "type": "image",
             "source": match source {

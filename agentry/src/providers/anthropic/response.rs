@@ -4,7 +4,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::PROVIDER;
-use crate::message::{AssistantMessage, ContentBlock, ToolCall};
+use crate::message::{AssistantMessage, Citation, ContentBlock, ToolCall};
 use crate::model::{ChatResponse, FinishReason};
 use crate::usage::Usage;
 
@@ -86,6 +86,17 @@ pub(crate) fn convert(wire: WireResponse, model: &str) -> ChatResponse {
     }
 }
 
+/// A text block's `citations`, each kept as Anthropic sent it.
+fn citations(block: &Value) -> Vec<Citation> {
+    match block.get("citations") {
+        Some(Value::Array(all)) => all
+            .iter()
+            .map(|c| Citation::new(PROVIDER, c.clone()))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
 /// Adds one content block of an answer: text, thinking, a tool use, or (anything else) an
 /// opaque block kept for the next request.
 pub(crate) fn push_block(message: &mut AssistantMessage, block: Value) {
@@ -99,6 +110,7 @@ pub(crate) fn push_block(message: &mut AssistantMessage, block: Value) {
     match block.get("type").and_then(Value::as_str) {
         Some("text") => message.content.push(ContentBlock::Text {
             text: str_of("text"),
+            citations: citations(&block),
         }),
         Some("thinking") => message.content.push(ContentBlock::Reasoning {
             text: str_of("thinking"),

@@ -9,7 +9,7 @@
 
 use std::collections::VecDeque;
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use super::errors::stream_error;
 use super::response::{WireResponse, WireUsage, finish_reason, push_block};
@@ -155,6 +155,15 @@ impl Decoder {
                         out.push_back(StreamEvent::ReasoningDelta { text: t });
                     }
                     "signature_delta" => append(&mut block.value, "signature", &text("signature")),
+                    // One more citation of the text block, kept with it.
+                    "citations_delta" => {
+                        if let Value::Object(fields) = &mut block.value {
+                            let all = fields.entry("citations").or_insert_with(|| json!([]));
+                            if let Value::Array(all) = all {
+                                all.push(delta["citation"].clone());
+                            }
+                        }
+                    }
                     "input_json_delta" => {
                         let part = text("partial_json");
                         let Some((pos, args)) = block.call.as_mut() else {

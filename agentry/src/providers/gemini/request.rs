@@ -10,17 +10,20 @@
 //!   on its `thought` part, a signature-only reasoning block on the text part after it, and a
 //!   function call's signature (kept as a `gemini` [`ContentBlock::Other`] naming the call) on
 //!   that `functionCall` part.
-//! * Tools are `functionDeclarations` in the [`Dialect::Gemini`] dialect; `tool_choice` is
+//! * Tools are `functionDeclarations` in the [`Dialect::Gemini`] dialect, as `parameters`; a
+//!   recursive type, which that dialect refuses, goes as `parametersJsonSchema` (JSON Schema
+//!   with `$defs` and `$ref`, the same keywords otherwise); `tool_choice` is
 //!   `toolConfig.functionCallingConfig` (`AUTO`, `NONE`, `ANY`, or `ANY` with one allowed name).
 //! * `response_format: json_schema` is `generationConfig.responseJsonSchema` (the schema is
-//!   lowered for Gemini — every `$ref` inlined — then written in JSON Schema terms), with
+//!   lowered for Gemini — every `$ref` inlined but recursive ones — then written in JSON Schema
+//!   terms), with
 //!   `responseMimeType: application/json`.
 
 use serde_json::{Map, Value, json};
 
 use super::response::GROUNDING_TYPE;
 use super::{PROVIDER, SYNTHETIC_ID_PREFIX};
-use crate::message::{ContentBlock, ImageSource, Message};
+use crate::message::{ContentBlock, ImageSource, Message, ToolCall};
 use crate::model::provider_tool::hosted_for;
 use crate::model::{ChatRequest, ModelError, ResponseFormat, ToolChoice};
 use crate::schema::{self, Dialect};
@@ -48,11 +51,23 @@ pub(crate) fn lower(
     if !req.tools.is_empty() {
         let mut declarations = Vec::with_capacity(req.tools.len());
         for def in &req.tools {
+            crate::tool::refuse_custom(def, model)?;
             let mut d = json!({ "name": def.name });
             if !def.description.is_empty() {
                 d["description"] = Value::String(def.description.clone());
             }
-            let params = def.parameters_for(Dialect::Gemini)?;
+            let params = match def.parameters_for(Dialect::Gemini) {
+                Ok(params) => params,
+                Err(_) => {
+                    // Refused for `parameters`: a recursive type still goes as
+                    // `parametersJsonSchema`; anything else Gemini cannot take stays refused.
+                    let mut json_schema = schema::lower_gemini_json(&def.parameters)?;
+                    to_json_schema(&mut json_schema);
+                    d["parametersJsonSchema"] = json_schema;
+                    declarations.push(d);
+                    continue;
+                }
+            };
             // Gemini rejects an object schema without properties; a tool without parameters
             // simply has none.
             if params
@@ -130,7 +145,8 @@ pub(crate) fn lower(
         Some(ResponseFormat::JsonSchema {
             schema: canonical, ..
         }) => {
-            let mut lowered = schema::lower(canonical, Dialect::Gemini)?;
+            // `responseJsonSchema` takes `$defs` and `$ref`: a recursive type is kept.
+            let mut lowered = schema::lower_gemini_json(canonical)?;
             to_json_schema(&mut lowered);
             generation.insert("responseMimeType".into(), json!("application/json"));
             generation.insert("responseJsonSchema".into(), lowered);
@@ -203,7 +219,8 @@ fn lower_messages(messages: &[Message], model: &str) -> (Option<String>, Vec<Val
             Message::Assistant(m) => {
                 let mut parts = Vec::new();
                 let mut pending_signature: Option<&str> = None;
-                let mut call_signatures: Vec<(&str, &str)> = Vec::new();
+                // Calls already placed where their marker block stood.
+                let mut placed: Vec<&str> = Vec::new();
                 for block in &m.content {
                     match block {
                         ContentBlock::Reasoning { text, signature } if text.is_empty() => {
@@ -216,7 +233,7 @@ fn lower_messages(messages: &[Message], model: &str) -> (Option<String>, Vec<Val
                             }
                             parts.push(part);
                         }
-                        ContentBlock::Text { text } => {
+                        ContentBlock::Text { text, .. } => {
                             let mut part = json!({ "text": text });
                             if let Some(s) = pending_signature.take() {
                                 part["thoughtSignature"] = json!(s);
@@ -224,11 +241,15 @@ fn lower_messages(messages: &[Message], model: &str) -> (Option<String>, Vec<Val
                             parts.push(part);
                         }
                         ContentBlock::Other { provider, value } if provider == PROVIDER => {
-                            if let (Some(id), Some(sig)) = (
-                                value.get("tool_call_id").and_then(Value::as_str),
-                                value.get("thought_signature").and_then(Value::as_str),
-                            ) {
-                                call_signatures.push((id, sig));
+                            if let Some(id) = value.get("tool_call_id").and_then(Value::as_str) {
+                                // A call's place (and signature): the call goes here.
+                                let sig = value.get("thought_signature").and_then(Value::as_str);
+                                if let Some(call) = m.tool_calls.iter().find(|c| c.id == id)
+                                    && !placed.contains(&id)
+                                {
+                                    parts.push(function_call_part(call, sig, model));
+                                    placed.push(id);
+                                }
                             } else if value.get("type").and_then(Value::as_str)
                                 == Some(GROUNDING_TYPE)
                             {
@@ -244,24 +265,11 @@ fn lower_messages(messages: &[Message], model: &str) -> (Option<String>, Vec<Val
                         }
                     }
                 }
+                // Calls without a marker (another provider's, or an older history): last.
                 for call in &m.tool_calls {
-                    let args = match serde_json::from_str::<Value>(&call.arguments) {
-                        Ok(v @ Value::Object(_)) => v,
-                        _ if call.arguments.trim().is_empty() => json!({}),
-                        _ => {
-                            tracing::warn!(%model, tool = %call.name, "tool call arguments are not a JSON object; sent as {{}}");
-                            json!({})
-                        }
-                    };
-                    let mut fc = json!({ "name": call.name, "args": args });
-                    if !call.id.is_empty() && !call.id.starts_with(SYNTHETIC_ID_PREFIX) {
-                        fc["id"] = json!(call.id);
+                    if !placed.contains(&call.id.as_str()) {
+                        parts.push(function_call_part(call, None, model));
                     }
-                    let mut part = json!({ "functionCall": fc });
-                    if let Some((_, sig)) = call_signatures.iter().find(|(id, _)| *id == call.id) {
-                        part["thoughtSignature"] = json!(sig);
-                    }
-                    parts.push(part);
                 }
                 push("model", parts);
             }
@@ -280,9 +288,30 @@ fn lower_messages(messages: &[Message], model: &str) -> (Option<String>, Vec<Val
     ((!system.is_empty()).then(|| system.join("\n\n")), contents)
 }
 
+/// A `functionCall` part, with the call's thought signature if it had one.
+fn function_call_part(call: &ToolCall, signature: Option<&str>, model: &str) -> Value {
+    let args = match serde_json::from_str::<Value>(&call.arguments) {
+        Ok(v @ Value::Object(_)) => v,
+        _ if call.arguments.trim().is_empty() => json!({}),
+        _ => {
+            tracing::warn!(%model, tool = %call.name, "tool call arguments are not a JSON object; sent as {{}}");
+            json!({})
+        }
+    };
+    let mut fc = json!({ "name": call.name, "args": args });
+    if !call.id.is_empty() && !call.id.starts_with(SYNTHETIC_ID_PREFIX) {
+        fc["id"] = json!(call.id);
+    }
+    let mut part = json!({ "functionCall": fc });
+    if let Some(sig) = signature {
+        part["thoughtSignature"] = json!(sig);
+    }
+    part
+}
+
 fn user_part(block: &ContentBlock, model: &str) -> Option<Value> {
     match block {
-        ContentBlock::Text { text } => Some(json!({ "text": text })),
+        ContentBlock::Text { text, .. } => Some(json!({ "text": text })),
         ContentBlock::Image {
             source: ImageSource::Base64 { media_type, data },
         } => Some(json!({ "inlineData": { "mimeType": media_type, "data": data } })),

@@ -35,6 +35,11 @@ pub(crate) fn push_grounding(message: &mut AssistantMessage, metadata: Option<&V
     }
 }
 
+/// The `type` of the `gemini` [`ContentBlock::Other`] that marks where a function call without
+/// a thought signature stood among the parts (a call with one is marked by its
+/// `function_call_signature` block). Both name the call by `tool_call_id`.
+pub(crate) const CALL_POSITION_TYPE: &str = "function_call_position";
+
 /// The id of the `k`-th function call of an answer without ids: stable for one answer.
 pub(crate) fn call_id(given: Option<&str>, response_id: Option<&str>, k: usize) -> String {
     match (given.filter(|s| !s.is_empty()), response_id) {
@@ -44,7 +49,9 @@ pub(crate) fn call_id(given: Option<&str>, response_id: Option<&str>, k: usize) 
     }
 }
 
-/// Builds the message from parts in order; consecutive text parts of one kind are joined.
+/// Builds the message from parts in order; consecutive text parts of one kind are joined. Each
+/// function call goes to `tool_calls` and leaves a marker block in `content` at its place, so
+/// text, code execution and calls keep their order.
 pub(crate) fn message_of(parts: &[Value], response_id: Option<&str>) -> AssistantMessage {
     let mut m = AssistantMessage::default();
     for part in parts {
@@ -58,12 +65,18 @@ pub(crate) fn message_of(parts: &[Value], response_id: Option<&str>) -> Assistan
                 response_id,
                 m.tool_calls.len(),
             );
-            if let Some(sig) = signature {
-                m.content.push(ContentBlock::Other {
-                    provider: PROVIDER.into(),
-                    value: json!({ "type": "function_call_signature", "tool_call_id": id, "thought_signature": sig }),
-                });
-            }
+            // Where the call stands among the parts (and its signature, if any): the history
+            // sends it back at the same place.
+            let value = match signature {
+                Some(sig) => {
+                    json!({ "type": "function_call_signature", "tool_call_id": id, "thought_signature": sig })
+                }
+                None => json!({ "type": CALL_POSITION_TYPE, "tool_call_id": id }),
+            };
+            m.content.push(ContentBlock::Other {
+                provider: PROVIDER.into(),
+                value,
+            });
             m.tool_calls.push(ToolCall {
                 id,
                 name: fc
@@ -105,12 +118,14 @@ pub(crate) fn message_of(parts: &[Value], response_id: Option<&str>) -> Assistan
                             signature: Some(sig),
                         });
                         m.content.push(ContentBlock::Text {
+                            citations: Vec::new(),
                             text: text.to_owned(),
                         });
-                    } else if let Some(ContentBlock::Text { text: t }) = last {
+                    } else if let Some(ContentBlock::Text { text: t, .. }) = last {
                         t.push_str(text);
                     } else {
                         m.content.push(ContentBlock::Text {
+                            citations: Vec::new(),
                             text: text.to_owned(),
                         });
                     }

@@ -11,8 +11,10 @@ use std::borrow::Cow;
 use serde::ser::{SerializeMap, SerializeSeq};
 use serde::{Serialize, Serializer};
 
+use super::custom_tool::{WireCustomInput, WireCustomToolCall, is_custom};
 use super::wire::{ImageUrl, UserPart, WireFunctionCall, WireMessages, WireToolCall};
 use crate::message::{ContentBlock, ImageSource, Message, ToolCall};
+use crate::tool::DefinitionRef;
 
 impl Serialize for WireMessages<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -21,6 +23,7 @@ impl Serialize for WireMessages<'_> {
             seq.serialize_element(&Lowered {
                 message,
                 model: self.model,
+                tools: self.tools,
             })?;
         }
         seq.end()
@@ -31,6 +34,7 @@ impl Serialize for WireMessages<'_> {
 struct Lowered<'a> {
     message: &'a Message,
     model: &'a str,
+    tools: &'a [DefinitionRef],
 }
 
 impl Serialize for Lowered<'_> {
@@ -45,7 +49,7 @@ impl Serialize for Lowered<'_> {
             Message::User(m) => {
                 entry(&mut map, "role", "user")?;
                 match m.content.as_slice() {
-                    [ContentBlock::Text { text }] => entry(&mut map, "content", text.as_str())?,
+                    [ContentBlock::Text { text, .. }] => entry(&mut map, "content", text.as_str())?,
                     blocks => entry(&mut map, "content", &UserParts { blocks, model })?,
                 }
             }
@@ -56,7 +60,7 @@ impl Serialize for Lowered<'_> {
                     entry(&mut map, "content", &*text)?;
                 }
                 if !m.tool_calls.is_empty() {
-                    entry(&mut map, "tool_calls", &Calls(&m.tool_calls))?;
+                    entry(&mut map, "tool_calls", &Calls(&m.tool_calls, self.tools))?;
                 }
                 if let Some(refusal) = &m.refusal {
                     entry(&mut map, "refusal", refusal.as_str())?;
@@ -96,7 +100,9 @@ impl Serialize for UserParts<'_> {
         let mut seq = serializer.serialize_seq(None)?;
         for block in self.blocks {
             match block {
-                ContentBlock::Text { text } => seq.serialize_element(&UserPart::Text { text })?,
+                ContentBlock::Text { text, .. } => {
+                    seq.serialize_element(&UserPart::Text { text })?
+                }
                 ContentBlock::Image { source } => {
                     let url = match source {
                         ImageSource::Url { url } => Cow::Borrowed(url.as_str()),
@@ -118,19 +124,35 @@ impl Serialize for UserParts<'_> {
     }
 }
 
-/// An assistant message's tool calls.
-struct Calls<'a>(&'a [ToolCall]);
+/// An assistant message's tool calls, and the request's tools (a call to a `custom` tool goes
+/// back as a custom call).
+struct Calls<'a>(&'a [ToolCall], &'a [DefinitionRef]);
 
 impl Serialize for Calls<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_seq(self.0.iter().map(|c| WireToolCall {
-            id: &c.id,
-            kind: "function",
-            function: WireFunctionCall {
-                name: &c.name,
-                arguments: &c.arguments,
-            },
-        }))
+        let mut seq = serializer.serialize_seq(Some(self.0.len()))?;
+        for c in self.0 {
+            if is_custom(self.1, &c.name) {
+                seq.serialize_element(&WireCustomToolCall {
+                    id: &c.id,
+                    kind: "custom",
+                    custom: WireCustomInput {
+                        name: &c.name,
+                        input: &c.arguments,
+                    },
+                })?;
+            } else {
+                seq.serialize_element(&WireToolCall {
+                    id: &c.id,
+                    kind: "function",
+                    function: WireFunctionCall {
+                        name: &c.name,
+                        arguments: &c.arguments,
+                    },
+                })?;
+            }
+        }
+        seq.end()
     }
 }
 
@@ -138,13 +160,13 @@ impl Serialize for Calls<'_> {
 /// usual case), so a long history's text is not copied.
 #[inline]
 fn text_of<'a>(blocks: &'a [ContentBlock], model: &str, role: &str) -> Cow<'a, str> {
-    if let [ContentBlock::Text { text }] = blocks {
+    if let [ContentBlock::Text { text, .. }] = blocks {
         return Cow::Borrowed(text);
     }
     let mut text = String::new();
     for block in blocks {
         match block {
-            ContentBlock::Text { text: t } => text.push_str(t),
+            ContentBlock::Text { text: t, .. } => text.push_str(t),
             ContentBlock::Reasoning { .. } => {}
             other => {
                 let kind = match other {
@@ -205,6 +227,7 @@ mod tests {
         let wire = WireMessages {
             messages: &messages,
             model: "m",
+            tools: &[],
         };
         assert_eq!(
             serde_json::to_value(&wire).unwrap(),

@@ -25,6 +25,7 @@
 mod builder;
 mod choices;
 mod chunk;
+mod custom_tool;
 mod errors;
 mod lower_messages;
 mod request;

@@ -54,7 +54,7 @@ pub(crate) fn lower<'a>(
     }
     // Each schema is lowered (once per definition, then cached) here, so that a schema the
     // dialect cannot take is an error before anything is written.
-    for def in &req.tools {
+    for def in req.tools.iter().filter(|d| d.custom.is_none()) {
         let strict = def.strict && profile.strict_tools;
         if def.strict && !profile.strict_tools {
             tracing::warn!(model = opts.model, tool = %def.name, "model does not support strict tools; sending a non-strict definition");
@@ -103,7 +103,11 @@ pub(crate) fn lower<'a>(
                     param: Some("tool_choice".into()),
                 });
             }
-            Some(json!({ "type": "function", "function": { "name": name } }))
+            if super::custom_tool::is_custom(&req.tools, name) {
+                Some(json!({ "type": "custom", "custom": { "name": name } }))
+            } else {
+                Some(json!({ "type": "function", "function": { "name": name } }))
+            }
         }
     };
 
@@ -186,6 +190,7 @@ pub(crate) fn lower<'a>(
         messages: WireMessages {
             messages: &req.messages,
             model: opts.model,
+            tools: &req.tools,
         },
         tools,
         tool_choice,

@@ -63,10 +63,21 @@ fn convert_choice(
     let tool_calls: Vec<ToolCall> = m
         .tool_calls
         .into_iter()
-        .map(|c| ToolCall {
-            id: c.id,
-            name: c.function.name,
-            arguments: c.function.arguments,
+        .map(|c| match (c.function, c.custom) {
+            (Some(function), _) => ToolCall {
+                id: c.id,
+                name: function.name,
+                arguments: function.arguments,
+            },
+            // A `custom` (free-form) call: its input text is the arguments.
+            (None, custom) => {
+                let custom = custom.unwrap_or_default();
+                ToolCall {
+                    id: c.id,
+                    name: custom.name.unwrap_or_default(),
+                    arguments: custom.input.unwrap_or_default(),
+                }
+            }
         })
         .collect();
     let message = assemble(reasoning, m.content, tool_calls, m.refusal);
@@ -95,7 +106,10 @@ pub(crate) fn assemble(
         });
     }
     if let Some(t) = text.filter(|t| !t.is_empty()) {
-        content.push(ContentBlock::Text { text: t });
+        content.push(ContentBlock::Text {
+            citations: Vec::new(),
+            text: t,
+        });
     }
     AssistantMessage {
         content,

@@ -310,9 +310,11 @@ impl Accumulator {
         {
             call.id = id;
         }
-        let (name, args) = match delta.function {
-            Some(f) => (f.name, f.arguments.map(|a| a.into_text())),
-            None => (None, None),
+        let (name, args) = match (delta.function, delta.custom) {
+            (Some(f), _) => (f.name, f.arguments.map(|a| a.into_text())),
+            // A `custom` call's input pieces are its arguments.
+            (None, Some(c)) => (c.name, c.input),
+            (None, None) => (None, None),
         };
         if let Some(name) = name
             && !call.started

@@ -5,6 +5,7 @@
 //! OpenAI documents and what common compatible servers send instead (`null` for absent
 //! fields, numeric error codes, `reasoning_content`, arguments as a JSON object).
 
+use super::custom_tool::{WireCustomCall, WireCustomDelta};
 use std::borrow::Cow;
 
 use serde::{Deserialize, Deserializer, Serialize};
@@ -59,6 +60,8 @@ pub(crate) struct StreamOptions {
 pub(crate) struct WireMessages<'a> {
     pub messages: &'a [crate::message::Message],
     pub model: &'a str,
+    /// The request's tools: a call to a `custom` one goes back as a custom call.
+    pub tools: &'a [crate::tool::DefinitionRef],
 }
 
 /// One part of a user message's content.
@@ -109,6 +112,14 @@ impl Serialize for WireTools<'_> {
         use serde::ser::{Error, SerializeSeq};
         let mut seq = serializer.serialize_seq(Some(self.defs.len()))?;
         for def in self.defs {
+            if let Some(format) = &def.custom {
+                seq.serialize_element(&super::custom_tool::declaration(
+                    &def.name,
+                    &def.description,
+                    format,
+                ))?;
+                continue;
+            }
             let strict = def.strict && self.strict_tools;
             let dialect = if strict {
                 crate::schema::Dialect::OpenAiStrict
@@ -193,7 +204,12 @@ pub(crate) struct WireResponseMessage {
 pub(crate) struct WireResponseToolCall {
     #[serde(default, deserialize_with = "null_default")]
     pub id: String,
-    pub function: WireResponseFunction,
+    /// A function call's name and arguments; absent for a `custom` call.
+    #[serde(default)]
+    pub function: Option<WireResponseFunction>,
+    /// A `custom` (free-form) call's name and input text.
+    #[serde(default)]
+    pub custom: Option<WireCustomCall>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -382,6 +398,9 @@ pub(crate) struct WireToolCallDelta {
     pub id: Option<String>,
     #[serde(default)]
     pub function: Option<WireFunctionDelta>,
+    /// A streamed `custom` call's name and pieces of its input text.
+    #[serde(default)]
+    pub custom: Option<WireCustomDelta>,
 }
 
 #[derive(Debug, Deserialize)]

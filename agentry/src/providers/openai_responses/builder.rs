@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use super::{OpenAiResponsesModel, PROVIDER, Responses};
+use super::{OpenAiResponsesModel, PROVIDER, Responses, StoredPrompt};
 use crate::model::{ModelError, ModelProfile};
 use crate::providers::settings::{Auth, Endpoint, Settings, parse_url, settings_setters};
 
@@ -25,6 +25,7 @@ pub struct OpenAiResponsesModelBuilder {
     store: bool,
     reasoning_effort: Option<String>,
     reasoning_summary: String,
+    prompt: Option<StoredPrompt>,
 }
 
 impl OpenAiResponsesModelBuilder {
@@ -43,6 +44,7 @@ impl OpenAiResponsesModelBuilder {
             store: false,
             reasoning_effort: None,
             reasoning_summary: "auto".into(),
+            prompt: None,
         }
     }
 
@@ -70,6 +72,24 @@ impl OpenAiResponsesModelBuilder {
         self
     }
 
+    /// Uses a prompt stored on the OpenAI platform in every request (`prompt`: its id,
+    /// version and variable values); its messages come before each request's input.
+    ///
+    /// ```
+    /// use agentry::providers::openai_responses::{OpenAiResponsesModel, StoredPrompt};
+    ///
+    /// let model = OpenAiResponsesModel::builder("gpt-4.1")
+    ///     .api_key("sk-test-0123456789")
+    ///     .prompt(StoredPrompt::new("pmpt_123").variable("city", "Lisbon"))
+    ///     .build()
+    ///     .unwrap();
+    /// # let _ = model;
+    /// ```
+    pub fn prompt(mut self, prompt: StoredPrompt) -> Self {
+        self.prompt = Some(prompt);
+        self
+    }
+
     /// Builds the model. Fails with [`ModelError::Configuration`] on a missing key (naming
     /// `OPENAI_API_KEY`; none is needed for a loopback base URL), a malformed URL or header.
     pub fn build(self) -> Result<OpenAiResponsesModel, ModelError> {
@@ -84,6 +104,7 @@ impl OpenAiResponsesModelBuilder {
             store: self.store,
             reasoning_effort: self.reasoning_effort,
             reasoning_summary: self.reasoning_summary,
+            prompt: self.prompt,
         };
         Ok(OpenAiResponsesModel {
             driver: self.settings.into_driver(endpoint, format)?,

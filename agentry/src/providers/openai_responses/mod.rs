@@ -23,11 +23,13 @@
 
 mod builder;
 mod errors;
+mod prompt;
 mod request;
 mod response;
 mod stream;
 
 pub use builder::OpenAiResponsesModelBuilder;
+pub use prompt::{PromptVariable, StoredPrompt};
 
 use std::fmt;
 
@@ -57,6 +59,7 @@ pub(crate) struct Responses {
     store: bool,
     reasoning_effort: Option<String>,
     reasoning_summary: String,
+    prompt: Option<StoredPrompt>,
 }
 
 impl OpenAiResponsesModel {
@@ -101,6 +104,7 @@ impl WireFormat for Responses {
             store: self.store,
             reasoning_effort: self.reasoning_effort.as_deref(),
             reasoning_summary: &self.reasoning_summary,
+            prompt: self.prompt.as_ref(),
         };
         encode(&request::lower(request, &opts, stream)?, buffer)
     }

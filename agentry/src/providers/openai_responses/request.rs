@@ -28,6 +28,8 @@ pub(crate) struct LowerOptions<'a> {
     pub store: bool,
     pub reasoning_effort: Option<&'a str>,
     pub reasoning_summary: &'a str,
+    /// A stored prompt to use (`prompt`).
+    pub prompt: Option<&'a super::StoredPrompt>,
 }
 
 pub(crate) fn lower(
@@ -48,6 +50,7 @@ pub(crate) fn lower(
 
     let mut tools = Vec::with_capacity(req.tools.len());
     for def in &req.tools {
+        crate::tool::refuse_custom(def, opts.model)?;
         let strict = def.strict && opts.profile.strict_tools;
         let dialect = if strict {
             Dialect::OpenAiStrict
@@ -160,6 +163,9 @@ pub(crate) fn lower(
             body.insert("include".into(), json!(["reasoning.encrypted_content"]));
         }
     }
+    if let Some(prompt) = opts.prompt {
+        body.insert("prompt".into(), json!(prompt));
+    }
     body.insert("store".into(), json!(opts.store));
     if stream {
         body.insert("stream".into(), json!(true));
@@ -211,7 +217,7 @@ fn lower_messages(messages: &[Message], model: &str) -> Vec<Value> {
                 };
                 for block in &m.content {
                     match block {
-                        ContentBlock::Text { text: t } => text.push_str(t),
+                        ContentBlock::Text { text: t, .. } => text.push_str(t),
                         ContentBlock::Reasoning { signature, .. } => {
                             match reasoning_item(signature.as_deref()) {
                                 Some(item) => {
@@ -251,7 +257,7 @@ fn lower_messages(messages: &[Message], model: &str) -> Vec<Value> {
 
 fn user_part(block: &ContentBlock, model: &str) -> Option<Value> {
     match block {
-        ContentBlock::Text { text } => Some(json!({ "type": "input_text", "text": text })),
+        ContentBlock::Text { text, .. } => Some(json!({ "type": "input_text", "text": text })),
         ContentBlock::Image { source } => Some(json!({
             "type": "input_image",
             "image_url": match source {

@@ -52,8 +52,9 @@ pub(crate) fn push_item(m: &mut AssistantMessage, item: &Value) {
             {
                 match part.get("type").and_then(Value::as_str) {
                     Some("output_text") => match m.content.last_mut() {
-                        Some(ContentBlock::Text { text }) => text.push_str(&s(part, "text")),
+                        Some(ContentBlock::Text { text, .. }) => text.push_str(&s(part, "text")),
                         _ => m.content.push(ContentBlock::Text {
+                            citations: Vec::new(),
                             text: s(part, "text"),
                         }),
                     },
