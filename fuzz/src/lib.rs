@@ -59,3 +59,22 @@ pub fn chars(text: &str) -> Vec<&str> {
         .map(|(i, c)| &text[i..i + c.len_utf8()])
         .collect()
 }
+
+/// `text` with every synthetic tool-call id (`call_` and 16 hex digits, drawn at random by the
+/// decoders for a call the server gave no usable id) replaced by `call_<synthetic>`, so that
+/// two decodings of one input compare equal.
+pub fn without_synthetic_ids(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("call_") {
+        out.push_str(&rest[..at + 5]);
+        rest = &rest[at + 5..];
+        let hex = rest.bytes().take_while(u8::is_ascii_hexdigit).count();
+        if hex == 16 {
+            out.push_str("<synthetic>");
+            rest = &rest[16..];
+        }
+    }
+    out.push_str(rest);
+    out
+}
