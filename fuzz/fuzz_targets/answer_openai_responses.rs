@@ -12,7 +12,10 @@ fuzz_target!(|data: &[u8]| {
     if let Ok(answer) = &first
         && let Ok(value) = serde_json::from_slice::<serde_json::Value>(data)
     {
-        let again = decode_answer(Provider::OpenAiResponses, &serde_json::to_vec(&value).unwrap());
+        let again = decode_answer(
+            Provider::OpenAiResponses,
+            &serde_json::to_vec(&value).unwrap(),
+        );
         let again = again.expect("reformatted JSON refused");
         assert_eq!(
             agentry_fuzz::without_synthetic_ids(&format!("{again:?}")),

@@ -19,14 +19,21 @@ fuzz_target!(|data: &[u8]| {
         Err(_) => assert!(is_error, "an error without isError"),
         Ok(output) => {
             assert!(!is_error, "isError: true was not an error");
-            let expected = if blocks.is_empty() && structured.is_some() { 1 } else { blocks.len() };
+            let expected = if blocks.is_empty() && structured.is_some() {
+                1
+            } else {
+                blocks.len()
+            };
             assert_eq!(output.content.len(), expected);
             for (mcp, ours) in blocks.iter().zip(&output.content) {
                 if let McpBlock::Text(t) = mcp {
                     assert_eq!(ours.as_text(), Some(t.text.as_str()));
                 }
             }
-            let artifact = output.artifact.as_ref().and_then(|a| a.downcast_ref::<StructuredContent>());
+            let artifact = output
+                .artifact
+                .as_ref()
+                .and_then(|a| a.downcast_ref::<StructuredContent>());
             assert_eq!(artifact.map(|s| &s.0), structured.as_ref());
         }
     }

@@ -20,16 +20,28 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let whole = run(&[text]);
-    assert_eq!(whole, run(&agentry_fuzz::str_pieces(text)), "pieces differ from the whole");
+    assert_eq!(
+        whole,
+        run(&agentry_fuzz::str_pieces(text)),
+        "pieces differ from the whole"
+    );
     if text.len() <= 1024 {
-        assert_eq!(whole, run(&agentry_fuzz::chars(text)), "char by char differs");
+        assert_eq!(
+            whole,
+            run(&agentry_fuzz::chars(text)),
+            "char by char differs"
+        );
     }
     // Every prefix (at char boundaries) on its own: no panic.
     for (i, _) in text.char_indices().step_by(7) {
         let _ = run(&[&text[..i]]);
     }
     if let Ok(expected) = serde_json::from_str::<serde_json::Value>(text) {
-        assert_eq!(whole, Ok(expected), "serde_json accepts it with another value");
+        assert_eq!(
+            whole,
+            Ok(expected),
+            "serde_json accepts it with another value"
+        );
     }
     // Prose around it: skipped, never a panic.
     let mut p = PartialJson::skipping_prose();

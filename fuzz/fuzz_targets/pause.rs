@@ -13,7 +13,11 @@ fuzz_target!(|data: &[u8]| {
     let printed = serde_json::to_value(&pause).expect("a pause that was read prints");
     let back: Pause<Value> = serde_json::from_value(printed.clone())
         .unwrap_or_else(|e| panic!("a printed pause does not read back: {e}\n{printed}"));
-    assert_eq!(serde_json::to_value(&back).unwrap(), printed, "printed, read, printed differs");
+    assert_eq!(
+        serde_json::to_value(&back).unwrap(),
+        printed,
+        "printed, read, printed differs"
+    );
     let text = serde_json::to_string(&pause).unwrap();
     let back: Pause<Value> = serde_json::from_str(&text).unwrap();
     assert_eq!(serde_json::to_value(&back).unwrap(), printed);

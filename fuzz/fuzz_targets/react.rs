@@ -32,8 +32,16 @@ fuzz_target!(|data: &[u8]| {
     let whole = format!("{:?}", parse(text));
     let one = stream(&[text]);
     assert_eq!(one.3, whole, "streamed whole differs from parse");
-    assert_eq!(stream(&agentry_fuzz::str_pieces(text)), one, "pieces differ");
+    assert_eq!(
+        stream(&agentry_fuzz::str_pieces(text)),
+        one,
+        "pieces differ"
+    );
     if text.len() <= 1024 {
-        assert_eq!(stream(&agentry_fuzz::chars(text)), one, "char by char differs");
+        assert_eq!(
+            stream(&agentry_fuzz::chars(text)),
+            one,
+            "char by char differs"
+        );
     }
 });

@@ -29,7 +29,10 @@ fuzz_target!(|data: &[u8]| {
     }
     // A cap: either an error, or exactly the uncapped events.
     let max = (data.first().copied().unwrap_or(0) as usize) * 4;
-    let capped = decode(SseDecoder::with_max_event_bytes(max), &agentry_fuzz::pieces(data));
+    let capped = decode(
+        SseDecoder::with_max_event_bytes(max),
+        &agentry_fuzz::pieces(data),
+    );
     if capped.1.is_none() {
         assert_eq!(capped, whole, "a cap not hit changed the events");
     }

@@ -8,7 +8,10 @@ use agentry::model::StreamEvent;
 use libfuzzer_sys::fuzz_target;
 
 fn run(pieces: Vec<&[u8]>) -> Vec<String> {
-    let items = decode_stream(Provider::Anthropic, pieces.into_iter().map(<[u8]>::to_vec).collect());
+    let items = decode_stream(
+        Provider::Anthropic,
+        pieces.into_iter().map(<[u8]>::to_vec).collect(),
+    );
     for (i, item) in items.iter().enumerate() {
         let last = i + 1 == items.len();
         match item {
@@ -26,7 +29,11 @@ fn run(pieces: Vec<&[u8]>) -> Vec<String> {
 
 fuzz_target!(|data: &[u8]| {
     let whole = run(vec![data]);
-    assert_eq!(whole, run(agentry_fuzz::pieces(data)), "split at derived places");
+    assert_eq!(
+        whole,
+        run(agentry_fuzz::pieces(data)),
+        "split at derived places"
+    );
     if data.len() <= 4096 {
         assert_eq!(whole, run(data.chunks(1).collect()), "byte by byte");
     }

@@ -93,8 +93,12 @@ fn drain<F: WireFormat>(
     pieces: Vec<Vec<u8>>,
 ) -> Vec<Result<StreamEvent, ModelError>> {
     let body = futures::stream::iter(pieces.into_iter().map(|p| Ok(Bytes::from(p)))).boxed();
-    let mut events =
-        stream::drive(body, parts.format.decoder(&parts.model), None, parts.stream_policy());
+    let mut events = stream::drive(
+        body,
+        parts.format.decoder(&parts.model),
+        None,
+        parts.stream_policy(),
+    );
     let mut cx = Context::from_waker(Waker::noop());
     let mut out = Vec::new();
     loop {
@@ -106,4 +110,3 @@ fn drain<F: WireFormat>(
         }
     }
 }
-
