@@ -125,3 +125,9 @@ pub mod prelude {
 /// Support code for macro expansions. Not a public API: it may change in any release.
 #[doc(hidden)]
 pub mod __private;
+
+/// Entry points for the fuzz targets in `fuzz/` (the non-default `fuzzing` feature) to
+/// crate-private decoders. Not a public API: it may change in any release.
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub mod __fuzz;

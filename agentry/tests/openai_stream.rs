@@ -108,6 +108,29 @@ fn completed(events: &[Result<StreamEvent, ModelError>]) -> &ChatResponse {
 }
 
 #[tokio::test]
+async fn bytes_after_the_completing_event_are_not_decoded() {
+    // Found by the `stream_openai_responses` fuzz target: a line that is not UTF-8 after the
+    // completing event, in the same read, ended the stream with an error after `Completed`
+    // (and split into two reads, it did not).
+    let mut body = format!(
+        "data: {}\n\ndata: [DONE]\n\n",
+        chunk(json!({ "content": "hi" }), Some("stop"))
+    )
+    .into_bytes();
+    let done = body.len();
+    body.extend_from_slice(b"data: \xff\xfe\n\n");
+    let whole = decode_pieces(vec![Bytes::from(body.clone())]).await;
+    assert_eq!(completed(&whole).message.text(), "hi");
+    assert!(whole.iter().all(Result::is_ok), "{whole:?}");
+    let split = decode_pieces(vec![
+        Bytes::copy_from_slice(&body[..done]),
+        Bytes::copy_from_slice(&body[done..]),
+    ])
+    .await;
+    assert_eq!(split, whole);
+}
+
+#[tokio::test]
 async fn every_two_way_split_decodes_the_same() {
     let body = Bytes::from(interleaved_body());
     let whole = decode_pieces(vec![body.clone()]).await;

@@ -28,7 +28,7 @@ mod builder;
 mod client;
 #[cfg(feature = "mcp-client")]
 mod connect;
-mod content;
+pub(crate) mod content;
 mod error;
 #[cfg(feature = "mcp-client")]
 mod filter;

@@ -531,7 +531,10 @@ fn scalar(token: &str) -> Option<Value> {
         if let Ok(n) = token.parse::<u64>() {
             return Some(Value::Number(n.into()));
         }
-        if let Ok(n) = token.parse::<i64>() {
+        // `-0` is not the integer 0 for serde_json but the float -0.0 (found by fuzzing).
+        if let Ok(n) = token.parse::<i64>()
+            && n != 0
+        {
             return Some(Value::Number(n.into()));
         }
     }
@@ -605,6 +608,20 @@ mod tests {
         let expected: Value = serde_json::from_str(text).unwrap();
         for size in [1, 2, 3, 5, 7, 64, text.len()] {
             assert_eq!(chunked(text, size).unwrap(), expected, "chunk size {size}");
+        }
+    }
+
+    #[test]
+    fn negative_zero_is_a_float_as_serde_json_reads_it() {
+        // Found by the `partial_json` fuzz target: `-0` was read as the integer 0.
+        for text in ["-0", "[-0]", "{\"a\":-0}", "-0 "] {
+            let expected: Value = serde_json::from_str(text).unwrap();
+            assert_eq!(chunked(text, 1).unwrap(), expected, "{text}");
+            let mut p = PartialJson::new();
+            p.push(text).unwrap();
+            let got = p.finish().unwrap();
+            assert_eq!(got, expected, "{text}");
+            assert_eq!(got.to_string(), expected.to_string(), "{text}");
         }
     }
 

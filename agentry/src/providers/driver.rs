@@ -181,7 +181,7 @@ impl<F: WireFormat> Parts<F> {
         serde_json::from_str(text).map_err(|e| self.transport.decode_error(e, &bytes))
     }
 
-    fn decode(&self, bytes: &[u8]) -> Result<ChatResponse, ModelError> {
+    pub(super) fn decode(&self, bytes: &[u8]) -> Result<ChatResponse, ModelError> {
         let answer: F::Answer = self.parse(bytes)?;
         if let Some(err) = self.format.error_envelope(&answer) {
             return Err(err);

@@ -10,6 +10,13 @@ pub mod anthropic;
 mod body_size;
 mod clients;
 mod driver;
+#[cfg(all(
+    feature = "fuzzing",
+    feature = "openai",
+    feature = "anthropic",
+    feature = "gemini"
+))]
+pub(crate) mod fuzz;
 #[cfg(feature = "gemini")]
 pub mod gemini;
 #[cfg(feature = "openai")]

@@ -239,9 +239,13 @@ impl<D: SseDecoder> Stream for Driven<D> {
                 None => st.events.on_end(),
             };
             if let Err(err) = step {
-                // Events decoded before the error (from the same read) come first.
+                // Events decoded before the error (from the same read) come first. An error
+                // in bytes after the completing event (in the same read) is not the answer's:
+                // the stream ends with that event, as it does when those bytes come later.
                 st.finish();
-                st.error = Some(err);
+                if !st.events.done {
+                    st.error = Some(err);
+                }
                 continue;
             }
             if st.events.done {
