@@ -78,3 +78,43 @@ pub fn without_synthetic_ids(text: &str) -> String {
     out.push_str(rest);
     out
 }
+
+/// The property every stream target checks, for `provider`'s stream decoder (driven as the
+/// model drives it: SSE parsing, key redaction, caps, tool-call checks): it never panics; the
+/// body split at derived places, and byte by byte, yields the same items as the whole; nothing
+/// follows an error or the completing event.
+pub fn check_stream(provider: agentry::__fuzz::Provider, data: &[u8]) {
+    let whole = stream_items(provider, vec![data]);
+    assert_eq!(
+        whole,
+        stream_items(provider, pieces(data)),
+        "split at derived places"
+    );
+    if data.len() <= 4096 {
+        assert_eq!(
+            whole,
+            stream_items(provider, data.chunks(1).collect()),
+            "byte by byte"
+        );
+    }
+}
+
+/// The items `provider`'s stream decoder yields for the body in `pieces`, printed.
+fn stream_items(provider: agentry::__fuzz::Provider, pieces: Vec<&[u8]>) -> Vec<String> {
+    use agentry::model::StreamEvent;
+    let items =
+        agentry::__fuzz::decode_stream(provider, pieces.into_iter().map(<[u8]>::to_vec).collect());
+    for (i, item) in items.iter().enumerate() {
+        let last = i + 1 == items.len();
+        match item {
+            Err(_) => assert!(last, "an item after an error"),
+            Ok(StreamEvent::Completed { .. }) => assert!(last, "an item after completion"),
+            Ok(_) => {}
+        }
+    }
+    // The random ids drawn for calls without one differ between runs.
+    items
+        .iter()
+        .map(|i| without_synthetic_ids(&format!("{i:?}")))
+        .collect()
+}
