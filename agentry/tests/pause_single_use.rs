@@ -28,6 +28,17 @@ fn already_resumed(err: &agentry::agent::RunError, pause: &Pause<Outbox>) -> boo
     )
 }
 
+/// The pause of a run in thread `t` of `agent`.
+async fn paused_in_thread(agent: &Mail) -> Pause<Outbox> {
+    agent
+        .thread("t")
+        .run_or_pause("Email bob", Mailer::default())
+        .await
+        .unwrap()
+        .paused()
+        .unwrap()
+}
+
 #[tokio::test]
 async fn a_pause_resumes_once_when_the_agent_has_a_checkpointer() {
     let cp = Arc::new(InMemoryCheckpointer::default());
@@ -101,13 +112,7 @@ async fn a_refused_decision_does_not_use_the_pause_up() {
 async fn a_thread_pause_resumed_with_agent_resume_is_not_resumed_again_by_the_thread() {
     let cp = Arc::new(InMemoryCheckpointer::default());
     let agent = persisting(model(), &cp);
-    let pause = agent
-        .thread("t")
-        .run_or_pause("Email bob", Mailer::default())
-        .await
-        .unwrap()
-        .paused()
-        .unwrap();
+    let pause = paused_in_thread(&agent).await;
     let mailer = mailer();
     let pending = agent.thread("t").pending().await.unwrap().unwrap();
     assert_eq!(pending.id, pause.id);
@@ -128,13 +133,7 @@ async fn a_thread_pause_resumed_with_agent_resume_is_not_resumed_again_by_the_th
 async fn a_thread_resume_that_stopped_before_its_first_save_can_be_resumed_again() {
     let cp = Arc::new(InMemoryCheckpointer::default());
     let agent = persisting(model(), &cp);
-    let pause = agent
-        .thread("t")
-        .run_or_pause("Email bob", Mailer::default())
-        .await
-        .unwrap()
-        .paused()
-        .unwrap();
+    let pause = paused_in_thread(&agent).await;
     let step = agent.thread("t").history(1).await.unwrap()[0].step;
     // What a `Thread::resume` leaves when its process dies after claiming the pause and
     // before the thread's first save (so before any tool ran): the marker, naming the thread.
