@@ -33,6 +33,7 @@ pub mod multi {
 }
 
 pub use crate::tool::argument::tool_argument;
+pub use crate::tool::interrupt::{InterruptTypes, external_ask, external_result};
 pub use crate::tool::output::tool_result;
 
 use schemars::JsonSchema;

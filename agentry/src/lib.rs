@@ -90,7 +90,7 @@ pub use model::init_chat_model;
 pub use schema::{Dialect, SchemaError};
 pub use shared_list::SharedList;
 pub use tool::{
-    Artifact, CallTool, Context, Inject, InjectError, State, Store, StreamWriter, Tool,
+    Artifact, CallTool, Context, Inject, InjectError, Interrupt, State, Store, StreamWriter, Tool,
     ToolArgument, ToolCallError, ToolCallId, ToolDefinition, ToolError, ToolOutput, ToolRuntime,
     WithArtifact,
 };
@@ -113,7 +113,7 @@ pub mod prelude {
     pub use crate::model::ChatModel;
     pub use crate::output::{OutputMode, StructuredExt, StructuredOutput};
     pub use crate::tool::{
-        CallTool, Context, State, Store, StreamWriter, Tool, ToolCallError, ToolCallId,
+        CallTool, Context, Interrupt, State, Store, StreamWriter, Tool, ToolCallError, ToolCallId,
         ToolDefinition, ToolError, ToolOutput, ToolRuntime, WithArtifact,
     };
     pub use crate::usage::Usage;

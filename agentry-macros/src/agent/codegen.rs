@@ -175,6 +175,10 @@ pub fn generate_toolset(
         let (v, ty, sdk) = (&e.variant, &e.ty, respan(&sdk, e.span));
         quote_spanned! {e.span=> #call_enum::#v(_) => <#ty as #sdk::Tool>::TIMEOUT, }
     });
+    let answer_arms = entries.iter().map(|e| {
+        let (v, ty, sdk) = (&e.variant, &e.ty, respan(&sdk, e.span));
+        quote_spanned! {e.span=> #call_enum::#v(_) => <#ty as #sdk::Tool>::check_answer(answer), }
+    });
     // A tool that needs a context or state this agent does not provide is reported at the
     // tool, naming both types.
     let call_arms = entries.iter().map(|e| {
@@ -297,6 +301,14 @@ pub fn generate_toolset(
 
             fn timeout(&self, call: &#call_enum) -> ::core::option::Option<::core::time::Duration> {
                 match *call { #(#timeout_arms)* }
+            }
+
+            fn check_answer(
+                &self,
+                call: &#call_enum,
+                answer: &#sdk::serde_json::Value,
+            ) -> ::core::result::Result<(), ::std::string::String> {
+                match *call { #(#answer_arms)* }
             }
 
             #[allow(clippy::manual_async_fn)]

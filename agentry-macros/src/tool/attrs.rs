@@ -22,6 +22,8 @@ struct RawToolAttrs {
     idempotent: Switch,
     #[darling(default)]
     inline: Switch,
+    #[darling(default)]
+    external: Switch,
     timeout: Option<Text>,
 }
 
@@ -37,6 +39,8 @@ pub struct ToolAttrs {
     pub inline: bool,
     /// The per-call timeout in milliseconds.
     pub timeout_ms: Option<u64>,
+    /// A body-less tool the caller runs (`#[tool(external)]`).
+    pub external: bool,
 }
 
 impl ToolAttrs {
@@ -122,6 +126,7 @@ impl ToolAttrs {
             idempotent: raw.idempotent.is_on(),
             inline: raw.inline.is_on(),
             timeout_ms,
+            external: raw.external.is_on(),
         })
     }
 }

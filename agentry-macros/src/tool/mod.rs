@@ -18,13 +18,16 @@ use syn::ItemFn;
 pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     let mut func: ItemFn = match syn::parse2(item.clone()) {
         Ok(f) => f,
-        Err(_) => {
-            let err = syn::Error::new_spanned(
-                &item,
-                "`#[tool]` goes on a function: `#[tool] fn name(arg: Type) -> Output { .. }`",
-            );
-            return err.to_compile_error();
-        }
+        Err(_) => match syn::parse2::<syn::ForeignItemFn>(item.clone()) {
+            Ok(external) => return expand_external(attr, external),
+            Err(_) => {
+                let err = syn::Error::new_spanned(
+                    &item,
+                    "`#[tool]` goes on a function: `#[tool] fn name(arg: Type) -> Output { .. }`",
+                );
+                return err.to_compile_error();
+            }
+        },
     };
     let mut errors = Error::accumulator();
 
@@ -40,6 +43,17 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
             None
         }
     };
+    if attrs.as_ref().is_some_and(|a| a.external) {
+        errors.push(
+            syn::Error::new_spanned(
+                &func.block,
+                "an external tool has no body: the caller runs it and supplies its result; \
+                 write the signature alone, `fn name(arg: Type) -> Output;` (or remove \
+                 `external`)",
+            )
+            .into(),
+        );
+    }
     let signature = errors.handle(params::Signature::parse(
         &mut func.sig,
         &func.attrs,
@@ -54,6 +68,71 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
             // Emit the function (with its parameter attributes stripped) beside the errors, so
             // its body is still checked and calls to it do not add unrelated errors.
             let mut out = func.to_token_stream();
+            if let Err(e) = result {
+                out.extend(e.write_errors());
+            }
+            out
+        }
+    }
+}
+
+/// `#[tool(external)] fn name(args..) -> Output;`: a tool the caller runs.
+fn expand_external(attr: TokenStream, mut func: syn::ForeignItemFn) -> TokenStream {
+    let mut errors = Error::accumulator();
+    let attrs = match NestedMeta::parse_meta_list(attr) {
+        Ok(metas) => errors.handle(attrs::ToolAttrs::parse(
+            &metas,
+            &func.sig.ident,
+            &func.attrs,
+            // The caller runs it: there is no body, so no `inline` question either.
+            true,
+        )),
+        Err(e) => {
+            errors.push(e.into());
+            None
+        }
+    };
+    if attrs.as_ref().is_some_and(|a| !a.external) {
+        errors.push(
+            syn::Error::new_spanned(
+                &func.sig,
+                "a tool without a body is one the caller runs: write `#[tool(external)]`, or \
+                 give the function a body",
+            )
+            .into(),
+        );
+    }
+    let signature = errors.handle(params::Signature::parse(
+        &mut func.sig,
+        &func.attrs,
+        params::ReceiverPolicy::Forbidden,
+    ));
+    if let Some(signature) = &signature {
+        for param in &signature.params {
+            if matches!(param.kind, params::ParamKind::Injected) {
+                errors.push(
+                    syn::Error::new_spanned(
+                        &param.ty,
+                        "an external tool runs in the caller, not in the agent: it cannot take \
+                         injected parameters; remove this parameter (the model fills the others)",
+                    )
+                    .into(),
+                );
+            }
+        }
+    }
+    match (attrs, signature, errors.finish()) {
+        (Some(attrs), Some(signature), Ok(())) => {
+            codegen::generate(&codegen::Target::External(&func), &attrs, &signature)
+        }
+        (_, _, result) => {
+            // A marker of the same name, so uses of the tool add no unrelated errors.
+            let vis = &func.vis;
+            let ident = &func.sig.ident;
+            let mut out = quote::quote! {
+                #[allow(non_camel_case_types, dead_code)]
+                #vis struct #ident {}
+            };
             if let Err(e) = result {
                 out.extend(e.write_errors());
             }

@@ -9,7 +9,14 @@ use crate::docs;
 use crate::text::Text;
 
 /// The SDK's extractor types: parameters of these types are injected without `#[inject]`.
-const EXTRACTORS: &[&str] = &["Context", "State", "Store", "ToolCallId", "StreamWriter"];
+const EXTRACTORS: &[&str] = &[
+    "Context",
+    "State",
+    "Store",
+    "ToolCallId",
+    "StreamWriter",
+    "Interrupt",
+];
 
 /// `#[arg(description = "...", rename = "...")]` on a parameter.
 #[derive(FromMeta, Default)]
@@ -36,6 +43,13 @@ pub struct Param {
     pub ident: Ident,
     pub ty: Type,
     pub kind: ParamKind,
+}
+
+impl Param {
+    /// Whether the parameter is the SDK's `Interrupt<Q, A>` (injected, and asked by the tool).
+    pub fn is_interrupt(&self) -> bool {
+        matches!(self.kind, ParamKind::Injected) && extractor_name(&self.ty) == Some("Interrupt")
+    }
 }
 
 /// Whether a `self` parameter is allowed.
@@ -135,6 +149,24 @@ impl Signature {
                         params.push(param);
                     }
                 }
+            }
+        }
+
+        let mut interrupts = params.iter().filter(|p| p.is_interrupt());
+        if let Some(first) = interrupts.next() {
+            if let Some(second) = interrupts.next() {
+                errors.push(spanned(
+                    &second.ty,
+                    "a tool takes at most one `Interrupt`: ask it several times (the asks are \
+                     answered in order), with one question type that covers them (an enum)",
+                ));
+            }
+            if sig.asyncness.is_none() {
+                errors.push(spanned(
+                    &first.ty,
+                    "a tool with an `Interrupt` must be an `async fn`: `ask(..).await` pauses \
+                     the run; write `async fn`",
+                ));
             }
         }
 

@@ -138,6 +138,8 @@ where
             .await
         }
     };
+    // A call that asks (an `Interrupt`, an external tool) stops at its question.
+    let work = crate::tool::interrupt::until_asked(runtime.asks(), work);
     let caught =
         AssertUnwindSafe(crate::telemetry::spans::InSpan::new(work, span.clone())).catch_unwind();
     let outcome = match timeout {

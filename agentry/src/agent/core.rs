@@ -24,6 +24,7 @@ use super::driver::{Sinks, time_limit};
 use super::history;
 use super::hooks;
 use super::instructions::Instructions;
+use super::interrupted::{AnswerMark, Asked};
 use super::machine::{AfterResponse, AfterTools, CallOutcome, Machine, Next, Stop};
 use super::one_or_many::OneOrMany;
 use super::record::Record;
@@ -35,6 +36,7 @@ use crate::output::{OutputParse, OutputSpec};
 use crate::run::{
     AgentEvent, Limit, RequestUsage, RunError, RunErrorKind, RunScope, Step, StopReason,
 };
+use crate::tool::runtime::AnswerBook;
 use crate::tool::{StateUpdates, ToolCallError, ToolOutput, ToolRuntime};
 
 /// One call's result and the state updates it queued.
@@ -78,6 +80,12 @@ pub(super) struct RunCore<'a, T, O: OutputSpec, C, S> {
     pub(super) deadline: Option<Instant>,
     /// Whether the transcript starts with the agent's instructions.
     has_system: bool,
+    /// The run just before the current answer (for a pause at its calls' questions).
+    pub(super) mark: Option<AnswerMark>,
+    /// The current answer's calls that stopped at a question.
+    pub(super) asked: Asked,
+    /// Answers to the questions of the replayed answer's calls, by call id.
+    answers: Option<Arc<AnswerBook>>,
 }
 
 impl<'a, T, O, C, S> RunCore<'a, T, O, C, S>
@@ -153,6 +161,9 @@ where
             started,
             deadline: started.map(|(at, limit)| at + limit),
             has_system,
+            mark: None,
+            asked: Vec::new(),
+            answers: None,
         }
     }
 
@@ -178,6 +189,7 @@ where
     /// limit with the final-answer policy, the request asking for it is prepared.
     #[inline(always)]
     pub(super) fn next_turn(&mut self) -> Result<Turn, Limit> {
+        self.answers = None;
         let elapsed = self.started.map_or(Duration::ZERO, |(at, _)| at.elapsed());
         let turn = match self.machine.before_request(elapsed) {
             Next::Request { turn } => Turn {
@@ -219,6 +231,7 @@ where
         self.emit(AgentEvent::TurnStart { turn: turn.number });
         self.decided = replay.decided;
         self.verbatim = replay.verbatim;
+        self.answers = (!replay.answers.is_empty()).then(|| Arc::new(replay.answers));
         let closed = self.agent.parts.output.sent_closed(&self.request(turn));
         Some((replay.answer, closed))
     }
@@ -233,6 +246,11 @@ where
         closed: bool,
     ) -> Result<Answered<O::Output>, RunErrorKind> {
         let parts = &self.agent.parts;
+        self.mark = Some(AnswerMark {
+            counters: self.machine.counters(),
+            usage_at: self.record.request_usage.len(),
+            steps_at: self.record.steps.len(),
+        });
         let ChatResponse {
             message,
             usage,
@@ -308,7 +326,8 @@ where
             self.sinks.as_ref().map(|s| &s.events),
         );
         let rt = ToolRuntime::from_parts(Arc::clone(&self.context), Arc::clone(&self.state))
-            .with_scope(Arc::clone(&scope));
+            .with_scope(Arc::clone(&scope))
+            .with_answer_book(self.answers.clone());
         let rt = match &parts.store {
             Some(store) => rt.with_store(store.clone()),
             None => rt,
@@ -353,6 +372,11 @@ where
         }
         let group = &calls[range.clone()];
         for (call, (result, _)) in group.iter().zip(results.as_slice()) {
+            // A call that asked has no result yet: the run pauses after the answer's calls.
+            if let Err(ToolCallError::Interrupted { question, .. }) = result {
+                self.asked.push((call.id.clone(), (**question).clone()));
+                continue;
+            }
             let message = match self.verbatim.iter().position(|m| answers(m, call)) {
                 Some(at) => self.verbatim.swap_remove(at),
                 None => tool_message(call, result),
@@ -380,6 +404,9 @@ where
         // The group's calls are done with (later error paths only skip the calls after the
         // group): each moves into its step.
         for (call, (result, _)) in calls[range.clone()].iter_mut().zip(results) {
+            if matches!(result, Err(ToolCallError::Interrupted { .. })) {
+                continue;
+            }
             let step = Step {
                 turn: turn.number,
                 call: std::mem::replace(call, ToolCall::new("", "", "")),
@@ -424,6 +451,11 @@ where
                 }
             }
         }
+    }
+
+    /// Whether calls of the current answer stopped at a question (the run pauses after them).
+    pub(super) fn has_questions(&self) -> bool {
+        !self.asked.is_empty()
     }
 
     /// The run's error, with the run so far.

@@ -310,6 +310,10 @@ where
                 return Err(core.fail(kind));
             }
         }
+        if core.has_questions() {
+            let paused = core.paused_at_questions(turn.number);
+            return Box::pin(agent.register_pause(paused)).await;
+        }
         if let Some(j) = journal.as_deref_mut()
             && let Err(kind) = save(j, SavePoint::ToolsDone, &core).await
         {

@@ -47,6 +47,15 @@ pub trait DynTool<C, S>: Send + Sync + 'static {
         false
     }
 
+    /// Checks an answer to a question a call of this tool asked (an
+    /// [`Interrupt`](crate::Interrupt) in its body, or an
+    /// [`ExternalTool`](super::ExternalTool)'s result) when a paused run is resumed. The
+    /// default refuses every answer: a tool that asks overrides it.
+    fn check_answer(&self, answer: &serde_json::Value) -> Result<(), String> {
+        let _ = answer;
+        Err("this tool asks no question".to_string())
+    }
+
     /// Runs the tool with the model's arguments, already parsed as JSON (`{}` when the model
     /// sent none).
     fn call<'a>(
@@ -199,6 +208,10 @@ where
 
     fn is_idempotent(&self) -> bool {
         T::IDEMPOTENT
+    }
+
+    fn check_answer(&self, answer: &Value) -> Result<(), String> {
+        T::check_answer(answer)
     }
 
     fn call<'a>(

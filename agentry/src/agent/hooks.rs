@@ -182,17 +182,9 @@ where
     counters.turns = turn.saturating_sub(1);
     let calls = pending_calls(&mut response, reviews);
     tracing::debug!(turn, calls = calls.len(), "run paused for review");
-    let persists = agent.parts.checkpointer.is_some() || agent.parts.store.is_some();
-    let id = persists.then(|| {
-        format!(
-            "{:016x}{:016x}",
-            rand::random::<u64>(),
-            rand::random::<u64>()
-        )
-    });
-    let mut pause = Pause {
+    let pause = Pause {
         format_version: PAUSE_FORMAT_VERSION,
-        id,
+        id: new_pause_id(agent),
         snapshot: RunSnapshot {
             messages: record.messages.into_vec(),
             state,
@@ -205,6 +197,27 @@ where
         calls,
         seal: None,
     };
+    sealed(agent, pause)
+}
+
+/// A new pause's id, when the agent can record that it was resumed (it has a checkpointer
+/// or a store).
+pub(super) fn new_pause_id<T, O, C, S>(agent: &Agent<T, O, C, S>) -> Option<String> {
+    let persists = agent.parts.checkpointer.is_some() || agent.parts.store.is_some();
+    persists.then(|| {
+        format!(
+            "{:016x}{:016x}",
+            rand::random::<u64>(),
+            rand::random::<u64>()
+        )
+    })
+}
+
+/// The run's end at `pause`, sealed when the agent has a key.
+pub(super) fn sealed<T, O: OutputSpec, C, S>(
+    agent: &Agent<T, O, C, S>,
+    mut pause: Pause<S>,
+) -> Result<Outcome<O::Output, S>, RunError> {
     if let Some(sealer) = &agent.parts.sealer
         && let Err(error) = sealer.seal(&mut pause)
     {

@@ -241,10 +241,16 @@ impl Machine {
     }
 
     /// Decides what a batch of tool results means, in the order the model emitted the calls.
+    ///
+    /// A call that stopped at a question is neither a success nor a failure (it runs again
+    /// when the run is resumed), and a batch with one does not end the run with a
+    /// `return_direct` output: the run pauses after the answer's calls.
     pub(super) fn after_tools(&mut self, outcomes: &[CallOutcome<'_>]) -> AfterTools {
         let mut direct = None;
+        let mut asked = false;
         for (index, outcome) in outcomes.iter().enumerate() {
             match outcome.result {
+                Err(ToolCallError::Interrupted { .. }) => asked = true,
                 Ok(_) => {
                     self.tool_failures.retain(|(name, _)| name != outcome.tool);
                     if outcome.return_direct && direct.is_none() {
@@ -269,8 +275,8 @@ impl Machine {
             }
         }
         match direct {
-            Some(index) => AfterTools::ReturnDirect(index),
-            None => AfterTools::Continue,
+            Some(index) if !asked => AfterTools::ReturnDirect(index),
+            _ => AfterTools::Continue,
         }
     }
 

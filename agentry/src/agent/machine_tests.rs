@@ -297,3 +297,39 @@ fn the_first_successful_return_direct_call_ends_the_run() {
         AfterTools::ReturnDirect(2)
     ));
 }
+
+#[test]
+fn a_call_that_asked_neither_fails_nor_lets_the_batch_return_direct() {
+    let mut m = Machine::new(RunPolicy {
+        tool_errors: ToolErrorPolicy::Propagate,
+        max_tool_retries: 0,
+        ..policy(10)
+    });
+    let asked = Err(ToolCallError::Interrupted {
+        tool: "confirm".into(),
+        question: Box::new(crate::tool::Question {
+            question: serde_json::json!("ok?"),
+            answered: Vec::new(),
+            kind: crate::tool::QuestionKind::Ask,
+        }),
+    });
+    let good = ok();
+    // Not counted as a failure, even with no retries allowed and errors propagated.
+    assert!(matches!(
+        m.after_tools(&[outcome("confirm", &asked)]),
+        AfterTools::Continue
+    ));
+    let outcomes = [
+        CallOutcome {
+            tool: "confirm",
+            return_direct: false,
+            result: &asked,
+        },
+        CallOutcome {
+            tool: "finish",
+            return_direct: true,
+            result: &good,
+        },
+    ];
+    assert!(matches!(m.after_tools(&outcomes), AfterTools::Continue));
+}

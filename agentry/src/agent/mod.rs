@@ -43,6 +43,7 @@ mod core;
 mod driver;
 mod dyn_args;
 mod dyn_tool;
+mod external;
 pub(crate) mod event_queue;
 mod finish;
 #[cfg(all(test, feature = "testing"))]
@@ -51,6 +52,7 @@ mod history;
 mod hooks;
 mod input;
 mod instructions;
+mod interrupted;
 mod machine;
 #[cfg(test)]
 mod machine_tests;
@@ -73,6 +75,7 @@ pub use builder::{Agent, AgentBuilder, DEFAULT_MAX_PARALLEL_TOOLS};
 #[cfg(feature = "mcp-server")]
 pub(crate) use dyn_args::ArgsSchema;
 pub use dyn_tool::{DynTool, FnTool, SharedDynTool, Typed};
+pub use external::ExternalTool;
 pub use input::Input;
 pub use instructions::{Instructions, InstructionsFn};
 pub use output::AgentOutput;
@@ -85,7 +88,8 @@ pub use toolset::{NoCall, NoTools, Toolset};
 pub use crate::model::{IntoSharedModel, ModelSettings};
 pub use crate::run::{
     AgentEvent, Counters, DEFAULT_MAX_TURNS, IntermediateStep, Limit, LimitPolicy, Limits, Outcome,
-    PAUSE_FORMAT_VERSION, PartialRun, Pause, PauseKey, PausedAnswer, PendingCall, RequestUsage,
+    PAUSE_FORMAT_VERSION, PartialRun, Pause, PauseKey, PausedAnswer, PendingCall, PendingQuestion,
+    RequestUsage,
     ResumeError, RunError, RunErrorKind, RunPolicy, RunResult, RunSnapshot, Step, StopReason,
     ThreadError, ThreadStatus, ToolErrorPolicy, intermediate_steps,
 };

@@ -13,13 +13,15 @@ use super::input::Input;
 use super::stream::AgentStream;
 use super::toolset::Toolset;
 use crate::message::ToolCall;
-use crate::middleware::Decision;
+use super::thread::saved_result;
+use crate::middleware::{Decision, DecisionKind};
 use crate::model::ChatResponse;
 use crate::output::OutputSpec;
 use crate::run::{
-    Outcome, PAUSE_FORMAT_VERSION, Pause, PendingCall, ResumeError, RunError, RunErrorKind,
+    OLDEST_READ_FORMAT, Outcome, PAUSE_FORMAT_VERSION, Pause, PendingCall, ResumeError, RunError, RunErrorKind,
     RunSnapshot,
 };
+use crate::tool::runtime::AnswerBook;
 use crate::tool::{ToolCallError, ToolOutput};
 
 /// Where a run starts: fresh input, or a reviewed pause.
@@ -44,8 +46,12 @@ pub(crate) struct Replay {
     /// The calls answered by the reviewer, by call id.
     pub(crate) decided: Vec<(String, Result<ToolOutput, ToolCallError>)>,
     /// Tool messages of decided calls to put in the transcript as they are (results saved
-    /// before a crash); other decided calls get theirs from the result.
+    /// before a crash, or before a pause at questions); other decided calls get theirs from
+    /// the result.
     pub(crate) verbatim: Vec<crate::message::Message>,
+    /// The answers to the questions of calls that run again, by call id (each call's
+    /// answers in the order it asked).
+    pub(crate) answers: AnswerBook,
 }
 
 impl<T, O, C, S> Agent<T, O, C, S>
@@ -144,7 +150,7 @@ where
         let fail = |error: ResumeError, pause: &Pause<S>| {
             RunError::new(RunErrorKind::Resume(error), pause.partial())
         };
-        if pause.format_version != PAUSE_FORMAT_VERSION {
+        if !(OLDEST_READ_FORMAT..=PAUSE_FORMAT_VERSION).contains(&pause.format_version) {
             let error = ResumeError::Version {
                 found: pause.format_version,
                 expected: PAUSE_FORMAT_VERSION,
@@ -170,10 +176,9 @@ where
         };
         let mut by_id: HashMap<String, Decision> = HashMap::new();
         for (call_id, decision) in decisions {
-            let reviewed = pause
-                .calls
-                .iter()
-                .any(|c| c.call.id == call_id && allowed_for(c).is_some());
+            let reviewed = pause.calls.iter().any(|c| {
+                c.call.id == call_id && (c.question.is_some() || allowed_for(c).is_some())
+            });
             if !reviewed {
                 return Err(fail(ResumeError::NotUnderReview { call_id }, &pause));
             }
@@ -184,19 +189,55 @@ where
         }
         let mut response = answer;
         let mut decided = Vec::new();
+        let mut verbatim = Vec::new();
+        let mut answers = Vec::new();
         for pending in &pause.calls {
+            let call_id = pending.call.id.clone();
+            let tool = pending.call.name.clone();
+            if let Some(result) = &pending.result {
+                // Ran before the pause: its saved result stands.
+                decided.push((call_id, saved_result(&pending.call, result)));
+                verbatim.push(crate::message::Message::Tool(result.clone()));
+                continue;
+            }
+            if let Some(question) = &pending.question {
+                if !self.definitions.iter().any(|d| d.name == tool) {
+                    return Err(fail(ResumeError::UnknownTool { call_id, tool }, &pause));
+                }
+                let answer = match by_id.remove(&call_id) {
+                    Some(Decision::Answer { answer }) => answer,
+                    Some(other) => {
+                        let error = ResumeError::NotAllowed {
+                            call_id,
+                            tool,
+                            decision: other.kind(),
+                            allowed: DecisionKind::Answer.into(),
+                        };
+                        return Err(fail(error, &pause));
+                    }
+                    None => {
+                        return Err(fail(ResumeError::MissingDecision { call_id, tool }, &pause));
+                    }
+                };
+                if let Err(error) = self.check_answer(&pending.call, &answer) {
+                    let error = ResumeError::InvalidAnswer { call_id, tool, error };
+                    return Err(fail(error, &pause));
+                }
+                let mut given = question.answered.clone();
+                given.push(answer);
+                answers.push((call_id, given));
+                continue;
+            }
             let Some(allowed) = allowed_for(pending) else {
                 continue;
             };
-            let call_id = pending.call.id.clone();
-            let tool = pending.call.name.clone();
             if !self.definitions.iter().any(|d| d.name == tool) {
                 return Err(fail(ResumeError::UnknownTool { call_id, tool }, &pause));
             }
             let Some(decision) = by_id.remove(&call_id) else {
                 return Err(fail(ResumeError::MissingDecision { call_id, tool }, &pause));
             };
-            if !allowed.contains(decision.kind()) {
+            if !allowed.contains(decision.kind()) || decision.kind() == DecisionKind::Answer {
                 let error = ResumeError::NotAllowed {
                     call_id,
                     tool,
@@ -206,7 +247,7 @@ where
                 return Err(fail(error, &pause));
             }
             match decision {
-                Decision::Approve => {}
+                Decision::Approve | Decision::Answer { .. } => {}
                 Decision::Edit { arguments } => {
                     let edited = ToolCall::new(call_id.clone(), tool, arguments.to_string());
                     if let Err(error) = self.check_arguments(&edited) {
@@ -232,9 +273,28 @@ where
             replay: Some(Box::new(Replay {
                 answer: response,
                 decided,
-                verbatim: Vec::new(),
+                verbatim,
+                answers,
             })),
         })
+    }
+
+    /// Checks `answer` against the answer type of the question `call`'s tool asks (its
+    /// `Interrupt`'s answer, or an external tool's result).
+    fn check_answer(&self, call: &ToolCall, answer: &serde_json::Value) -> Result<(), String> {
+        let parts = &self.parts;
+        match parts.toolset.parse(call) {
+            Some(Ok(parsed)) => parts.toolset.check_answer(&parsed, answer),
+            Some(Err(error)) => Err(error.to_string()),
+            None => match parts
+                .dyn_tools
+                .iter()
+                .find(|t| t.definition().name == call.name)
+            {
+                Some(tool) => tool.check_answer(answer),
+                None => Err(format!("this agent has no tool `{}`", call.name)),
+            },
+        }
     }
 
     /// Parses `call`'s arguments for the tool it names, as a run would.

@@ -113,7 +113,12 @@ pub(crate) fn finished<T, S>(outcome: Outcome<T, S>) -> RunOutcome<T, S> {
     match outcome {
         Outcome::Finished(result) => Ok(result),
         Outcome::Paused(pause) => {
-            let tools = pause.reviews().map(|r| r.tool.clone()).collect();
+            let tools = pause
+                .calls
+                .iter()
+                .filter(|c| c.review.is_some() || c.question.is_some())
+                .map(|c| c.call.name.clone())
+                .collect();
             Err(RunError::new(
                 RunErrorKind::Paused { tools },
                 pause.partial(),

@@ -47,6 +47,14 @@ pub trait Toolset<C, S>: Send + Sync + 'static {
         None
     }
 
+    /// Checks an answer to the question the call's tool asked (its
+    /// [`Interrupt`](crate::Interrupt)'s answer type, or an external tool's result type):
+    /// [`Tool::check_answer`](crate::Tool::check_answer).
+    fn check_answer(&self, call: &Self::Call, answer: &serde_json::Value) -> Result<(), String> {
+        let _ = (call, answer);
+        Err("this tool asks no question".to_string())
+    }
+
     /// Runs a parsed call.
     fn call(
         &self,

@@ -167,11 +167,11 @@ pub enum RunErrorKind {
     /// The run stopped for review, but was started with `run` or `stream`, which cannot
     /// return a pause.
     #[error(
-        "the run stopped for review of {}; start it with `run_or_pause` (or read `AgentStream::outcome`) to receive the pause and resume it",
+        "the run stopped for review of, or a question from, {}; start it with `run_or_pause` (or read `AgentStream::outcome`) to receive the pause and resume it",
         tools.join(", ")
     )]
     Paused {
-        /// The reviewed tools.
+        /// The reviewed tools, and the tools that asked a question (or are external).
         tools: Vec<String>,
     },
     /// A run in a thread could not load or save the thread, or the thread is not in a state

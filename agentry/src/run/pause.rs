@@ -5,32 +5,45 @@
 //! `pause_seal`.
 
 use serde::Serialize;
+use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::error::PartialRun;
 use super::result::RunResult;
-use super::review::ReviewRequest;
+use super::review::{Decision, ReviewRequest};
 use super::snapshot::RunSnapshot;
-use crate::message::ToolCall;
+use crate::message::{ToolCall, ToolResultMessage};
 use crate::model::ChatResponse;
-use crate::tool::{Tool, ToolCallError, parse_arguments};
+use crate::tool::{Question, QuestionKind, Tool, ToolCallError, parse_arguments};
 
 /// The format of a serialized [`Pause`] this version writes. Reading upgrades a pause written
-/// in format 1; [`Agent::resume`](crate::agent::Agent::resume) refuses any other.
+/// in format 1 and reads format 2 as it is (a format-2 pause keeps its `format_version`, so
+/// its seal still matches); [`Agent::resume`](crate::agent::Agent::resume) refuses any other.
 ///
 /// - **1**: the calls twice (in `answer.response.message.tool_calls` and in `calls`, with
 ///   their arguments parsed a third time), each review naming its call and tool again.
 /// - **2** (current): each call once, in `calls`; the paused answer without its calls; a
 ///   review holds only its description and allowed decisions; an `id` (single use) and a
 ///   `seal` (see [`PauseKey`](super::PauseKey)).
-pub const PAUSE_FORMAT_VERSION: u32 = 2;
+/// - **3** (current): format 2, and a call may hold the [`question`](PendingCall::question)
+///   it stopped at (an [`Interrupt`](crate::Interrupt) or an external tool) or the
+///   [`result`](PendingCall::result) it had before the run paused. A format-2 reader
+///   refuses it, rather than running those calls again.
+pub const PAUSE_FORMAT_VERSION: u32 = 3;
 
-/// How a run that may pause ended: finished, or stopped for review.
+/// The oldest format [`Agent::resume`](crate::agent::Agent::resume) reads as it is (format 1
+/// is upgraded to it when read).
+pub(crate) const OLDEST_READ_FORMAT: u32 = 2;
+
+/// How a run that may pause ended: finished, or stopped for review, for a tool's question or
+/// for the caller to run an external tool (all three are a [`Pause`]).
 #[derive(Debug)]
 pub enum Outcome<T, S> {
     /// The run finished.
     Finished(RunResult<T, S>),
-    /// The run stopped before running tool calls a reviewer must decide on.
+    /// The run stopped before running tool calls a reviewer must decide on, or at a tool's
+    /// question ([`Pause::questions`]), or at calls of external tools
+    /// ([`Pause::external_calls`]).
     Paused(Box<Pause<S>>),
 }
 
@@ -53,7 +66,9 @@ impl<T, S> Outcome<T, S> {
 }
 
 /// A run stopped before running the tool calls of one model answer, because a reviewer must
-/// decide on some of them. A value: serialize it (with serde), store it, and pass it to
+/// decide on some of them; or after running them, because some stopped at a question
+/// ([`Interrupt`](crate::Interrupt)) or are external tools the caller runs
+/// ([`Pause::questions`]). A value: serialize it (with serde), store it, and pass it to
 /// [`Agent::resume`](crate::agent::Agent::resume) in this process or another.
 ///
 /// It holds the run as it was before the answer's request ([`RunSnapshot`]), the answer
@@ -122,6 +137,63 @@ pub struct PendingCall {
     /// What the reviewer is asked, when the call is under review; `None` for calls that run
     /// without review. Serialized without its `call_id` and `tool` (they are the call's).
     pub review: Option<ReviewRequest>,
+    /// The question the call stopped at: it runs again, from its start, with the answer
+    /// ([`Decision::Answer`](super::Decision::Answer)) when the run is resumed.
+    pub question: Option<Question>,
+    /// The call's result, when it ran before the run paused (beside a call that asked): it
+    /// does not run again; the model reads this result.
+    pub result: Option<ToolResultMessage>,
+}
+
+/// A call that stopped at a question, as [`Pause::questions`] lists it.
+#[derive(Clone, Copy, Debug)]
+pub struct PendingQuestion<'a> {
+    /// The call.
+    pub call: &'a ToolCall,
+    /// What it asked.
+    pub question: &'a Question,
+}
+
+impl PendingQuestion<'_> {
+    /// The call's id: the key of its answer.
+    pub fn call_id(&self) -> &str {
+        &self.call.id
+    }
+
+    /// Whether the caller runs this call (an external tool) rather than a person answering a
+    /// tool's question.
+    pub fn is_external(&self) -> bool {
+        self.question.kind == QuestionKind::External
+    }
+
+    /// The question as JSON (`null` for an external tool: see
+    /// [`arguments`](PendingQuestion::arguments)).
+    pub fn question(&self) -> &Value {
+        &self.question.question
+    }
+
+    /// The call's arguments as JSON (`null` when they are not valid JSON): for an external
+    /// tool, what the caller runs it with.
+    pub fn arguments(&self) -> Value {
+        serde_json::from_str(self.call.arguments.trim()).unwrap_or(Value::Null)
+    }
+
+    /// The call's arguments as tool `T`'s typed arguments (for a `#[tool(external)]` tool:
+    /// its parameters).
+    pub fn arguments_as<T: Tool>(&self) -> Result<T::Args, ToolCallError> {
+        parse_arguments::<T::Args>(T::NAME, &self.call.arguments, T::definition().strict)
+    }
+
+    /// The question as type `Q` (the tool's `Interrupt<Q, _>` question type).
+    pub fn question_as<Q: DeserializeOwned>(&self) -> Result<Q, serde_json::Error> {
+        Q::deserialize(&self.question.question)
+    }
+
+    /// The answer to give `resume` for this call: `answer` serialized (checked against the
+    /// tool's answer type when the run is resumed).
+    pub fn answer<A: Serialize>(&self, answer: A) -> Result<(String, Decision), serde_json::Error> {
+        Ok((self.call.id.clone(), Decision::answer(answer)?))
+    }
 }
 
 impl PendingCall {
@@ -141,6 +213,34 @@ impl<S> Pause<S> {
     /// The reviews waiting for a decision, in the model's call order.
     pub fn reviews(&self) -> impl Iterator<Item = &ReviewRequest> {
         self.calls.iter().filter_map(|c| c.review.as_ref())
+    }
+
+    /// The calls that stopped at a question (an [`Interrupt`](crate::Interrupt) ask or an
+    /// external tool), in the model's call order: each needs a
+    /// [`Decision::Answer`](super::Decision::Answer) to resume.
+    ///
+    /// ```
+    /// # fn show(pause: &agentry::agent::Pause<()>) -> Result<(), serde_json::Error> {
+    /// for pending in pause.questions() {
+    ///     let question: String = pending.question_as()?;
+    ///     let (call_id, decision) = pending.answer(question.len() > 3)?;
+    ///     # let _ = (call_id, decision);
+    /// }
+    /// # Ok(()) }
+    /// ```
+    pub fn questions(&self) -> impl Iterator<Item = PendingQuestion<'_>> {
+        self.calls.iter().filter_map(|c| {
+            c.question.as_ref().map(|question| PendingQuestion {
+                call: &c.call,
+                question,
+            })
+        })
+    }
+
+    /// The calls of external tools the caller runs: [`questions`](Pause::questions) whose
+    /// question is the call's arguments and whose answer is the tool's result.
+    pub fn external_calls(&self) -> impl Iterator<Item = PendingQuestion<'_>> {
+        self.questions().filter(|q| q.is_external())
     }
 
     /// The typed state at the pause.
@@ -178,7 +278,12 @@ pub(crate) fn pending_calls(
                 .iter_mut()
                 .find(|r| r.as_ref().is_some_and(|r| r.call_id == call.id))
                 .and_then(Option::take);
-            PendingCall { call, review }
+            PendingCall {
+                call,
+                review,
+                question: None,
+                result: None,
+            }
         })
         .collect()
 }

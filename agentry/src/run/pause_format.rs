@@ -1,6 +1,6 @@
 //! The serialized form of a [`Pause`], and how a format-1 pause is read.
 //!
-//! Format 2 (current) holds each call once:
+//! Format 2 holds each call once:
 //!
 //! ```json
 //! {
@@ -17,13 +17,20 @@
 //! }
 //! ```
 //!
+//! Format 3 (current) is format 2 where a call may also hold the `question` it stopped at
+//! (`{ "question": .., "answered": [..], "kind": "ask" | "external" }`) or the `result` (a
+//! tool message) it had before the run paused; both are left out when absent, so a pause
+//! without them is written as format 2 would write it. A format-2 pause is read as it is
+//! (keeping `format_version: 2`, which its seal covers); one holding either field does not
+//! deserialize.
+//!
 //! A pause whose `answer.response.message.tool_calls` is not empty does not deserialize: a
 //! second copy of the calls is not read, and not silently dropped either.
 //!
 //! Reading a format-1 pause upgrades it: its calls are taken from `calls`, after checking
 //! that its copies (the answer's calls, each call's parsed `arguments`, each review's
 //! `call_id` and `tool`) agree; a format-1 pause whose copies disagree does not deserialize.
-//! A pause of a newer format than [`PAUSE_FORMAT_VERSION`] is read as far as it fits the
+//! A pause of a newer format than [`PAUSE_FORMAT_VERSION`](super::PAUSE_FORMAT_VERSION) is read as far as it fits the
 //! current shape, and [`Agent::resume`](crate::agent::Agent::resume) refuses it with
 //! [`ResumeError::Version`](super::ResumeError::Version).
 
@@ -31,10 +38,11 @@ use serde::de::{DeserializeOwned, Error as _};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
-use super::pause::{PAUSE_FORMAT_VERSION, Pause, PausedAnswer, PendingCall};
+use super::pause::{OLDEST_READ_FORMAT, Pause, PausedAnswer, PendingCall};
 use super::review::{Allowed, ReviewRequest};
 use super::snapshot::RunSnapshot;
-use crate::message::ToolCall;
+use crate::message::{ToolCall, ToolResultMessage};
+use crate::tool::Question;
 
 /// A review as written: the call and tool are the pending call's.
 #[derive(Serialize, Deserialize)]
@@ -47,12 +55,20 @@ struct ReviewWire<D> {
 struct PendingCallRef<'a> {
     call: &'a ToolCall,
     review: Option<ReviewWire<&'a str>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    question: Option<&'a Question>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    result: Option<&'a ToolResultMessage>,
 }
 
 #[derive(Deserialize)]
 struct PendingCallWire {
     call: ToolCall,
     review: Option<ReviewWire<String>>,
+    #[serde(default)]
+    question: Option<Question>,
+    #[serde(default)]
+    result: Option<ToolResultMessage>,
 }
 
 impl Serialize for PendingCall {
@@ -63,6 +79,8 @@ impl Serialize for PendingCall {
                 description: r.description.as_str(),
                 allowed: r.allowed,
             }),
+            question: self.question.as_ref(),
+            result: self.result.as_ref(),
         }
         .serialize(s)
     }
@@ -77,9 +95,19 @@ impl<'de> Deserialize<'de> for PendingCall {
             description: r.description,
             allowed: r.allowed,
         });
+        if let Some(result) = &wire.result
+            && result.call_id != wire.call.id
+        {
+            return Err(D::Error::custom(format!(
+                "call `{}`: its saved result answers call `{}`",
+                wire.call.id, result.call_id
+            )));
+        }
         Ok(PendingCall {
             call: wire.call,
             review,
+            question: wire.question,
+            result: wire.result,
         })
     }
 }
@@ -109,6 +137,21 @@ impl<'de, S: DeserializeOwned> Deserialize<'de> for Pause<S> {
             .ok_or_else(|| D::Error::custom("a pause has a numeric `format_version`"))?;
         if version == 1 {
             upgrade_v1(&mut doc).map_err(D::Error::custom)?;
+        }
+        if version <= 2 {
+            let holds_v3 = doc
+                .get("calls")
+                .and_then(Value::as_array)
+                .is_some_and(|calls| {
+                    calls
+                        .iter()
+                        .any(|c| c.get("question").is_some() || c.get("result").is_some())
+                });
+            if holds_v3 {
+                return Err(D::Error::custom(
+                    "a format-2 pause holds no questions or saved results: those are format 3",
+                ));
+            }
         }
         let has_calls = doc
             .get("answer")
@@ -188,7 +231,7 @@ fn upgrade_v1(doc: &mut Map<String, Value>) -> Result<(), String> {
         upgraded.push(serde_json::json!({ "call": call, "review": review }));
     }
     doc.insert("calls".into(), Value::Array(upgraded));
-    doc.insert("format_version".into(), PAUSE_FORMAT_VERSION.into());
+    doc.insert("format_version".into(), OLDEST_READ_FORMAT.into());
     doc.insert("id".into(), Value::Null);
     doc.insert("seal".into(), Value::Null);
     Ok(())

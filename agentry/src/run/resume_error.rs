@@ -56,6 +56,17 @@ pub enum ResumeError {
         /// What is wrong, with the JSON path.
         error: ToolCallError,
     },
+    /// An answer does not fit the answer type of the question its call asked (the tool's
+    /// `Interrupt<_, A>`, or an external tool's result type).
+    #[error("the answer to call `{call_id}` of tool `{tool}` does not fit its answer type: {error}")]
+    InvalidAnswer {
+        /// The call.
+        call_id: String,
+        /// Its tool.
+        tool: String,
+        /// What is wrong.
+        error: String,
+    },
     /// A reviewed call names a tool the agent does not have (whatever the decision).
     #[error("call `{call_id}` is to tool `{tool}`, which this agent does not have")]
     UnknownTool {

@@ -18,14 +18,18 @@ pub enum DecisionKind {
     Reject,
     /// Do not run it; answer in the tool's place.
     Respond,
+    /// Answer the question the call stopped at (an [`Interrupt`](crate::Interrupt) or an
+    /// external tool). Never allowed on a review.
+    Answer,
 }
 
 impl DecisionKind {
-    const ALL: [DecisionKind; 4] = [
+    const ALL: [DecisionKind; 5] = [
         DecisionKind::Approve,
         DecisionKind::Edit,
         DecisionKind::Reject,
         DecisionKind::Respond,
+        DecisionKind::Answer,
     ];
 
     fn bit(self) -> u8 {
@@ -40,6 +44,7 @@ impl fmt::Display for DecisionKind {
             DecisionKind::Edit => "edit",
             DecisionKind::Reject => "reject",
             DecisionKind::Respond => "respond",
+            DecisionKind::Answer => "answer",
         })
     }
 }
@@ -61,7 +66,8 @@ impl fmt::Display for DecisionKind {
 pub struct Allowed(u8);
 
 impl Allowed {
-    /// Every decision.
+    /// Every decision on a review (approve, edit, reject, respond; an answer is only for a
+    /// question).
     pub const ALL: Allowed = Allowed(0b1111);
 
     /// Whether `kind` is allowed.
@@ -177,6 +183,13 @@ pub enum Decision {
         /// The result.
         content: String,
     },
+    /// The answer to the question the call stopped at ([`Pause::questions`](super::Pause::questions)):
+    /// the call runs again from its start, and its `ask` returns `answer` (for an external
+    /// tool, `answer` is its result). Checked against the tool's answer type on resume.
+    Answer {
+        /// The answer, as JSON.
+        answer: serde_json::Value,
+    },
 }
 
 impl Decision {
@@ -187,7 +200,22 @@ impl Decision {
             Decision::Edit { .. } => DecisionKind::Edit,
             Decision::Reject { .. } => DecisionKind::Reject,
             Decision::Respond { .. } => DecisionKind::Respond,
+            Decision::Answer { .. } => DecisionKind::Answer,
         }
+    }
+
+    /// A [`Decision::Answer`] of `answer`, serialized.
+    ///
+    /// ```
+    /// use agentry::middleware::Decision;
+    ///
+    /// let decision = Decision::answer(true).unwrap();
+    /// assert_eq!(decision, Decision::Answer { answer: serde_json::json!(true) });
+    /// ```
+    pub fn answer(answer: impl Serialize) -> Result<Decision, serde_json::Error> {
+        Ok(Decision::Answer {
+            answer: serde_json::to_value(answer)?,
+        })
     }
 }
 

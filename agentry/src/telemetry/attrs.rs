@@ -59,6 +59,7 @@ pub(crate) fn tool_error_type(error: &ToolCallError) -> &'static str {
         ToolCallError::Failed { .. } => "tool_error",
         ToolCallError::Panicked { .. } => "panicked",
         ToolCallError::TimedOut { .. } => "timed_out",
+        ToolCallError::Interrupted { .. } => "interrupted",
     }
 }
 

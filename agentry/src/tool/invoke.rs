@@ -65,6 +65,17 @@ pub enum ToolCallError {
         /// The timeout that passed.
         after: Duration,
     },
+    /// The call stopped at an [`Interrupt`](crate::Interrupt) ask (or is an external tool's):
+    /// not an error the model reads — the agent pauses the run with the question (see
+    /// [`Pause::questions`](crate::agent::Pause::questions)) and runs the call again when it
+    /// is resumed with the answer.
+    #[error("tool `{tool}` is waiting for an answer to its question")]
+    Interrupted {
+        /// The tool.
+        tool: String,
+        /// The question.
+        question: Box<super::interrupt::Question>,
+    },
 }
 
 /// A tool's own error, for `?` in a tool body that returns `Result<ToolOutput, ToolCallError>`
@@ -121,7 +132,8 @@ impl ToolCallError {
             | ToolCallError::Inject { tool, .. }
             | ToolCallError::Failed { tool, .. }
             | ToolCallError::Panicked { tool, .. }
-            | ToolCallError::TimedOut { tool, .. } => tool,
+            | ToolCallError::TimedOut { tool, .. }
+            | ToolCallError::Interrupted { tool, .. } => tool,
         }
     }
 
@@ -145,7 +157,8 @@ impl ToolCallError {
     /// Names the tool in an error built without it (through `From<ToolError>`); the agent
     /// runtime calls this with the called tool's name.
     pub(crate) fn name_tool(mut self, name: &str) -> Self {
-        if let ToolCallError::Failed { tool, .. } = &mut self
+        if let ToolCallError::Failed { tool, .. } | ToolCallError::Interrupted { tool, .. } =
+            &mut self
             && tool.is_empty()
         {
             *tool = name.to_string();
@@ -245,7 +258,9 @@ fn strip_nulls(value: &mut serde_json::Value) {
 
 /// Runs one model tool call against tool `T`: parse, inject, call.
 ///
-/// The call must name `T` (the agent runtime dispatches by name before calling this).
+/// The call must name `T` (the agent runtime dispatches by name before calling this). A
+/// call that asks an [`Interrupt`](crate::Interrupt) question with no answer supplied
+/// ([`ToolRuntime::with_answers`]) returns [`ToolCallError::Interrupted`] with the question.
 pub async fn invoke<T, C, S>(
     tool: &T,
     call: &ToolCall,
@@ -255,5 +270,7 @@ where
     T: CallTool<C, S>,
 {
     let args = parse_arguments::<T::Args>(T::NAME, &call.arguments, T::definition().strict)?;
-    tool.call(args, runtime).await
+    super::interrupt::until_asked(runtime.asks(), tool.call(args, runtime))
+        .await
+        .map_err(|e| e.name_tool(T::NAME))
 }

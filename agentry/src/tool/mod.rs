@@ -15,6 +15,7 @@ pub(crate) mod argument;
 mod custom_format;
 mod definition;
 mod extract;
+pub(crate) mod interrupt;
 mod invoke;
 pub(crate) mod output;
 pub(crate) mod runtime;
@@ -26,6 +27,9 @@ pub use custom_format::{CustomToolFormat, GrammarSyntax};
 pub use definition::{DefinitionRef, ToolDefinition};
 pub(crate) use extract::CustomSink;
 pub use extract::{Context, CustomEvent, State, StreamWriter, ToolCallId};
+pub use interrupt::{
+    Interrupt, InterruptAnswer, InterruptQuestion, InterruptTypes, Question, QuestionKind,
+};
 pub use invoke::{ToolCallError, invoke, parse_arguments};
 pub use output::{Artifact, IntoToolOutput, IntoToolResult, ToolError, ToolOutput, WithArtifact};
 pub use runtime::{Inject, InjectError, StateUpdates, ToolRuntime};
@@ -69,6 +73,15 @@ pub trait Tool: Send + Sync + 'static {
 
     /// The tool's definition, built on first use and cached for the life of the process.
     fn definition() -> &'static ToolDefinition;
+
+    /// Checks an answer to the question a call of this tool stopped at, when a paused run is
+    /// resumed: against the answer type of its [`Interrupt`] parameter, or an external tool's
+    /// result type. `#[tool]` writes it for tools that ask; the default refuses every answer
+    /// (the tool asks no question).
+    fn check_answer(answer: &serde_json::Value) -> Result<(), String> {
+        let _ = answer;
+        Err(format!("tool `{}` asks no question", Self::NAME))
+    }
 }
 
 /// Running a tool with a runtime that carries context `C` and state `S`.

@@ -4,6 +4,7 @@ use std::any::Any;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use super::extract::{CustomEvent, StreamWriter, ToolCallId};
+use super::interrupt::AskSlot;
 use crate::store::Store;
 
 /// Where a call's runtime keeps its run's scope (a `run::RunScope`, named only by the room
@@ -49,7 +50,14 @@ pub struct ToolRuntime<C = (), S = ()> {
     /// the scope is a value of the `run` room, above this one, which puts it in and reads it
     /// back (`run/scope.rs`).
     scope: Option<ScopeSlot>,
+    /// Answers to the asks of calls re-run after a pause, by call id; `None` on most runs.
+    answers: Option<Arc<AnswerBook>>,
+    /// This call's asks, made when an `Interrupt` parameter is injected.
+    asks: OnceLock<Arc<AskSlot>>,
 }
+
+/// The answers supplied to re-run calls, by call id.
+pub(crate) type AnswerBook = Vec<(String, Vec<serde_json::Value>)>;
 
 impl ToolRuntime<(), ()> {
     /// A runtime with unit context and state, an empty call id, no store and a stream writer
@@ -76,6 +84,8 @@ impl<C, S> ToolRuntime<C, S> {
             store: None,
             writer: StreamWriter::disconnected(),
             scope: None,
+            answers: None,
+            asks: OnceLock::new(),
         }
     }
 
@@ -94,6 +104,8 @@ impl<C, S> ToolRuntime<C, S> {
             store: self.store,
             writer: self.writer,
             scope: self.scope,
+            answers: self.answers,
+            asks: self.asks,
         }
     }
 
@@ -112,6 +124,8 @@ impl<C, S> ToolRuntime<C, S> {
             store: self.store,
             writer: self.writer,
             scope: self.scope,
+            answers: self.answers,
+            asks: self.asks,
         }
     }
 
@@ -119,6 +133,40 @@ impl<C, S> ToolRuntime<C, S> {
     pub fn with_call_id(mut self, id: impl Into<Arc<str>>) -> Self {
         self.call_id = ToolCallId::new(id);
         self
+    }
+
+    /// Supplies answers to this call's [`Interrupt`](crate::Interrupt) asks, in order (the
+    /// agent does this when a paused run is resumed; by hand, to test a tool that asks).
+    pub fn with_answers(mut self, answers: impl IntoIterator<Item = serde_json::Value>) -> Self {
+        let mut book: AnswerBook = self.answers.as_deref().cloned().unwrap_or_default();
+        book.retain(|(id, _)| id != self.call_id.as_str());
+        book.push((self.call_id.as_str().to_string(), answers.into_iter().collect()));
+        self.answers = Some(Arc::new(book));
+        self
+    }
+
+    /// Supplies the answers of re-run calls of a batch (by call id).
+    pub(crate) fn with_answer_book(mut self, book: Option<Arc<AnswerBook>>) -> Self {
+        self.answers = book;
+        self
+    }
+
+    /// This call's asks (made on first use, with the answers supplied for its call id).
+    pub(crate) fn ask_slot(&self) -> &Arc<AskSlot> {
+        self.asks.get_or_init(|| {
+            let answers = self
+                .answers
+                .as_deref()
+                .and_then(|book| book.iter().find(|(id, _)| id == self.call_id.as_str()))
+                .map(|(_, answers)| answers.clone())
+                .unwrap_or_default();
+            Arc::new(AskSlot::new(answers))
+        })
+    }
+
+    /// This call's asks, if a parameter asked for them.
+    pub(crate) fn asks(&self) -> &OnceLock<Arc<AskSlot>> {
+        &self.asks
     }
 
     /// Gives tools a store.
@@ -174,6 +222,8 @@ impl<C, S> ToolRuntime<C, S> {
             updates: OnceLock::new(),
             store: self.store.clone(),
             scope: self.scope.clone(),
+            answers: self.answers.clone(),
+            asks: OnceLock::new(),
         }
     }
 

@@ -49,7 +49,7 @@ where
         let Some(latest) = self.checkpointer()?.latest(&self.id).await? else {
             return Ok(None);
         };
-        let Some((mut pause, _)) = self.pause_of(latest)? else {
+        let Some((mut pause, ..)) = self.pause_of(latest)? else {
             return Ok(None);
         };
         // Read from the thread's storage, it leaves the process from here: sealed as it is

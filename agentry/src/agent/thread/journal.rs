@@ -80,6 +80,11 @@ pub(crate) struct RunInfo {
     /// Results of the answer's calls that completed before the rest of their group.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(crate) completed: Vec<ToolResultMessage>,
+    /// A pause at tool questions: how many of the thread's messages are the pause's (the
+    /// thread goes on to hold the paused answer, and results saved before the pause, which
+    /// the resumed run replays).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) paused_at: Option<usize>,
 }
 
 impl RunInfo {
@@ -112,6 +117,9 @@ pub(crate) struct ThreadJournal {
     /// The newest saved state, for a run that fails.
     pub(crate) last_state: Value,
     pub(crate) answer: Option<AnswerInfo>,
+    /// Whether a transcript shorter than the thread's is saved without new messages: a run
+    /// that replays messages the thread holds already (the answer of a pause at questions).
+    pub(crate) behind_ok: bool,
 }
 
 fn system_offset(messages: &[Message]) -> usize {
@@ -130,7 +138,8 @@ impl ThreadJournal {
     ) -> Result<(), ThreadError> {
         let offset = system_offset(messages);
         let now = messages.len() - offset;
-        if now < self.saved {
+        let behind = now < self.saved && self.behind_ok;
+        if now < self.saved && !behind {
             return Err(ThreadError::Rewritten {
                 thread_id: self.thread_id.clone(),
                 saved: self.saved,
@@ -141,7 +150,11 @@ impl ThreadJournal {
         let write = CheckpointWrite {
             thread_id: &self.thread_id,
             after: self.after,
-            new_messages: &messages[offset + self.saved..],
+            new_messages: if behind {
+                &[]
+            } else {
+                &messages[offset + self.saved..]
+            },
             state: &state,
             usage,
             counters: &counters,
@@ -151,7 +164,7 @@ impl ThreadJournal {
         let meta = self.checkpointer.put(write).await?;
         tracing::trace!(thread = %self.thread_id, step = meta.step, "checkpoint saved");
         self.after = Some(meta.step);
-        self.saved = now;
+        self.saved = self.saved.max(now);
         self.last_state = state;
         Ok(())
     }
@@ -199,12 +212,18 @@ impl ThreadJournal {
                 pause.snapshot.messages = messages;
                 let saved = match encoded {
                     Ok((pending, state)) => {
+                        let held = pause.snapshot.messages.len()
+                            - system_offset(&pause.snapshot.messages);
+                        // A pause at questions is the run before an answer the thread holds.
+                        let paused_at = (held < self.saved).then_some(held);
+                        self.behind_ok |= paused_at.is_some();
                         let info = RunInfo {
                             status: RunStatus::Paused,
                             machine: pause.snapshot.counters.clone(),
                             run_start: self.run_start,
                             answer: None,
                             completed: Vec::new(),
+                            paused_at,
                         };
                         let usage = pause.snapshot.usage;
                         self.write(&pause.snapshot.messages, state, usage, info, Some(pending))
@@ -276,6 +295,7 @@ impl<S: Serialize + Send + Sync> Journal<S> for ThreadJournal {
                 SavePoint::CallDone => record.completed.clone(),
                 _ => Vec::new(),
             },
+            paused_at: None,
         };
         async move {
             self.write(&record.messages, state, record.usage, info, None)

@@ -31,6 +31,7 @@ pub(super) use crate::run::{ThreadError, ThreadStatus};
 pub(crate) use journal::{Journal, SavePoint};
 use journal::{RunInfo, RunStatus, ThreadJournal};
 pub use recover::NOT_COMPLETED;
+pub(crate) use recover::{minus, saved_result};
 
 /// A state type that can be saved in a thread: `Serialize + DeserializeOwned` (derive both).
 /// Only runs in a thread need it.
@@ -287,14 +288,26 @@ where
 
     /// The saved pause of a paused checkpoint, its messages put back (without the system
     /// message), and the checkpoint's run info.
-    fn pause_of(&self, checkpoint: Checkpoint) -> Result<Option<(Pause<S>, RunInfo)>, ThreadError> {
+    ///
+    /// Also the number of messages the thread holds (more than the pause's for a pause at
+    /// tool questions: the thread holds the paused answer too).
+    #[allow(clippy::type_complexity)]
+    fn pause_of(
+        &self,
+        checkpoint: Checkpoint,
+    ) -> Result<Option<(Pause<S>, RunInfo, usize)>, ThreadError> {
         let info = RunInfo::read(&self.id, &checkpoint.counters)?;
         let (RunStatus::Paused, Some(pending)) = (info.status, checkpoint.pending) else {
             return Ok(None);
         };
         let mut pause: Pause<S> = self.decode(pending)?;
-        pause.snapshot.messages = checkpoint.messages;
-        Ok(Some((pause, info)))
+        let mut messages = checkpoint.messages;
+        let held = messages.len();
+        if let Some(at) = info.paused_at {
+            messages.truncate(at);
+        }
+        pause.snapshot.messages = messages;
+        Ok(Some((pause, info, held)))
     }
 
     /// Whether `call` runs again when it was in flight at a crash.
@@ -331,6 +344,7 @@ where
             skip_start: false,
             last_state: state,
             answer: None,
+            behind_ok: false,
         }
     }
 
@@ -403,11 +417,14 @@ where
                     return Err(fail(ThreadError::status(&self.id, status, hint)));
                 };
                 let step = c.step;
-                let Some((mut pause, info)) = self.pause_of(c).map_err(fail)? else {
+                let Some((mut pause, info, held)) = self.pause_of(c).map_err(fail)? else {
                     let hint = "no run waits for review";
                     return Err(fail(ThreadError::status(&self.id, status, hint)));
                 };
-                let saved = pause.snapshot.messages.len();
+                // A pause at questions: the thread holds the paused answer after the pause's
+                // messages; the resumed run replays it without saving it twice.
+                let behind = info.paused_at.is_some();
+                let saved = held;
                 let state = serde_json::to_value(&pause.snapshot.state).map_err(|e| {
                     fail(ThreadError::state::<S>(&self.id, "does not serialize", e))
                 })?;
@@ -427,6 +444,7 @@ where
                 let mut journal =
                     self.journal(checkpointer, Some(step), saved, info.run_start, state);
                 journal.skip_start = true;
+                journal.behind_ok = behind;
                 (start, journal)
             }
             How::Recover => {

@@ -110,6 +110,7 @@ pub(crate) fn recover(
                 },
                 decided,
                 verbatim,
+                answers: Vec::new(),
             }),
         };
     }
@@ -126,7 +127,8 @@ pub(crate) fn recover(
     }
 }
 
-fn minus(a: Usage, b: Usage) -> Usage {
+/// `a - b`, field by field, never below zero.
+pub(crate) fn minus(a: Usage, b: Usage) -> Usage {
     Usage {
         input_tokens: a.input_tokens.saturating_sub(b.input_tokens),
         output_tokens: a.output_tokens.saturating_sub(b.output_tokens),
@@ -138,7 +140,7 @@ fn minus(a: Usage, b: Usage) -> Usage {
 }
 
 /// A saved result as the call's step reads it (the model reads the saved message itself).
-fn saved_result(
+pub(crate) fn saved_result(
     call: &crate::message::ToolCall,
     saved: &crate::message::ToolResultMessage,
 ) -> Result<ToolOutput, ToolCallError> {

@@ -1,0 +1,505 @@
+//! Questions from inside a tool: an `Interrupt` parameter pauses the whole run with a typed
+//! question; resuming with the answer re-runs the tool from its start with the answer
+//! supplied. Through `run_or_pause`, streams, threads, a sealed pause, single use, and the
+//! ReAct protocol.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use agentry::agent::{
+    Agent, AgentEvent, Outcome, Pause, PauseKey, ResumeError, RunErrorKind, ThreadStatus,
+};
+use agentry::middleware::{Decision, DecisionKind};
+use agentry::output::TextOutput;
+use agentry::persist::{Checkpointer, InMemoryCheckpointer};
+use agentry::prelude::*;
+use agentry::testing::{ScriptedModel, Turn};
+use agentry::tool::QuestionKind;
+use futures::StreamExt;
+use serde_json::json;
+
+#[derive(Debug, Default)]
+struct Shop {
+    /// How many times code before the first ask ran.
+    before_ask: AtomicUsize,
+    /// How many refunds were made (after the ask).
+    refunds: AtomicUsize,
+    lookups: AtomicUsize,
+}
+
+#[derive(Debug, Default, Clone, PartialEq, Serialize, Deserialize)]
+struct Ledger {
+    refunded: Vec<String>,
+    looked_up: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct Confirm {
+    order: String,
+    amount: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct Approval {
+    approved: bool,
+    note: String,
+}
+
+/// Refund an order, after a person confirms it.
+///
+/// # Arguments
+/// * `order` - The order id.
+#[tool]
+async fn refund(
+    order: String,
+    shop: Context<Shop>,
+    ledger: State<Ledger>,
+    ask: Interrupt<Confirm, Approval>,
+) -> String {
+    shop.before_ask.fetch_add(1, Ordering::SeqCst);
+    let approval = ask
+        .ask(Confirm {
+            order: order.clone(),
+            amount: 42,
+        })
+        .await;
+    if !approval.approved {
+        return format!("refund of {order} declined: {}", approval.note);
+    }
+    shop.refunds.fetch_add(1, Ordering::SeqCst);
+    let line = order.clone();
+    ledger.update(move |l| l.refunded.push(line));
+    format!("refunded {order} ({})", approval.note)
+}
+
+/// Look an order up.
+///
+/// # Arguments
+/// * `order` - The order id.
+#[tool]
+async fn lookup(order: String, shop: Context<Shop>, ledger: State<Ledger>) -> String {
+    shop.lookups.fetch_add(1, Ordering::SeqCst);
+    ledger.update(|l| l.looked_up += 1);
+    format!("{order}: paid 42")
+}
+
+/// Ask two things, in order.
+#[tool]
+async fn two_questions(ask: Interrupt<String, u32>) -> String {
+    let first = ask.ask("how many apples?".to_string()).await;
+    let second = ask.ask("how many pears?".to_string()).await;
+    format!("{first} apples, {second} pears")
+}
+
+/// You handle refunds.
+#[agent(tools(refund, lookup, two_questions), context = Shop, state = Ledger)]
+struct Desk;
+
+/// You handle refunds, thinking aloud.
+#[agent(tools(refund, lookup), context = Shop, state = Ledger, protocol = react)]
+struct ReactDesk;
+
+
+fn refund_turn() -> Turn {
+    Turn::tool_calls([
+        ToolCall::new("l1", "lookup", json!({"order": "A7"}).to_string()),
+        ToolCall::new("r1", "refund", json!({"order": "A7"}).to_string()),
+    ])
+    .with_usage(Usage {
+        input_tokens: 10,
+        output_tokens: 4,
+        requests: 1,
+        ..Usage::default()
+    })
+}
+
+fn model() -> Arc<ScriptedModel> {
+    Arc::new(ScriptedModel::new([
+        refund_turn(),
+        Turn::text("Done.").with_usage(Usage {
+            input_tokens: 30,
+            output_tokens: 2,
+            requests: 1,
+            ..Usage::default()
+        }),
+    ]))
+}
+
+fn paused<T: std::fmt::Debug>(outcome: Outcome<T, Ledger>) -> Pause<Ledger> {
+    match outcome {
+        Outcome::Paused(pause) => *pause,
+        Outcome::Finished(run) => panic!("expected a pause, got {:?}", run.output),
+    }
+}
+
+fn yes() -> Approval {
+    Approval {
+        approved: true,
+        note: "ok by Ada".into(),
+    }
+}
+
+fn tool_texts(messages: &[Message]) -> Vec<(String, String)> {
+    messages
+        .iter()
+        .filter_map(|m| match m {
+            Message::Tool(t) => Some((t.call_id.clone(), m.text())),
+            _ => None,
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_question_pauses_the_run_and_the_answer_reruns_the_tool_from_its_start() {
+    let model = model();
+    let agent: DeskAgent = Desk::builder(Arc::clone(&model)).build();
+    let shop = Arc::new(Shop::default());
+    let pause = paused(
+        agent
+            .run_or_pause("Refund A7", Arc::clone(&shop))
+            .await
+            .unwrap(),
+    );
+    assert_eq!(pause.format_version, agentry::agent::PAUSE_FORMAT_VERSION);
+    assert_eq!(pause.format_version, 3);
+    // The ordinary call of the same answer ran before the stop; the asking call stopped at
+    // its question, after the code before the ask ran once.
+    assert_eq!(shop.lookups.load(Ordering::SeqCst), 1);
+    assert_eq!(shop.before_ask.load(Ordering::SeqCst), 1);
+    assert_eq!(shop.refunds.load(Ordering::SeqCst), 0);
+    assert_eq!(pause.state().looked_up, 1, "the finished call's update is kept");
+    let questions: Vec<_> = pause.questions().collect();
+    assert_eq!(questions.len(), 1);
+    assert_eq!(questions[0].call_id(), "r1");
+    assert!(!questions[0].is_external());
+    assert_eq!(
+        questions[0].question_as::<Confirm>().unwrap(),
+        Confirm {
+            order: "A7".into(),
+            amount: 42
+        }
+    );
+    assert_eq!(pause.calls[0].result.as_ref().unwrap().call_id, "l1");
+    assert!(pause.calls[1].result.is_none());
+    // The pause is the run before the answer: the answer and its usage are replayed.
+    assert_eq!(
+        pause.snapshot.messages,
+        [Message::system("You handle refunds."), Message::user("Refund A7")]
+    );
+    assert_eq!(pause.snapshot.usage, Usage::default());
+    assert!(pause.snapshot.steps.is_empty());
+    assert_eq!(pause.answer.response.usage.input_tokens, 10);
+    assert!(pause.reviews().next().is_none());
+
+    // The pause travels as JSON.
+    let text = serde_json::to_string(&pause).unwrap();
+    let pause: Pause<Ledger> = serde_json::from_str(&text).unwrap();
+    let answer = pause.questions().next().unwrap().answer(yes()).unwrap();
+
+    let run = agent
+        .resume(pause, [answer], Arc::clone(&shop))
+        .await
+        .unwrap()
+        .finished()
+        .unwrap();
+    assert_eq!(run.output, "Done.");
+    // The model was not asked for the paused answer again.
+    assert_eq!(model.request_count(), 2);
+    // Code before the ask ran twice (documented); the lookup did not run again.
+    assert_eq!(shop.before_ask.load(Ordering::SeqCst), 2);
+    assert_eq!(shop.refunds.load(Ordering::SeqCst), 1);
+    assert_eq!(shop.lookups.load(Ordering::SeqCst), 1);
+    assert_eq!(run.state.looked_up, 1);
+    assert_eq!(run.state.refunded, ["A7"]);
+    assert_eq!(
+        tool_texts(&run.messages),
+        [
+            ("l1".to_string(), "A7: paid 42".to_string()),
+            ("r1".to_string(), "refunded A7 (ok by Ada)".to_string()),
+        ]
+    );
+    assert_eq!(run.steps.len(), 2);
+    assert_eq!(run.usage.input_tokens, 40, "each answer counted once");
+    // The model's second request holds both results, in the call order.
+    let second = &model.requests()[1].messages;
+    assert_eq!(tool_texts(second).len(), 2);
+}
+
+#[tokio::test]
+async fn a_wrong_shaped_answer_is_a_resume_error_and_nothing_runs() {
+    let model = model();
+    let agent: DeskAgent = Desk::builder(Arc::clone(&model)).build();
+    let shop = Arc::new(Shop::default());
+    let pause = paused(
+        agent
+            .run_or_pause("Refund A7", Arc::clone(&shop))
+            .await
+            .unwrap(),
+    );
+    let bad = Decision::Answer {
+        answer: json!({"approved": "yes please"}),
+    };
+    let err = agent
+        .resume(pause.clone(), [("r1".to_string(), bad)], Arc::clone(&shop))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            err.kind(),
+            RunErrorKind::Resume(ResumeError::InvalidAnswer { call_id, tool, .. })
+                if call_id == "r1" && tool == "refund"
+        ),
+        "{err}"
+    );
+    // No answer, or a review decision in its place, is refused too.
+    let err = agent
+        .resume(pause.clone(), [], Arc::clone(&shop))
+        .await
+        .unwrap_err();
+    assert!(matches!(
+        err.kind(),
+        RunErrorKind::Resume(ResumeError::MissingDecision { .. })
+    ));
+    let err = agent
+        .resume(
+            pause.clone(),
+            [("r1".to_string(), Decision::Approve)],
+            Arc::clone(&shop),
+        )
+        .await
+        .unwrap_err();
+    assert!(matches!(
+        err.kind(),
+        RunErrorKind::Resume(ResumeError::NotAllowed {
+            decision: DecisionKind::Approve,
+            ..
+        })
+    ));
+    // An answer to a call that asked nothing.
+    let err = agent
+        .resume(
+            pause,
+            [("l1".to_string(), Decision::answer(yes()).unwrap())],
+            Arc::clone(&shop),
+        )
+        .await
+        .unwrap_err();
+    assert!(matches!(
+        err.kind(),
+        RunErrorKind::Resume(ResumeError::NotUnderReview { .. })
+    ));
+    assert_eq!(shop.before_ask.load(Ordering::SeqCst), 1);
+    assert_eq!(shop.lookups.load(Ordering::SeqCst), 1);
+    assert_eq!(model.request_count(), 1);
+    // `run` cannot return the pause: it names the tool that asked.
+    let agent: DeskAgent = Desk::builder(self::model()).build();
+    let err = agent
+        .run("Refund A7", Shop::default())
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(err.kind(), RunErrorKind::Paused { tools } if tools == &["refund"]),
+        "{err}"
+    );
+}
+
+#[tokio::test]
+async fn several_asks_in_one_tool_are_answered_in_order() {
+    let model = Arc::new(ScriptedModel::new([
+        Turn::tool_call("two_questions", json!({})),
+        Turn::text("Counted."),
+    ]));
+    let agent: DeskAgent = Desk::builder(Arc::clone(&model)).build();
+    let first = paused(agent.run_or_pause("Count", Shop::default()).await.unwrap());
+    let q = first.questions().next().unwrap();
+    assert_eq!(q.question(), &json!("how many apples?"));
+    let answer = q.answer(3u32).unwrap();
+    let second = paused(
+        agent
+            .resume(first.clone(), [answer], Shop::default())
+            .await
+            .unwrap(),
+    );
+    let q = second.questions().next().unwrap();
+    assert_eq!(q.question(), &json!("how many pears?"));
+    assert_eq!(q.question.answered, [json!(3)]);
+    let answer = q.answer(5u32).unwrap();
+    let run = agent
+        .resume(second, [answer], Shop::default())
+        .await
+        .unwrap()
+        .finished()
+        .unwrap();
+    let texts: Vec<String> = tool_texts(&run.messages).into_iter().map(|(_, t)| t).collect();
+    assert_eq!(texts, ["3 apples, 5 pears"]);
+    assert_eq!(model.request_count(), 2);
+}
+
+#[tokio::test]
+async fn a_sealed_pause_with_a_question_resumes_and_a_changed_one_does_not() {
+    let key = || PauseKey::new(*b"0123456789abcdef0123456789abcdef");
+    let agent: DeskAgent = Desk::builder(model()).pause_key(key()).build();
+    let pause = paused(agent.run_or_pause("Refund A7", Shop::default()).await.unwrap());
+    assert!(pause.seal.is_some());
+    // Changing the saved result of the call that ran breaks the seal.
+    let mut forged = pause.clone();
+    forged.calls[0].result.as_mut().unwrap().content = vec![ContentBlock::text("A7: unpaid")];
+    let answer = pause.questions().next().unwrap().answer(yes()).unwrap();
+    let err = agent
+        .resume(forged, [answer.clone()], Shop::default())
+        .await
+        .unwrap_err();
+    assert!(matches!(
+        err.kind(),
+        RunErrorKind::Resume(ResumeError::BadSeal)
+    ));
+    let text = serde_json::to_string_pretty(&pause).unwrap();
+    let pause: Pause<Ledger> = serde_json::from_str(&text).unwrap();
+    let run = agent
+        .resume(pause, [answer], Shop::default())
+        .await
+        .unwrap()
+        .finished()
+        .unwrap();
+    assert_eq!(run.state.refunded, ["A7"]);
+}
+
+#[tokio::test]
+async fn a_pause_with_a_question_resumes_once() {
+    let cp = Arc::new(InMemoryCheckpointer::default());
+    let agent: DeskAgent = Desk::builder(model())
+        .shared_checkpointer(Arc::clone(&cp) as Arc<dyn Checkpointer>)
+        .build();
+    let pause = paused(agent.run_or_pause("Refund A7", Shop::default()).await.unwrap());
+    assert!(pause.id.is_some());
+    let answer = pause.questions().next().unwrap().answer(yes()).unwrap();
+    agent
+        .resume(pause.clone(), [answer.clone()], Shop::default())
+        .await
+        .unwrap();
+    let err = agent
+        .resume(pause, [answer], Shop::default())
+        .await
+        .unwrap_err();
+    assert!(matches!(
+        err.kind(),
+        RunErrorKind::Resume(ResumeError::AlreadyResumed { .. })
+    ));
+}
+
+#[tokio::test]
+async fn a_stream_ends_with_the_question_and_resume_streams_on() {
+    let agent: DeskAgent = Desk::builder(model()).build();
+    let mut stream = agent.stream("Refund A7", Shop::default());
+    let mut results = Vec::new();
+    let mut last = None;
+    while let Some(event) = stream.next().await {
+        let event = event.unwrap();
+        if let AgentEvent::ToolResult(step) = &event {
+            results.push(step.call.id.clone());
+        }
+        last = Some(event);
+    }
+    assert_eq!(results, ["l1"], "the call that asked has no result yet");
+    let Some(AgentEvent::Paused(pause)) = last else {
+        panic!("the last event is Paused");
+    };
+    let answer = pause.questions().next().unwrap().answer(yes()).unwrap();
+    let mut resumed = agent.resume_stream(*pause, [answer], Shop::default());
+    let mut results = Vec::new();
+    while let Some(event) = resumed.next().await {
+        if let AgentEvent::ToolResult(step) = event.unwrap() {
+            results.push(step.call.id.clone());
+        }
+    }
+    assert_eq!(results, ["l1", "r1"]);
+    assert_eq!(resumed.result().await.unwrap().output, "Done.");
+}
+
+#[tokio::test]
+async fn a_thread_checkpoint_holds_the_question_and_the_thread_resumes_it() {
+    let cp = Arc::new(InMemoryCheckpointer::default());
+    let model = model();
+    let agent: DeskAgent = Desk::builder(Arc::clone(&model))
+        .shared_checkpointer(Arc::clone(&cp) as Arc<dyn Checkpointer>)
+        .build();
+    let outcome = agent
+        .thread("t")
+        .run_or_pause("Refund A7", Shop::default())
+        .await
+        .unwrap();
+    assert!(matches!(outcome, Outcome::Paused(_)));
+    // Another agent value over the same checkpointer reads the saved pause.
+    let agent: DeskAgent = Desk::builder(Arc::clone(&model))
+        .shared_checkpointer(Arc::clone(&cp) as Arc<dyn Checkpointer>)
+        .build();
+    let thread = agent.thread("t");
+    assert_eq!(thread.status().await.unwrap(), ThreadStatus::Paused);
+    let pause = thread.pending().await.unwrap().expect("a saved pause");
+    let question = pause.questions().next().unwrap();
+    assert_eq!(question.question.kind, QuestionKind::Ask);
+    let answer = question.answer(yes()).unwrap();
+    let shop = Arc::new(Shop::default());
+    let run = thread
+        .resume([answer], Arc::clone(&shop))
+        .await
+        .unwrap()
+        .finished()
+        .unwrap();
+    assert_eq!(run.state.refunded, ["A7"]);
+    assert_eq!(run.state.looked_up, 1);
+    assert_eq!(shop.lookups.load(Ordering::SeqCst), 0, "the lookup ran before the pause");
+    assert_eq!(thread.status().await.unwrap(), ThreadStatus::Idle);
+    // user, the answer, two results, the final answer.
+    assert_eq!(thread.messages().await.unwrap().len(), 5);
+}
+
+#[tokio::test]
+async fn a_question_pauses_a_react_run_too() {
+    let model = Arc::new(ScriptedModel::new([
+        Turn::text(
+            "Thought: I must refund it.\nAction: refund\nAction Input: {\"order\": \"A7\"}",
+        ),
+        Turn::text("Thought: I now know the final answer.\nFinal Answer: Refunded."),
+    ]));
+    let agent: Agent<ReactDesk, TextOutput, Shop, Ledger> =
+        ReactDesk::builder(Arc::clone(&model)).build();
+    let pause = paused(agent.run_or_pause("Refund A7", Shop::default()).await.unwrap());
+    let answer = pause.questions().next().unwrap().answer(yes()).unwrap();
+    let run = agent
+        .resume(pause, [answer], Shop::default())
+        .await
+        .unwrap()
+        .finished()
+        .unwrap();
+    assert_eq!(run.output, "Refunded.");
+    assert_eq!(run.state.refunded, ["A7"]);
+    let second = model.requests()[1].messages.last().unwrap().text();
+    assert!(second.contains("Observation: refunded A7 (ok by Ada)"), "{second}");
+}
+
+#[tokio::test]
+async fn a_tool_that_asks_can_be_tested_by_hand_with_answers() {
+    let rt = ToolRuntime::new()
+        .with_call_id("c1")
+        .with_context(Shop::default())
+        .with_state(Ledger::default())
+        .with_answers([json!({"approved": false, "note": "too late"})]);
+    let call = ToolCall::new("c1", "refund", json!({"order": "B2"}).to_string());
+    let out = agentry::tool::invoke(&refund {}, &call, &rt).await.unwrap();
+    assert_eq!(out.text_content(), "refund of B2 declined: too late");
+}
+
+#[tokio::test]
+async fn a_tool_that_asks_without_an_answer_returns_its_question_by_hand() {
+    let rt = ToolRuntime::new()
+        .with_context(Shop::default())
+        .with_state(Ledger::default());
+    let call = ToolCall::new("c1", "refund", json!({"order": "B2"}).to_string());
+    let err = agentry::tool::invoke(&refund {}, &call, &rt).await.unwrap_err();
+    let ToolCallError::Interrupted { tool, question } = err else {
+        panic!("expected the question, got {err:?}");
+    };
+    assert_eq!(tool, "refund");
+    assert_eq!(question.question, json!({"order": "B2", "amount": 42}));
+}
