@@ -24,7 +24,7 @@ fn approve() -> [(String, Decision); 1] {
 #[tokio::test]
 async fn the_answer_is_stored_without_its_calls_and_each_call_once() {
     let json = paused_json().await;
-    assert_eq!(json["format_version"], 2);
+    assert_eq!(json["format_version"], 3);
     assert!(
         json["answer"]["response"]["message"]
             .get("tool_calls")

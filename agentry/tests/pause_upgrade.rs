@@ -1,5 +1,6 @@
 //! A pause written in format 1 (committed as a fixture, as the code before format 2 wrote it)
-//! is read as the current format, resumed, and resumed from inside a thread's checkpoint.
+//! is read as format 2, resumed, and resumed from inside a thread's checkpoint; a format-2
+//! pause (a fixture, as the code before format 3 wrote it) reads and resumes as it is.
 
 mod pause_support;
 
@@ -12,6 +13,7 @@ use pause_support::*;
 use serde_json::{Value, json};
 
 const V1: &str = include_str!("fixtures/pause_v1.json");
+const V2: &str = include_str!("fixtures/pause_v2.json");
 
 fn v1() -> Value {
     serde_json::from_str(V1).unwrap()
@@ -24,12 +26,12 @@ fn approve() -> [(String, Decision); 1] {
 #[test]
 fn a_format_1_pause_reads_as_the_current_format() {
     assert_eq!(
-        PAUSE_FORMAT_VERSION, 2,
+        PAUSE_FORMAT_VERSION, 3,
         "add a fixture for the previous version when bumping"
     );
     assert_eq!(v1()["format_version"], 1);
     let pause: Pause<Outbox> = serde_json::from_str(V1).unwrap();
-    assert_eq!(pause.format_version, PAUSE_FORMAT_VERSION);
+    assert_eq!(pause.format_version, 2, "upgraded to format 2, which reads as it is");
     assert_eq!((pause.id.as_deref(), pause.seal.as_deref()), (None, None));
     assert!(pause.answer.response.message.tool_calls.is_empty());
     let ids: Vec<&str> = pause.calls.iter().map(|c| c.call.id.as_str()).collect();
@@ -111,7 +113,7 @@ async fn a_format_1_pause_inside_a_checkpoint_resumes_in_its_thread() {
         .shared_checkpointer(Arc::clone(&cp) as Arc<dyn Checkpointer>)
         .build();
     let pause = agent.thread("old").pending().await.unwrap().unwrap();
-    assert_eq!(pause.format_version, PAUSE_FORMAT_VERSION);
+    assert_eq!(pause.format_version, 2);
     assert_eq!(pause.calls.len(), 3);
     let mailer = mailer();
     let run = agent
@@ -127,4 +129,47 @@ async fn a_format_1_pause_inside_a_checkpoint_resumes_in_its_thread() {
         agent.thread("old").status().await.unwrap(),
         agentry::agent::ThreadStatus::Idle
     );
+}
+
+#[tokio::test]
+async fn a_format_2_pause_reads_as_it_is_and_resumes() {
+    let pause: Pause<Outbox> = serde_json::from_str(V2).unwrap();
+    // Kept at 2: a seal made over it still matches.
+    assert_eq!(pause.format_version, 2);
+    assert!(pause.calls.iter().all(|c| c.question.is_none() && c.result.is_none()));
+    assert_eq!(pause.questions().count(), 0);
+    // The same pause as format 1 upgrades to exactly this.
+    let upgraded: Pause<Outbox> = serde_json::from_str(V1).unwrap();
+    assert_eq!(
+        serde_json::to_value(&upgraded).unwrap(),
+        serde_json::to_value(&pause).unwrap()
+    );
+    // Written again, it is the fixture.
+    let written = serde_json::to_value(&pause).unwrap();
+    assert_eq!(written, serde_json::from_str::<Value>(V2).unwrap());
+    let mailer = mailer();
+    let run = agent(rest())
+        .resume(pause, approve(), Arc::clone(&mailer))
+        .await
+        .unwrap()
+        .finished()
+        .unwrap();
+    assert_eq!(run.output, "All done.");
+    assert_eq!(mailer.recipients(), ["bob@example.com"]);
+}
+
+#[test]
+fn a_format_2_pause_holding_a_question_or_a_saved_result_is_refused() {
+    let question = json!({ "question": "ok?", "kind": "ask" });
+    let result = json!({ "call_id": "s1", "name": "search", "content": [], "is_error": false });
+    for (field, value) in [("question", question), ("result", result)] {
+        let mut json: Value = serde_json::from_str(V2).unwrap();
+        json["calls"][0][field] = value.clone();
+        let err = serde_json::from_value::<Pause<Outbox>>(json.clone()).unwrap_err();
+        assert!(err.to_string().contains("format 3"), "{err}");
+        // The same call in format 3 reads.
+        json["format_version"] = 3.into();
+        let pause: Pause<Outbox> = serde_json::from_value(json).unwrap();
+        assert!(pause.calls[0].question.is_some() || pause.calls[0].result.is_some());
+    }
 }
