@@ -8,6 +8,10 @@
 //! not wait: it takes a scripted decision — approve against the offline model, reject against
 //! a real one (a real email is never approved without a person).
 //!
+//! The assistant also books a room, and the booking tool asks you which room from inside its
+//! own work (`Interrupt`): the run pauses again with that typed question, and your answer
+//! re-runs the tool from its start with the answer supplied.
+//!
 //! The pause is a value: it is printed as JSON, which is what you would store to resume in
 //! another process.
 //!
@@ -44,9 +48,41 @@ fn send_email(to: String, subject: String, body: String, from: Context<Sender>) 
     format!("Email sent to {to}.")
 }
 
-/// You are an assistant that writes and sends short emails for the user with `send_email`.
-/// After sending, confirm in one sentence.
-#[agent(tools(send_email), context = Sender, review(send_email(approve, edit, reject)))]
+/// Which room to book: the question `book_room` asks a person.
+#[derive(Debug, Serialize, Deserialize)]
+struct WhichRoom {
+    time: String,
+    free: Vec<String>,
+}
+
+/// Book a meeting room.
+///
+/// # Arguments
+/// * `time` - When the meeting is.
+#[tool]
+async fn book_room(time: String, ask: Interrupt<WhichRoom, String>) -> String {
+    // Runs twice (before the pause and when the answer comes back): it only reads.
+    let free = vec!["Blue".to_string(), "Green".to_string()];
+    let room = ask
+        .ask(WhichRoom {
+            time: time.clone(),
+            free: free.clone(),
+        })
+        .await;
+    if !free.contains(&room) {
+        return format!("Room {room} is not free at {time}.");
+    }
+    // After the last ask: runs once, with the answer.
+    format!("Room {room} booked for {time}.")
+}
+
+/// You are an assistant that writes and sends short emails for the user with `send_email`,
+/// and books meeting rooms with `book_room`. After that, confirm in one sentence.
+#[agent(
+    tools(send_email, book_room),
+    context = Sender,
+    review(send_email(approve, edit, reject))
+)]
 struct Mailer;
 
 #[tokio::main]
@@ -57,7 +93,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let sender = || Sender {
         address: "ada@example.com".to_string(),
     };
-    let ask = "Email bob@example.com that the meeting moves to 3pm tomorrow.";
+    let ask = "Email bob@example.com that the meeting moves to 3pm tomorrow, and book a room.";
     println!("user: {ask}\n");
 
     let mut outcome = agent.run_or_pause(ask, sender()).await?;
@@ -83,6 +119,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                         .map(|c| c.arguments())
                         .unwrap_or_default();
                     decisions.push((review.call_id.clone(), decide(&call, offline)));
+                }
+                for question in pause.questions() {
+                    let which: WhichRoom = question.question_as()?;
+                    decisions.push(question.answer(choose_room(&which))?);
                 }
                 outcome = agent.resume(*pause, decisions, sender()).await?;
             }
@@ -142,6 +182,24 @@ fn decide(arguments: &serde_json::Value, offline: bool) -> Decision {
     }
 }
 
+/// Asks which room on the terminal; the first free one when there is no terminal.
+fn choose_room(question: &WhichRoom) -> String {
+    let first = question.free.first().cloned().unwrap_or_default();
+    println!(
+        "book_room asks: which room at {}? Free: {}",
+        question.time,
+        question.free.join(", ")
+    );
+    if !std::io::stdin().is_terminal() {
+        println!("(standard input is not a terminal: taking {first})");
+        return first;
+    }
+    match prompt(&format!("Room [{first}]: ")) {
+        Some(room) if !room.is_empty() => room,
+        _ => first,
+    }
+}
+
 /// One line from standard input; `None` when it is closed.
 fn prompt(question: &str) -> Option<String> {
     print!("{question}");
@@ -153,20 +211,29 @@ fn prompt(question: &str) -> Option<String> {
     }
 }
 
-/// The offline stand-in for a model: writes the email, then confirms with what the tool (or
-/// the reviewer) answered.
+/// The offline stand-in for a model: writes the email and books a room, then confirms with
+/// what the tools (or the reviewer) answered.
 fn mock_model(request: &RecordedRequest) -> MockResponse {
-    match request.tool_results().last() {
-        None => MockResponse::tool_calls(vec![ToolCall::new(
-            "call_email",
-            "send_email",
-            json!({
-                "to": "bob@example.com",
-                "subject": "Meeting moved",
-                "body": "Hi Bob, the meeting moves to 3pm tomorrow. Ada",
-            })
-            .to_string(),
-        )]),
-        Some((_, result)) => MockResponse::text(format!("Done: {result}")),
+    let results = request.tool_results();
+    if results.is_empty() {
+        return MockResponse::tool_calls(vec![
+            ToolCall::new(
+                "call_email",
+                "send_email",
+                json!({
+                    "to": "bob@example.com",
+                    "subject": "Meeting moved",
+                    "body": "Hi Bob, the meeting moves to 3pm tomorrow. Ada",
+                })
+                .to_string(),
+            ),
+            ToolCall::new(
+                "call_room",
+                "book_room",
+                json!({ "time": "3pm tomorrow" }).to_string(),
+            ),
+        ]);
     }
+    let said: Vec<String> = results.iter().map(|(_, r)| r.to_string()).collect();
+    MockResponse::text(format!("Done: {}", said.join(" ")))
 }

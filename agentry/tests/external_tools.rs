@@ -56,7 +56,11 @@ struct Helper;
 fn model() -> Arc<ScriptedModel> {
     Arc::new(ScriptedModel::new([
         Turn::tool_calls([
-            ToolCall::new("g1", "get_location", json!({"precision": "city"}).to_string()),
+            ToolCall::new(
+                "g1",
+                "get_location",
+                json!({"precision": "city"}).to_string(),
+            ),
             ToolCall::new("w1", "weather", json!({"city": "Paris"}).to_string()),
         ]),
         Turn::text("It is sunny where you are."),
@@ -81,7 +85,10 @@ async fn the_model_sees_an_external_tool_like_any_other() {
     assert_eq!(definitions, ["get_location", "weather"]);
     let definition = <get_location as Tool>::definition();
     assert_eq!(definition.parameters["required"], json!(["precision"]));
-    assert_eq!(definition.description, "The user's location, from their browser.");
+    assert_eq!(
+        definition.description,
+        "The user's location, from their browser."
+    );
     let schema = definition.parameters.to_string();
     assert!(schema.contains(r#""city","street""#), "{schema}");
 }
@@ -167,11 +174,11 @@ async fn an_untyped_external_tool_pauses_and_takes_any_json_result() {
         agentry::agent::NoTools,
     )
     .dyn_tool(ExternalTool::new(
-            "pick_file",
-            "Ask the user to pick a file.",
-            json!({"type": "object", "properties": {"kind": {"type": "string"}}}),
-        ))
-        .build();
+        "pick_file",
+        "Ask the user to pick a file.",
+        json!({"type": "object", "properties": {"kind": {"type": "string"}}}),
+    ))
+    .build();
     let pause = paused(agent.run_or_pause("Pick one", ()).await.unwrap());
     let call = pause.external_calls().next().unwrap();
     assert_eq!(call.arguments(), json!({"kind": "image"}));
@@ -183,7 +190,10 @@ async fn an_untyped_external_tool_pauses_and_takes_any_json_result() {
         .finished()
         .unwrap();
     assert_eq!(run.output, "Got it.");
-    assert_eq!(run.steps[0].result.as_ref().unwrap().text_content(), "cat.png");
+    assert_eq!(
+        run.steps[0].result.as_ref().unwrap().text_content(),
+        "cat.png"
+    );
 }
 
 #[tokio::test]

@@ -99,7 +99,6 @@ struct Desk;
 #[agent(tools(refund, lookup), context = Shop, state = Ledger, protocol = react)]
 struct ReactDesk;
 
-
 fn refund_turn() -> Turn {
     Turn::tool_calls([
         ToolCall::new("l1", "lookup", json!({"order": "A7"}).to_string()),
@@ -167,7 +166,11 @@ async fn a_question_pauses_the_run_and_the_answer_reruns_the_tool_from_its_start
     assert_eq!(shop.lookups.load(Ordering::SeqCst), 1);
     assert_eq!(shop.before_ask.load(Ordering::SeqCst), 1);
     assert_eq!(shop.refunds.load(Ordering::SeqCst), 0);
-    assert_eq!(pause.state().looked_up, 1, "the finished call's update is kept");
+    assert_eq!(
+        pause.state().looked_up,
+        1,
+        "the finished call's update is kept"
+    );
     let questions: Vec<_> = pause.questions().collect();
     assert_eq!(questions.len(), 1);
     assert_eq!(questions[0].call_id(), "r1");
@@ -184,7 +187,10 @@ async fn a_question_pauses_the_run_and_the_answer_reruns_the_tool_from_its_start
     // The pause is the run before the answer: the answer and its usage are replayed.
     assert_eq!(
         pause.snapshot.messages,
-        [Message::system("You handle refunds."), Message::user("Refund A7")]
+        [
+            Message::system("You handle refunds."),
+            Message::user("Refund A7")
+        ]
     );
     assert_eq!(pause.snapshot.usage, Usage::default());
     assert!(pause.snapshot.steps.is_empty());
@@ -293,10 +299,7 @@ async fn a_wrong_shaped_answer_is_a_resume_error_and_nothing_runs() {
     assert_eq!(model.request_count(), 1);
     // `run` cannot return the pause: it names the tool that asked.
     let agent: DeskAgent = Desk::builder(self::model()).build();
-    let err = agent
-        .run("Refund A7", Shop::default())
-        .await
-        .unwrap_err();
+    let err = agent.run("Refund A7", Shop::default()).await.unwrap_err();
     assert!(
         matches!(err.kind(), RunErrorKind::Paused { tools } if tools == &["refund"]),
         "{err}"
@@ -330,7 +333,10 @@ async fn several_asks_in_one_tool_are_answered_in_order() {
         .unwrap()
         .finished()
         .unwrap();
-    let texts: Vec<String> = tool_texts(&run.messages).into_iter().map(|(_, t)| t).collect();
+    let texts: Vec<String> = tool_texts(&run.messages)
+        .into_iter()
+        .map(|(_, t)| t)
+        .collect();
     assert_eq!(texts, ["3 apples, 5 pears"]);
     assert_eq!(model.request_count(), 2);
 }
@@ -339,7 +345,12 @@ async fn several_asks_in_one_tool_are_answered_in_order() {
 async fn a_sealed_pause_with_a_question_resumes_and_a_changed_one_does_not() {
     let key = || PauseKey::new(*b"0123456789abcdef0123456789abcdef");
     let agent: DeskAgent = Desk::builder(model()).pause_key(key()).build();
-    let pause = paused(agent.run_or_pause("Refund A7", Shop::default()).await.unwrap());
+    let pause = paused(
+        agent
+            .run_or_pause("Refund A7", Shop::default())
+            .await
+            .unwrap(),
+    );
     assert!(pause.seal.is_some());
     // Changing the saved result of the call that ran breaks the seal.
     let mut forged = pause.clone();
@@ -370,7 +381,12 @@ async fn a_pause_with_a_question_resumes_once() {
     let agent: DeskAgent = Desk::builder(model())
         .shared_checkpointer(Arc::clone(&cp) as Arc<dyn Checkpointer>)
         .build();
-    let pause = paused(agent.run_or_pause("Refund A7", Shop::default()).await.unwrap());
+    let pause = paused(
+        agent
+            .run_or_pause("Refund A7", Shop::default())
+            .await
+            .unwrap(),
+    );
     assert!(pause.id.is_some());
     let answer = pause.questions().next().unwrap().answer(yes()).unwrap();
     agent
@@ -448,7 +464,11 @@ async fn a_thread_checkpoint_holds_the_question_and_the_thread_resumes_it() {
         .unwrap();
     assert_eq!(run.state.refunded, ["A7"]);
     assert_eq!(run.state.looked_up, 1);
-    assert_eq!(shop.lookups.load(Ordering::SeqCst), 0, "the lookup ran before the pause");
+    assert_eq!(
+        shop.lookups.load(Ordering::SeqCst),
+        0,
+        "the lookup ran before the pause"
+    );
     assert_eq!(thread.status().await.unwrap(), ThreadStatus::Idle);
     // user, the answer, two results, the final answer.
     assert_eq!(thread.messages().await.unwrap().len(), 5);
@@ -457,14 +477,17 @@ async fn a_thread_checkpoint_holds_the_question_and_the_thread_resumes_it() {
 #[tokio::test]
 async fn a_question_pauses_a_react_run_too() {
     let model = Arc::new(ScriptedModel::new([
-        Turn::text(
-            "Thought: I must refund it.\nAction: refund\nAction Input: {\"order\": \"A7\"}",
-        ),
+        Turn::text("Thought: I must refund it.\nAction: refund\nAction Input: {\"order\": \"A7\"}"),
         Turn::text("Thought: I now know the final answer.\nFinal Answer: Refunded."),
     ]));
     let agent: Agent<ReactDesk, TextOutput, Shop, Ledger> =
         ReactDesk::builder(Arc::clone(&model)).build();
-    let pause = paused(agent.run_or_pause("Refund A7", Shop::default()).await.unwrap());
+    let pause = paused(
+        agent
+            .run_or_pause("Refund A7", Shop::default())
+            .await
+            .unwrap(),
+    );
     let answer = pause.questions().next().unwrap().answer(yes()).unwrap();
     let run = agent
         .resume(pause, [answer], Shop::default())
@@ -475,7 +498,10 @@ async fn a_question_pauses_a_react_run_too() {
     assert_eq!(run.output, "Refunded.");
     assert_eq!(run.state.refunded, ["A7"]);
     let second = model.requests()[1].messages.last().unwrap().text();
-    assert!(second.contains("Observation: refunded A7 (ok by Ada)"), "{second}");
+    assert!(
+        second.contains("Observation: refunded A7 (ok by Ada)"),
+        "{second}"
+    );
 }
 
 #[tokio::test]
@@ -496,7 +522,9 @@ async fn a_tool_that_asks_without_an_answer_returns_its_question_by_hand() {
         .with_context(Shop::default())
         .with_state(Ledger::default());
     let call = ToolCall::new("c1", "refund", json!({"order": "B2"}).to_string());
-    let err = agentry::tool::invoke(&refund {}, &call, &rt).await.unwrap_err();
+    let err = agentry::tool::invoke(&refund {}, &call, &rt)
+        .await
+        .unwrap_err();
     let ToolCallError::Interrupted { tool, question } = err else {
         panic!("expected the question, got {err:?}");
     };

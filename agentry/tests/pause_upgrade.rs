@@ -31,7 +31,10 @@ fn a_format_1_pause_reads_as_the_current_format() {
     );
     assert_eq!(v1()["format_version"], 1);
     let pause: Pause<Outbox> = serde_json::from_str(V1).unwrap();
-    assert_eq!(pause.format_version, 2, "upgraded to format 2, which reads as it is");
+    assert_eq!(
+        pause.format_version, 2,
+        "upgraded to format 2, which reads as it is"
+    );
     assert_eq!((pause.id.as_deref(), pause.seal.as_deref()), (None, None));
     assert!(pause.answer.response.message.tool_calls.is_empty());
     let ids: Vec<&str> = pause.calls.iter().map(|c| c.call.id.as_str()).collect();
@@ -136,7 +139,12 @@ async fn a_format_2_pause_reads_as_it_is_and_resumes() {
     let pause: Pause<Outbox> = serde_json::from_str(V2).unwrap();
     // Kept at 2: a seal made over it still matches.
     assert_eq!(pause.format_version, 2);
-    assert!(pause.calls.iter().all(|c| c.question.is_none() && c.result.is_none()));
+    assert!(
+        pause
+            .calls
+            .iter()
+            .all(|c| c.question.is_none() && c.result.is_none())
+    );
     assert_eq!(pause.questions().count(), 0);
     // The same pause as format 1 upgrades to exactly this.
     let upgraded: Pause<Outbox> = serde_json::from_str(V1).unwrap();

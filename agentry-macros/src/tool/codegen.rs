@@ -279,7 +279,10 @@ pub fn generate(target: &Target<'_>, attrs: &ToolAttrs, sig: &Signature) -> Toke
             quote!(let __agentry_ask = #sdk::__private::external_ask(__agentry_runtime);),
             quote!(let _ = __agentry_args;),
         ),
-        _ => (quote!(), quote!(let #args_ident { #(#model_idents),* } = __agentry_args;)),
+        _ => (
+            quote!(),
+            quote!(let #args_ident { #(#model_idents),* } = __agentry_args;),
+        ),
     };
     let args_doc = format!("The arguments of the `{name}` tool, as the model fills them.");
 

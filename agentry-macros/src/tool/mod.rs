@@ -107,9 +107,10 @@ fn expand_external(attr: TokenStream, mut func: syn::ForeignItemFn) -> TokenStre
         &func.attrs,
         params::ReceiverPolicy::Forbidden,
     ));
-    if let Some(signature) = &signature {
-        for param in &signature.params {
-            if matches!(param.kind, params::ParamKind::Injected) {
+    let signature = signature.map(|mut signature| {
+        signature.params.retain(|param| {
+            let injected = matches!(param.kind, params::ParamKind::Injected);
+            if injected {
                 errors.push(
                     syn::Error::new_spanned(
                         &param.ty,
@@ -119,14 +120,21 @@ fn expand_external(attr: TokenStream, mut func: syn::ForeignItemFn) -> TokenStre
                     .into(),
                 );
             }
+            !injected
+        });
+        signature
+    });
+    let result = errors.finish();
+    match (attrs, signature) {
+        // The tool as it would be without the mistakes, so its uses add no other errors.
+        (Some(attrs), Some(signature)) => {
+            let mut out = codegen::generate(&codegen::Target::External(&func), &attrs, &signature);
+            if let Err(e) = result {
+                out.extend(e.write_errors());
+            }
+            out
         }
-    }
-    match (attrs, signature, errors.finish()) {
-        (Some(attrs), Some(signature), Ok(())) => {
-            codegen::generate(&codegen::Target::External(&func), &attrs, &signature)
-        }
-        (_, _, result) => {
-            // A marker of the same name, so uses of the tool add no unrelated errors.
+        _ => {
             let vis = &func.vis;
             let ident = &func.sig.ident;
             let mut out = quote::quote! {

@@ -48,7 +48,10 @@ where
     S: Send + Sync + 'static,
 {
     /// Ends the run in a pause at the questions the calls of request `turn` asked.
-    pub(super) fn paused_at_questions(mut self, turn: u32) -> Result<Outcome<O::Output, S>, RunError> {
+    pub(super) fn paused_at_questions(
+        mut self,
+        turn: u32,
+    ) -> Result<Outcome<O::Output, S>, RunError> {
         let asked = std::mem::take(&mut self.asked);
         let Some(mark) = self.mark.take() else {
             return Err(self.fail(RunErrorKind::StateInUse));
@@ -67,7 +70,8 @@ where
         };
         let entry = (mark.usage_at < record.request_usage.len())
             .then(|| record.request_usage.remove(mark.usage_at));
-        let (spent, model) = entry.map_or((Usage::default(), String::new()), |e| (e.usage, e.model));
+        let (spent, model) =
+            entry.map_or((Usage::default(), String::new()), |e| (e.usage, e.model));
         record.steps.truncate(mark.steps_at);
         let mut saved: Vec<_> = results
             .filter_map(|m| match m {

@@ -43,8 +43,8 @@ mod core;
 mod driver;
 mod dyn_args;
 mod dyn_tool;
-mod external;
 pub(crate) mod event_queue;
+mod external;
 mod finish;
 #[cfg(all(test, feature = "testing"))]
 mod future_size;
@@ -89,9 +89,8 @@ pub use crate::model::{IntoSharedModel, ModelSettings};
 pub use crate::run::{
     AgentEvent, Counters, DEFAULT_MAX_TURNS, IntermediateStep, Limit, LimitPolicy, Limits, Outcome,
     PAUSE_FORMAT_VERSION, PartialRun, Pause, PauseKey, PausedAnswer, PendingCall, PendingQuestion,
-    RequestUsage,
-    ResumeError, RunError, RunErrorKind, RunPolicy, RunResult, RunSnapshot, Step, StopReason,
-    ThreadError, ThreadStatus, ToolErrorPolicy, intermediate_steps,
+    RequestUsage, ResumeError, RunError, RunErrorKind, RunPolicy, RunResult, RunSnapshot, Step,
+    StopReason, ThreadError, ThreadStatus, ToolErrorPolicy, intermediate_steps,
 };
 
 pub(crate) mod checks;

@@ -11,15 +11,15 @@ use super::driver::{Sinks, drive};
 use super::dyn_tool::json_arguments;
 use super::input::Input;
 use super::stream::AgentStream;
+use super::thread::saved_result;
 use super::toolset::Toolset;
 use crate::message::ToolCall;
-use super::thread::saved_result;
 use crate::middleware::{Decision, DecisionKind};
 use crate::model::ChatResponse;
 use crate::output::OutputSpec;
 use crate::run::{
-    OLDEST_READ_FORMAT, Outcome, PAUSE_FORMAT_VERSION, Pause, PendingCall, ResumeError, RunError, RunErrorKind,
-    RunSnapshot,
+    OLDEST_READ_FORMAT, Outcome, PAUSE_FORMAT_VERSION, Pause, PendingCall, ResumeError, RunError,
+    RunErrorKind, RunSnapshot,
 };
 use crate::tool::runtime::AnswerBook;
 use crate::tool::{ToolCallError, ToolOutput};
@@ -220,7 +220,11 @@ where
                     }
                 };
                 if let Err(error) = self.check_answer(&pending.call, &answer) {
-                    let error = ResumeError::InvalidAnswer { call_id, tool, error };
+                    let error = ResumeError::InvalidAnswer {
+                        call_id,
+                        tool,
+                        error,
+                    };
                     return Err(fail(error, &pause));
                 }
                 let mut given = question.answered.clone();

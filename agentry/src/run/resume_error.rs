@@ -58,7 +58,9 @@ pub enum ResumeError {
     },
     /// An answer does not fit the answer type of the question its call asked (the tool's
     /// `Interrupt<_, A>`, or an external tool's result type).
-    #[error("the answer to call `{call_id}` of tool `{tool}` does not fit its answer type: {error}")]
+    #[error(
+        "the answer to call `{call_id}` of tool `{tool}` does not fit its answer type: {error}"
+    )]
     InvalidAnswer {
         /// The call.
         call_id: String,

@@ -85,7 +85,11 @@ impl AskSlot {
     }
 
     /// The next supplied answer, or records `question` and returns `None`.
-    fn next(&self, question: impl FnOnce() -> Result<Value, String>, kind: QuestionKind) -> Option<Value> {
+    fn next(
+        &self,
+        question: impl FnOnce() -> Result<Value, String>,
+        kind: QuestionKind,
+    ) -> Option<Value> {
         let mut state = lock(&self.inner);
         if state.stopped.is_some() {
             return None;

@@ -140,7 +140,10 @@ impl<C, S> ToolRuntime<C, S> {
     pub fn with_answers(mut self, answers: impl IntoIterator<Item = serde_json::Value>) -> Self {
         let mut book: AnswerBook = self.answers.as_deref().cloned().unwrap_or_default();
         book.retain(|(id, _)| id != self.call_id.as_str());
-        book.push((self.call_id.as_str().to_string(), answers.into_iter().collect()));
+        book.push((
+            self.call_id.as_str().to_string(),
+            answers.into_iter().collect(),
+        ));
         self.answers = Some(Arc::new(book));
         self
     }

@@ -212,8 +212,8 @@ impl ThreadJournal {
                 pause.snapshot.messages = messages;
                 let saved = match encoded {
                     Ok((pending, state)) => {
-                        let held = pause.snapshot.messages.len()
-                            - system_offset(&pause.snapshot.messages);
+                        let held =
+                            pause.snapshot.messages.len() - system_offset(&pause.snapshot.messages);
                         // A pause at questions is the run before an answer the thread holds.
                         let paused_at = (held < self.saved).then_some(held);
                         self.behind_ok |= paused_at.is_some();
