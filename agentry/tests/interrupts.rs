@@ -531,3 +531,35 @@ async fn a_tool_that_asks_without_an_answer_returns_its_question_by_hand() {
     assert_eq!(tool, "refund");
     assert_eq!(question.question, json!({"order": "B2", "amount": 42}));
 }
+
+/// You count fruit for another agent.
+#[agent(tools(two_questions))]
+struct Counter;
+
+/// You delegate counting.
+#[agent(tools(Counter))]
+struct Boss;
+
+#[tokio::test]
+async fn a_sub_agent_question_is_not_carried_to_the_parent_yet() {
+    // Not supported yet: the sub-agent's run stops at its tool's question, and the parent
+    // model reads that the sub-agent could not answer (its run goes on).
+    let model = Arc::new(ScriptedModel::new([
+        Turn::tool_call("counter", json!({"prompt": "Count the fruit."})),
+        Turn::tool_call("two_questions", json!({})),
+        Turn::text("I could not count."),
+    ]));
+    let agent = Boss::builder(Arc::clone(&model)).build();
+    let run = agent
+        .run_or_pause("Count", ())
+        .await
+        .unwrap()
+        .finished()
+        .unwrap();
+    assert_eq!(run.output, "I could not count.");
+    let told = run.steps[0].result.as_ref().unwrap_err().to_string();
+    assert!(
+        told.contains("stopped for review or at a tool's question"),
+        "{told}"
+    );
+}

@@ -287,10 +287,7 @@ where
                     Some(outcome) => outcome,
                     None if !paused => stream.result().await,
                     None => {
-                        return Err(failed::<A>(format!(
-                            "the `{}` agent stopped for review, which a sub-agent cannot do",
-                            A::NAME
-                        )));
+                        return Err(failed::<A>(paused_message(A::NAME)));
                     }
                 }
             }
@@ -366,9 +363,18 @@ fn tagged(name: &str, requests: Vec<RequestUsage>) -> impl Iterator<Item = Reque
     })
 }
 
+/// What the parent model reads when the sub-agent stopped for review or at a question (a
+/// tool's `Interrupt`, an external tool): a sub-agent's pause is not carried to its parent.
+fn paused_message(name: &str) -> String {
+    format!(
+        "the `{name}` agent stopped for review or at a tool's question, which a sub-agent cannot do; go on without it"
+    )
+}
+
 /// What the parent model reads when the sub-agent failed.
 fn describe(name: &str, error: &RunError) -> String {
     match error.kind() {
+        RunErrorKind::Paused { .. } => paused_message(name),
         RunErrorKind::LimitExceeded(limit) => format!(
             "the `{name}` agent stopped at a limit before answering ({limit}); ask it something smaller or go on without it"
         ),
