@@ -563,3 +563,22 @@ async fn a_sub_agent_question_is_not_carried_to_the_parent_yet() {
         "{told}"
     );
 }
+
+#[tokio::test]
+async fn a_middleware_that_handles_tool_errors_does_not_swallow_a_question() {
+    // The call stops at its question outside the middleware chain: wrapping middleware sees
+    // no error, and the run pauses as without it.
+    let agent: DeskAgent = Desk::builder(model())
+        .middleware(agentry::middleware::ToolErrorHandler::always("unavailable"))
+        .build();
+    let pause = paused(agent.run_or_pause("Refund A7", Shop::default()).await.unwrap());
+    assert_eq!(pause.questions().count(), 1);
+    let answer = pause.questions().next().unwrap().answer(yes()).unwrap();
+    let run = agent
+        .resume(pause, [answer], Shop::default())
+        .await
+        .unwrap()
+        .finished()
+        .unwrap();
+    assert_eq!(run.state.refunded, ["A7"]);
+}
