@@ -267,6 +267,14 @@ pub fn generate(
                     #sdk::__private::tool_definition::<#input>(#tool_name, #description, false)
                 })
             }
+
+            // A question carried up from one of its tools: the tool checks the answer when
+            // the sub-agent runs again (a wrong shape is an error its model reads).
+            fn check_answer(
+                _answer: &#sdk::serde_json::Value,
+            ) -> ::core::result::Result<(), ::std::string::String> {
+                ::core::result::Result::Ok(())
+            }
         }
 
         #projections

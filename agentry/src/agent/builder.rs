@@ -61,6 +61,9 @@ pub(crate) struct Parts<T, O, C, S> {
     pub(crate) name: Option<Arc<str>>,
     /// Prices for `policy.limits.max_cost`.
     pub(crate) prices: Option<Arc<PriceTable>>,
+    /// A sub-agent's run re-run for its parent's resume: the answers its first asking call
+    /// takes (see `multi::agent_tool`).
+    pub(crate) forwarded: Option<crate::tool::runtime::Forwarded>,
 }
 
 /// The default cap on tool calls of one answer running at once.
@@ -91,6 +94,7 @@ where
                 sub_agents: Default::default(),
                 name: None,
                 prices: None,
+                forwarded: None,
             },
         }
     }
@@ -126,6 +130,7 @@ where
                 sub_agents: p.sub_agents,
                 name: p.name,
                 prices: p.prices,
+                forwarded: p.forwarded,
             },
         }
     }

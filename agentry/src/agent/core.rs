@@ -327,7 +327,8 @@ where
         );
         let rt = ToolRuntime::from_parts(Arc::clone(&self.context), Arc::clone(&self.state))
             .with_scope(Arc::clone(&scope))
-            .with_answer_book(self.answers.clone());
+            .with_answer_book(self.answers.clone())
+            .with_forwarded(parts.forwarded.clone());
         let rt = match &parts.store {
             Some(store) => rt.with_store(store.clone()),
             None => rt,

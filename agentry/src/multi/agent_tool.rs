@@ -14,13 +14,15 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use crate::agent::{
-    AgentBuilder, AgentEvent, Input, RequestUsage, RunError, RunErrorKind, Toolset,
+    AgentBuilder, AgentEvent, Input, Outcome, RequestUsage, RunError, RunErrorKind, Toolset,
 };
 use crate::model::SharedModel;
 use crate::output::OutputSpec;
 use crate::run::RunScope;
 use crate::run::{SubAgentEvent, erase};
-use crate::tool::{Artifact, IntoToolOutput, ToolCallError, ToolError, ToolOutput, ToolRuntime};
+use crate::tool::{
+    Artifact, IntoToolOutput, Question, ToolCallError, ToolError, ToolOutput, ToolRuntime,
+};
 
 /// An agent that can run as a tool of another agent. Implemented by `#[agent]` on a struct.
 pub trait SubAgent: Send + Sync + 'static {
@@ -232,7 +234,9 @@ pub trait ProjectContext<P>: SubAgent {
 /// what is left of the parent's deadline and token budget; its usage rolled into the
 /// parent's run; its events nested in the parent's stream. Cancelling the parent (dropping
 /// its future, a tool timeout, its deadline) drops this future and the sub-agent's run with
-/// it. A failed run comes back as a tool error, within the parent's retry budget.
+/// it. A failed run comes back as a tool error, within the parent's retry budget. A run that
+/// stops at a tool's question pauses the parent with it; the parent's resume runs the
+/// sub-agent again, and its first asking call takes the answers.
 pub fn call_agent<A, PC, PS>(
     agent: &A,
     input: A::Input,
@@ -255,22 +259,26 @@ where
     };
     // Everything the run needs is taken now, so its future borrows nothing of the call.
     let context = A::project(runtime.shared_context());
-    let child = configure::<A, PC>(agent, &scope);
+    let mut child = configure::<A, PC>(agent, &scope);
+    // Re-run for the parent's resume: the sub-agent's first asking call takes the answers.
+    let given = runtime.given_answers();
+    if !given.is_empty() {
+        child.parts.forwarded = Some(Arc::new(std::sync::Mutex::new(Some(given.clone()))));
+    }
     let call_id = runtime.call_id().to_string();
     let input = input.into_input();
     let state = <A::State as SubAgentState<PC>>::initial();
     Box::pin(async move {
         let outcome = match &scope.events {
-            None => child.run_with_state(input, context, state).await,
+            None => child.run_or_pause_with_state(input, context, state).await,
             Some(sink) => {
                 let mut stream = child.stream_with_state(input, context, state);
                 let mut end = None;
-                let mut paused = false;
                 while let Some(item) = stream.next().await {
                     match item {
                         // The result stays with the stream: taken after the loop.
                         Ok(AgentEvent::Done { .. }) => {}
-                        Ok(AgentEvent::Paused(_)) => paused = true,
+                        Ok(AgentEvent::Paused(pause)) => end = Some(Ok(Outcome::Paused(pause))),
                         Ok(event) => {
                             if let Some(event) = erase(event) {
                                 sink(SubAgentEvent {
@@ -285,18 +293,26 @@ where
                 }
                 match end {
                     Some(outcome) => outcome,
-                    None if !paused => stream.result().await,
-                    None => {
-                        return Err(failed::<A>(paused_message(A::NAME)));
-                    }
+                    None => stream.result().await.map(Outcome::Finished),
                 }
             }
         };
         match outcome {
-            Ok(result) => {
+            Ok(Outcome::Finished(result)) => {
                 scope.record(tagged(A::NAME, result.request_usage));
                 SubAgentOutput::<PC>::into_tool_output(result.output)
                     .map_err(|e| failed::<A>(e.message))
+            }
+            Ok(Outcome::Paused(pause)) => {
+                let pause = *pause;
+                let mut spent = pause.snapshot.request_usage.clone();
+                spent.push(RequestUsage {
+                    model: pause.answer.response.model.clone(),
+                    usage: pause.answer.response.usage,
+                    agent: None,
+                });
+                scope.record(tagged(A::NAME, spent));
+                Err(carried_question::<A>(&pause, given))
             }
             Err(error) => {
                 scope.record(tagged(A::NAME, error.partial().request_usage.clone()));
@@ -304,6 +320,31 @@ where
             }
         }
     })
+}
+
+/// The parent's view of a sub-agent's pause: the first question of one without reviews,
+/// asked by the sub-agent's call (the parent pauses at it, and its resume re-runs the
+/// sub-agent with the answers); a review, which a sub-agent cannot wait for, is an error.
+fn carried_question<A: SubAgent>(
+    pause: &crate::run::Pause<impl Sized>,
+    given: Vec<serde_json::Value>,
+) -> ToolCallError {
+    let question = pause.questions().next();
+    match question {
+        Some(q) if pause.reviews().next().is_none() => ToolCallError::Interrupted {
+            tool: A::NAME.to_string(),
+            question: Box::new(Question {
+                question: if q.is_external() {
+                    q.arguments()
+                } else {
+                    q.question().clone()
+                },
+                answered: given,
+                kind: q.question.kind,
+            }),
+        },
+        _ => failed::<A>(paused_message(A::NAME)),
+    }
 }
 
 /// A failure of sub-agent `A`, for the parent model.

@@ -54,10 +54,16 @@ pub struct ToolRuntime<C = (), S = ()> {
     answers: Option<Arc<AnswerBook>>,
     /// This call's asks, made when an `Interrupt` parameter is injected.
     asks: OnceLock<Arc<AskSlot>>,
+    /// Answers for the run's first asking call (a re-run sub-agent's).
+    forwarded: Option<Forwarded>,
 }
 
 /// The answers supplied to re-run calls, by call id.
 pub(crate) type AnswerBook = Vec<(String, Vec<serde_json::Value>)>;
+
+/// Answers for the first call of a run that asks, whatever its id: a sub-agent's run re-run
+/// with the answers its parent was resumed with. Taken once.
+pub(crate) type Forwarded = Arc<Mutex<Option<Vec<serde_json::Value>>>>;
 
 impl ToolRuntime<(), ()> {
     /// A runtime with unit context and state, an empty call id, no store and a stream writer
@@ -86,6 +92,7 @@ impl<C, S> ToolRuntime<C, S> {
             scope: None,
             answers: None,
             asks: OnceLock::new(),
+            forwarded: None,
         }
     }
 
@@ -106,6 +113,7 @@ impl<C, S> ToolRuntime<C, S> {
             scope: self.scope,
             answers: self.answers,
             asks: self.asks,
+            forwarded: self.forwarded,
         }
     }
 
@@ -126,6 +134,7 @@ impl<C, S> ToolRuntime<C, S> {
             scope: self.scope,
             answers: self.answers,
             asks: self.asks,
+            forwarded: self.forwarded,
         }
     }
 
@@ -154,15 +163,31 @@ impl<C, S> ToolRuntime<C, S> {
         self
     }
 
-    /// This call's asks (made on first use, with the answers supplied for its call id).
+    /// Answers for the run's first asking call, whatever its id.
+    pub(crate) fn with_forwarded(mut self, forwarded: Option<Forwarded>) -> Self {
+        self.forwarded = forwarded;
+        self
+    }
+
+    /// The answers supplied for this call's asks.
+    pub(crate) fn given_answers(&self) -> Vec<serde_json::Value> {
+        self.answers
+            .as_deref()
+            .and_then(|book| book.iter().find(|(id, _)| id == self.call_id.as_str()))
+            .map(|(_, answers)| answers.clone())
+            .unwrap_or_default()
+    }
+
+    /// This call's asks (made on first use, with the answers supplied for its call id, or
+    /// the run's forwarded answers if no call took them yet).
     pub(crate) fn ask_slot(&self) -> &Arc<AskSlot> {
         self.asks.get_or_init(|| {
-            let answers = self
-                .answers
-                .as_deref()
-                .and_then(|book| book.iter().find(|(id, _)| id == self.call_id.as_str()))
-                .map(|(_, answers)| answers.clone())
-                .unwrap_or_default();
+            let mut answers = self.given_answers();
+            if answers.is_empty()
+                && let Some(forwarded) = &self.forwarded
+            {
+                answers = lock(forwarded).take().unwrap_or_default();
+            }
             Arc::new(AskSlot::new(answers))
         })
     }
@@ -227,6 +252,7 @@ impl<C, S> ToolRuntime<C, S> {
             scope: self.scope.clone(),
             answers: self.answers.clone(),
             asks: OnceLock::new(),
+            forwarded: self.forwarded.clone(),
         }
     }
 
