@@ -426,6 +426,9 @@ where
                 record.skip(&calls[range.end..], "the run stopped");
                 Err(kind)
             }
+            // A call of an earlier group asked: the run pauses after the answer's calls, and
+            // the output waits for the resume (the machine saw only this group).
+            AfterTools::ReturnDirect(_) if !self.asked.is_empty() => Ok(None),
             AfterTools::ReturnDirect(index) => {
                 record.skip(&calls[range.end..], "a tool ended the run");
                 let step = &record.steps[first_step + index];
