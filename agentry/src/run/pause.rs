@@ -84,6 +84,11 @@ impl<T, S> Outcome<T, S> {
 ///   removed from the JSON still needs its decision, and a widened `allowed` is ignored.
 /// - **Only the agent's tools run.** A decision on a call of a tool the agent does not have
 ///   is refused ([`ResumeError::UnknownTool`](super::ResumeError::UnknownTool)).
+/// - **Answers fit their questions.** An answer to a call's question is checked against the
+///   answer type of the tool's [`Interrupt`](crate::Interrupt) (or an external tool's result
+///   type) before anything runs
+///   ([`ResumeError::InvalidAnswer`](super::ResumeError::InvalidAnswer)); a call that ran
+///   before the pause keeps its saved [`result`](PendingCall::result) and does not run again.
 /// - **Sealed, when the agent has a key.** With
 ///   [`AgentBuilder::pause_key`](crate::agent::AgentBuilder::pause_key), the pause carries
 ///   an HMAC-SHA256 [`seal`](Pause::seal) over all of it, and `resume` refuses a pause whose
