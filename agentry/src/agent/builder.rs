@@ -9,6 +9,7 @@ use super::dyn_tool::{DynTool, SharedDynTool};
 use super::instructions::Instructions;
 use super::toolset::Toolset;
 use crate::cost::{Cost, PriceTable};
+use crate::guard::set::Guards;
 use crate::middleware::{Chain, Middleware, SharedMiddleware};
 use crate::model::{IntoSharedModel, ModelSettings, SharedModel};
 use crate::output::{OutputSpec, TextOutput};
@@ -61,6 +62,8 @@ pub(crate) struct Parts<T, O, C, S> {
     pub(crate) name: Option<Arc<str>>,
     /// Prices for `policy.limits.max_cost`.
     pub(crate) prices: Option<Arc<PriceTable>>,
+    /// Guardrails on the input, the output and the tool calls.
+    pub(crate) guards: Guards<C>,
 }
 
 /// The default cap on tool calls of one answer running at once.
@@ -91,6 +94,7 @@ where
                 sub_agents: Default::default(),
                 name: None,
                 prices: None,
+                guards: Guards::default(),
             },
         }
     }
@@ -126,6 +130,7 @@ where
                 sub_agents: p.sub_agents,
                 name: p.name,
                 prices: p.prices,
+                guards: p.guards.for_output::<O2::Output>(),
             },
         }
     }

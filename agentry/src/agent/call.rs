@@ -129,13 +129,11 @@ where
     let span = crate::telemetry::spans::tool_span(call);
     let runtime = base.for_call(call.id.as_str());
     let work = async {
-        if !agent.parts.middleware.wraps_tools() || matches!(dispatch, Dispatch::Decided(_)) {
-            dispatch_call(&agent.parts.toolset, &runtime, dispatch).await
+        let runs = matches!(dispatch, Dispatch::Static(_) | Dispatch::Dyn(..));
+        if runs && agent.parts.guards.has_tool_checks() {
+            Box::pin(checked_call(agent, &runtime, call, dispatch)).await
         } else {
-            Box::pin(super::hooks::wrap_tool_call(
-                agent, &runtime, call, dispatch,
-            ))
-            .await
+            call_through(agent, &runtime, call, dispatch).await
         }
     };
     let caught =
@@ -165,6 +163,52 @@ where
     }
     crate::telemetry::spans::finish_tool(&span, &result);
     (result, runtime.take_state_updates())
+}
+
+/// Runs a planned call, through the middleware's `wrap_tool_call` hooks when there are any.
+async fn call_through<T, O, C, S>(
+    agent: &Agent<T, O, C, S>,
+    runtime: &ToolRuntime<C, S>,
+    call: &ToolCall,
+    dispatch: Dispatch<'_, T::Call, C, S>,
+) -> Result<ToolOutput, ToolCallError>
+where
+    T: Toolset<C, S>,
+    O: OutputSpec,
+    C: Send + Sync + 'static,
+    S: Send + Sync + 'static,
+{
+    if !agent.parts.middleware.wraps_tools() || matches!(dispatch, Dispatch::Decided(_)) {
+        dispatch_call(&agent.parts.toolset, runtime, dispatch).await
+    } else {
+        Box::pin(super::hooks::wrap_tool_call(agent, runtime, call, dispatch)).await
+    }
+}
+
+/// Runs a call between its guardrails: the tool-input guardrails first (a rewrite of the
+/// arguments is planned again, so the tool parses what it will run with), then the call, then
+/// the tool-output guardrails on its result.
+async fn checked_call<T, O, C, S>(
+    agent: &Agent<T, O, C, S>,
+    runtime: &ToolRuntime<C, S>,
+    call: &ToolCall,
+    dispatch: Dispatch<'_, T::Call, C, S>,
+) -> Result<ToolOutput, ToolCallError>
+where
+    T: Toolset<C, S>,
+    O: OutputSpec,
+    C: Send + Sync + 'static,
+    S: Send + Sync + 'static,
+{
+    let guards = &agent.parts.guards;
+    let context = runtime.context();
+    let checked = crate::guard::tool::check_call(guards, call, context).await?;
+    let dispatch = match &checked {
+        std::borrow::Cow::Borrowed(_) => dispatch,
+        std::borrow::Cow::Owned(rewritten) => plan(agent, rewritten).dispatch,
+    };
+    let result = call_through(agent, runtime, &checked, dispatch).await;
+    crate::guard::tool::check_result(guards, &checked, result, context).await
 }
 
 /// Runs a planned call.

@@ -59,6 +59,7 @@ pub(crate) fn tool_error_type(error: &ToolCallError) -> &'static str {
         ToolCallError::Failed { .. } => "tool_error",
         ToolCallError::Panicked { .. } => "panicked",
         ToolCallError::TimedOut { .. } => "timed_out",
+        ToolCallError::Blocked { .. } => "guardrail",
     }
 }
 
@@ -80,6 +81,7 @@ pub(crate) fn run_error_type(error: &RunErrorKind) -> &'static str {
         RunErrorKind::Thread(_) => "thread",
         RunErrorKind::Store(_) => "store",
         RunErrorKind::Unsealable { .. } => "unsealable",
+        RunErrorKind::Guardrail { .. } => "guardrail",
     }
 }
 

@@ -65,6 +65,19 @@ pub enum ToolCallError {
         /// The timeout that passed.
         after: Duration,
     },
+    /// A [tool guardrail](crate::guard) blocked the call before it ran, or its result before
+    /// the model saw it. It ends the run with
+    /// [`RunErrorKind::Guardrail`](crate::agent::RunErrorKind::Guardrail), whatever the
+    /// tool-error policy.
+    #[error("guardrail `{guardrail}` blocked tool `{tool}`: {reason}")]
+    Blocked {
+        /// The tool.
+        tool: String,
+        /// The guardrail's name.
+        guardrail: String,
+        /// Why it blocked.
+        reason: crate::guard::GuardReason,
+    },
 }
 
 /// A tool's own error, for `?` in a tool body that returns `Result<ToolOutput, ToolCallError>`
@@ -121,7 +134,8 @@ impl ToolCallError {
             | ToolCallError::Inject { tool, .. }
             | ToolCallError::Failed { tool, .. }
             | ToolCallError::Panicked { tool, .. }
-            | ToolCallError::TimedOut { tool, .. } => tool,
+            | ToolCallError::TimedOut { tool, .. }
+            | ToolCallError::Blocked { tool, .. } => tool,
         }
     }
 
