@@ -502,3 +502,36 @@ async fn a_guardrail_that_trips_ends_the_stream_and_the_events_already_yielded_s
         "{error}"
     );
 }
+
+/// A middleware with every hook left as it is (so the run takes the middleware path).
+struct Plain;
+
+impl agentry::middleware::Middleware for Plain {}
+
+#[tokio::test]
+async fn an_input_guardrail_cancels_a_request_made_through_middleware() {
+    let model = ScriptedModel::new([Turn::text("slow answer")]).with_delay(Duration::from_secs(3));
+    let agent = AgentBuilder::<_, _, (), ()>::new(model, NoTools)
+        .instructions("Be brief.")
+        .middleware(Plain)
+        .input_guardrail(Slow::new(
+            Duration::from_millis(50),
+            Verdict::Block("no".into()),
+        ))
+        .build();
+    let started = Instant::now();
+    let error = agent.run("hi", ()).await.unwrap_err();
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(
+        matches!(error.kind(), RunErrorKind::Guardrail { .. }),
+        "{error}"
+    );
+    // The transcript as it was when the request was cancelled: instructions and input.
+    let texts: Vec<String> = error.partial().messages.iter().map(Message::text).collect();
+    assert_eq!(texts, ["Be brief.", "hi"]);
+    assert_eq!(error.partial().usage, usage(0, 0));
+}
