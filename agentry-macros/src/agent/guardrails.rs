@@ -4,8 +4,8 @@
 
 use proc_macro2::TokenStream;
 use quote::quote_spanned;
-use syn::ext::IdentExt;
 use syn::parse::ParseStream;
+use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
 use syn::{Expr, Ident, Token};
 
@@ -26,50 +26,33 @@ pub struct GuardrailAttr {
     value: Expr,
 }
 
-/// `guardrails(kind(expr), ...)`; every mistake is collected.
+/// `guardrails(kind(expr), ...)`; every mistake is collected, each spanned on its entry.
 pub fn parse(input: ParseStream<'_>, key: &Ident) -> syn::Result<Vec<GuardrailAttr>> {
     if !input.peek(syn::token::Paren) {
         return Err(syn::Error::new(key.span(), USAGE));
     }
     let content;
     syn::parenthesized!(content in input);
+    let entries = Punctuated::<Expr, Token![,]>::parse_terminated(&content)?;
     let mut guards = Vec::new();
     let mut errors: Vec<syn::Error> = Vec::new();
-    while !content.is_empty() {
-        let kind = content.call(Ident::parse_any)?;
-        let name = kind.to_string();
-        let Some((_, method)) = KINDS.iter().find(|(k, _)| *k == name) else {
-            // Most likely a guardrail written without its kind.
-            return Err(syn::Error::new(
-                kind.span(),
-                format!(
-                    "`{name}` is not a kind of guardrail; the kinds are input, output, tool_input, tool_output: {USAGE}"
-                ),
-            ));
-        };
-        if !content.peek(syn::token::Paren) {
-            return Err(syn::Error::new(
-                kind.span(),
-                format!("write the guardrail in parentheses: `{name}(MyGuardrail)`"),
-            ));
-        }
-        let inner;
-        let parens = syn::parenthesized!(inner in content);
-        let values = syn::punctuated::Punctuated::<Expr, Token![,]>::parse_terminated(&inner)?;
-        if values.is_empty() {
-            errors.push(syn::Error::new(
-                parens.span.join(),
-                format!("`{name}()` is empty: write the guardrail inside, `{name}(MyGuardrail)`"),
-            ));
-        }
-        for value in values {
-            guards.push(GuardrailAttr {
-                method: Ident::new(method, kind.span()),
+    for entry in entries {
+        match kind_of(&entry) {
+            Some((method, values)) if values.is_empty() => errors.push(syn::Error::new_spanned(
+                &entry,
+                format!("`{method}` declares no guardrail: write the guardrail inside the parentheses"),
+            )),
+            Some((method, values)) => guards.extend(values.into_iter().map(|value| GuardrailAttr {
+                method: method.clone(),
                 value,
-            });
-        }
-        if !content.is_empty() {
-            content.parse::<Token![,]>()?;
+            })),
+            None => errors.push(syn::Error::new_spanned(
+                &entry,
+                format!(
+                    "say which kind of guardrail `{}` is (input, output, tool_input or tool_output): {USAGE}",
+                    quote::quote!(#entry).to_string().replace(' ', "")
+                ),
+            )),
         }
     }
     match errors.into_iter().reduce(|mut a, b| {
@@ -79,6 +62,22 @@ pub fn parse(input: ParseStream<'_>, key: &Ident) -> syn::Result<Vec<GuardrailAt
         Some(e) => Err(e),
         None => Ok(guards),
     }
+}
+
+/// `kind(a, b)`: the builder method of the kind and the guardrails, when `entry` is one.
+fn kind_of(entry: &Expr) -> Option<(Ident, Vec<Expr>)> {
+    let Expr::Call(call) = entry else {
+        return None;
+    };
+    let Expr::Path(path) = &*call.func else {
+        return None;
+    };
+    let ident = path.path.get_ident()?;
+    let (_, method) = KINDS.iter().find(|(kind, _)| ident == kind)?;
+    Some((
+        Ident::new(method, ident.span()),
+        call.args.iter().cloned().collect(),
+    ))
 }
 
 /// The builder calls, in the order declared.
