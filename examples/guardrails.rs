@@ -76,8 +76,8 @@ fn model() -> ScriptedModel {
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
     // 1. Everything passes; the 50 ms check ran beside the 80 ms request.
-    let model = std::sync::Arc::new(model());
-    let agent = Concierge::builder(model.clone()).build();
+    let scripted = std::sync::Arc::new(model());
+    let agent = Concierge::builder(scripted.clone()).build();
     let started = Instant::now();
     let run = agent
         .run("A table for two tonight?", Guest { banned: false })
@@ -85,7 +85,7 @@ async fn main() {
         .unwrap();
     println!("1. {} ({} ms)", run.output, started.elapsed().as_millis());
     // The tool's result reached the model with the email redacted.
-    let seen = model.requests()[1].messages.last().unwrap().text();
+    let seen = scripted.requests()[1].messages.last().unwrap().text();
     println!("   the model saw: {seen}");
 
     // 2. A banned guest: the check trips while the request is in flight and cancels it.
