@@ -6,7 +6,10 @@ use std::any::Any;
 use std::panic::AssertUnwindSafe;
 use std::time::Duration;
 
+use std::future::Future;
+
 use futures::FutureExt;
+use futures::future::Either;
 use serde_json::Value;
 
 use super::builder::Agent;
@@ -128,13 +131,13 @@ where
 {
     let span = crate::telemetry::spans::tool_span(call);
     let runtime = base.for_call(call.id.as_str());
-    let work = async {
-        let runs = matches!(dispatch, Dispatch::Static(_) | Dispatch::Dyn(..));
-        if runs && agent.parts.guards.has_tool_checks() {
-            Box::pin(checked_call(agent, &runtime, call, dispatch)).await
-        } else {
-            call_through(agent, &runtime, call, dispatch).await
-        }
+    let runs = matches!(dispatch, Dispatch::Static(_) | Dispatch::Dyn(..));
+    // One future either way, not an `async` block awaiting another: the call is held inline
+    // in the run's future, and a layer would hold `dispatch` twice.
+    let work = if runs && agent.parts.guards.has_tool_checks() {
+        Either::Left(Box::pin(checked_call(agent, &runtime, call, dispatch)))
+    } else {
+        Either::Right(call_through(agent, &runtime, call, dispatch))
     };
     let caught =
         AssertUnwindSafe(crate::telemetry::spans::InSpan::new(work, span.clone())).catch_unwind();
@@ -166,12 +169,14 @@ where
 }
 
 /// Runs a planned call, through the middleware's `wrap_tool_call` hooks when there are any.
-async fn call_through<T, O, C, S>(
-    agent: &Agent<T, O, C, S>,
-    runtime: &ToolRuntime<C, S>,
-    call: &ToolCall,
-    dispatch: Dispatch<'_, T::Call, C, S>,
-) -> Result<ToolOutput, ToolCallError>
+///
+/// Not an `async fn` (see `run_call`): the future it returns is the call's own.
+fn call_through<'a, T, O, C, S>(
+    agent: &'a Agent<T, O, C, S>,
+    runtime: &'a ToolRuntime<C, S>,
+    call: &'a ToolCall,
+    dispatch: Dispatch<'a, T::Call, C, S>,
+) -> impl Future<Output = Result<ToolOutput, ToolCallError>> + 'a
 where
     T: Toolset<C, S>,
     O: OutputSpec,
@@ -179,9 +184,11 @@ where
     S: Send + Sync + 'static,
 {
     if !agent.parts.middleware.wraps_tools() || matches!(dispatch, Dispatch::Decided(_)) {
-        dispatch_call(&agent.parts.toolset, runtime, dispatch).await
+        Either::Left(dispatch_call(&agent.parts.toolset, runtime, dispatch))
     } else {
-        Box::pin(super::hooks::wrap_tool_call(agent, runtime, call, dispatch)).await
+        Either::Right(Box::pin(super::hooks::wrap_tool_call(
+            agent, runtime, call, dispatch,
+        )))
     }
 }
 

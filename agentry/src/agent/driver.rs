@@ -170,27 +170,31 @@ where
                         is_output_tool: &is_output_tool,
                         reported: &s.reported,
                     });
-                    within(
+                    let call = within(
                         core.deadline,
                         call_model(&*agent.parts.model, request, forward),
-                    )
-                };
-                let answer = match input_check.take() {
-                    None => answer.await,
-                    // Boxed: only a run with input guardrails pays for the race's room.
-                    Some(check) => match Box::pin(input::race(check, answer)).await {
-                        Raced::Passed(answer) => answer,
-                        Raced::Stopped { verdict, answer } => {
-                            let answered = answer.as_ref().and_then(|a| a.as_ref()?.as_ref().ok());
-                            match core.input_stopped(turn, verdict, answered) {
-                                Ok(()) => {
-                                    redo = Some(turn);
-                                    continue;
-                                }
-                                Err(kind) => return Err(core.fail(kind)),
+                    );
+                    // One future either way (held once in the run's): the call, or the call
+                    // raced by the input guardrails, boxed so only a run with them pays for
+                    // the race's room.
+                    match input_check.take() {
+                        None => Either::Left(call.map(Raced::Passed)),
+                        Some(check) => Either::Right(Box::pin(input::race(check, call))),
+                    }
+                }
+                .await;
+                let answer = match answer {
+                    Raced::Passed(answer) => answer,
+                    Raced::Stopped { verdict, answer } => {
+                        let answered = answer.as_ref().and_then(|a| a.as_ref()?.as_ref().ok());
+                        match core.input_stopped(turn, verdict, answered) {
+                            Ok(()) => {
+                                redo = Some(turn);
+                                continue;
                             }
+                            Err(kind) => return Err(core.fail(kind)),
                         }
-                    },
+                    }
                 };
                 match answer {
                     Some(Ok(response)) => (response, closed),
@@ -226,7 +230,7 @@ where
                 ));
                 let turned = match input_check.take() {
                     None => turned.await,
-                    Some(check) => match input::race(check, turned).await {
+                    Some(check) => match Box::pin(input::race(check, turned)).await {
                         Raced::Passed(turned) => turned,
                         Raced::Stopped { verdict, answer } => {
                             let answered = match &answer {
@@ -280,11 +284,7 @@ where
                 Ok(Answered::RunTools(calls)) => calls,
                 Ok(Answered::Again) => continue,
                 Ok(Answered::Finish(output, stop_reason)) => {
-                    let output = match checked_output(&core, output).await {
-                        Ok(output) => output,
-                        Err(kind) => return Err(core.fail(kind)),
-                    };
-                    if !core.has_middleware() {
+                    if !core.has_middleware() && !core.agent.parts.guards.has_output() {
                         return finish_plain(core.record, core.state, output, stop_reason);
                     }
                     return finish_run(core, output, stop_reason).await;
@@ -358,11 +358,7 @@ where
             match core.group_done(turn, calls.as_mut_slice(), range, scope, results, flags) {
                 Ok(None) => {}
                 Ok(Some((output, stop_reason))) => {
-                    let output = match checked_output(&core, output).await {
-                        Ok(output) => output,
-                        Err(kind) => return Err(core.fail(kind)),
-                    };
-                    if !core.has_middleware() {
+                    if !core.has_middleware() && !core.agent.parts.guards.has_output() {
                         return finish_plain(core.record, core.state, output, stop_reason);
                     }
                     return finish_run(core, output, stop_reason).await;
@@ -384,30 +380,6 @@ where
             return Err(core.fail(kind));
         }
     }
-}
-
-/// The output through the output guardrails (boxed, and only when there are some: a run
-/// without them does not hold the check's room).
-async fn checked_output<T, O, C, S>(
-    core: &RunCore<'_, T, O, C, S>,
-    output: O::Output,
-) -> Result<O::Output, RunErrorKind>
-where
-    T: Toolset<C, S>,
-    O: OutputSpec,
-    C: Send + Sync + 'static,
-    S: Send + Sync + 'static,
-{
-    let guards = &core.agent.parts.guards;
-    if !guards.has_output() {
-        return Ok(output);
-    }
-    Box::pin(crate::guard::output::check_output(
-        guards,
-        output,
-        &*core.context,
-    ))
-    .await
 }
 
 /// Saves the run at `point`.
@@ -490,8 +462,9 @@ where
     results.into_iter().flatten().collect()
 }
 
-/// Ends a run that has middleware with its output, through the `after_agent` hooks. (A run
-/// without ends at once, with `finish_plain`, not through this future.)
+/// Ends a run that has middleware or output guardrails with its output: through the output
+/// guardrails, then the `after_agent` hooks. (A run with neither ends at once, with
+/// `finish_plain`, not through this future.)
 async fn finish_run<T, O, C, S>(
     core: RunCore<'_, T, O, C, S>,
     output: O::Output,
@@ -503,6 +476,21 @@ where
     C: Send + Sync + 'static,
     S: Send + Sync + 'static,
 {
+    let guards = &core.agent.parts.guards;
+    let output = if guards.has_output() {
+        let checked = Box::pin(crate::guard::output::check_output(
+            guards,
+            output,
+            &*core.context,
+        ))
+        .await;
+        match checked {
+            Ok(output) => output,
+            Err(kind) => return Err(core.fail(kind)),
+        }
+    } else {
+        output
+    };
     Box::pin(finish(
         core.agent,
         &core.context,

@@ -14,9 +14,10 @@ use std::sync::Mutex;
 use crate::usage::Usage;
 
 /// The usage a streamed request reported last, kept where the request's future does not own
-/// it, so it outlives the request's cancellation.
+/// it, so it outlives the request's cancellation. Boxed: it sits in every run's state, which
+/// is kept small (`agent/future_size.rs`).
 #[derive(Debug, Default)]
-pub(crate) struct Reported(Mutex<Option<Usage>>);
+pub(crate) struct Reported(Box<Mutex<Option<Usage>>>);
 
 impl Reported {
     /// Keeps `usage`, the stream's latest report (each replaces the one before: providers
