@@ -114,13 +114,12 @@ pub(crate) async fn race<A>(check: InputCheck<'_>, call: impl Future<Output = A>
     let call = pin!(call);
     match futures::future::select(check, call).await {
         Either::Left((None, call)) => Raced::Passed(call.await),
-        Either::Left((Some(verdict), call)) => {
-            drop(call);
-            Raced::Stopped {
-                verdict,
-                answer: None,
-            }
-        }
+        // The request's future is dropped when this one returns (it is pinned in this
+        // future's state): that is the cancellation.
+        Either::Left((Some(verdict), _)) => Raced::Stopped {
+            verdict,
+            answer: None,
+        },
         Either::Right((answer, check)) => match check.await {
             None => Raced::Passed(answer),
             Some(verdict) => Raced::Stopped {
