@@ -18,7 +18,7 @@
 
 use std::time::{Duration, Instant};
 
-use agentry::agent::{AgentBuilder, AgentEvent, NoTools};
+use agentry::agent::{Agent, AgentBuilder, AgentEvent, NoTools};
 use agentry::guard::builtin::{BlockList, MaxLength, PiiCheck};
 use agentry::guard::{InputGuardrail, Verdict};
 use agentry::middleware::PiiKind;
@@ -40,6 +40,19 @@ impl InputGuardrail for Takes {
         tokio::time::sleep(self.0).await;
         Verdict::Pass
     }
+}
+
+/// Milliseconds from the start of a streamed run to its first text delta.
+async fn ttft(agent: &Agent<NoTools>) -> f64 {
+    let start = Instant::now();
+    let mut stream = agent.stream("Say hello to the traveller, please.", ());
+    let mut first = None;
+    while let Some(event) = stream.next().await {
+        if first.is_none() && matches!(event.as_ref().unwrap(), AgentEvent::TextDelta { .. }) {
+            first = Some(start.elapsed());
+        }
+    }
+    first.expect("a text delta").as_secs_f64() * 1e3
 }
 
 fn median(values: &mut [f64]) -> f64 {
@@ -83,23 +96,6 @@ fn main() {
                     .build(),
             ),
         ];
-        // Seconds from the start of a streamed run to its first text delta.
-        let ttft = |agent: &agentry::agent::Agent<NoTools>| {
-            let agent = agent;
-            async move {
-                let start = Instant::now();
-                let mut stream = agent.stream("Say hello to the traveller, please.", ());
-                let mut first = None;
-                while let Some(event) = stream.next().await {
-                    if first.is_none()
-                        && matches!(event.as_ref().unwrap(), AgentEvent::TextDelta { .. })
-                    {
-                        first = Some(start.elapsed());
-                    }
-                }
-                first.expect("a text delta").as_secs_f64() * 1e3
-            }
-        };
         // Warm-up: connections, lazy regexes.
         for (_, agent) in &agents {
             for _ in 0..5 {
