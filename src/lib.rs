@@ -26,6 +26,7 @@ chapters! {
     Providers => "../docs/src/providers.md",
     Streaming => "../docs/src/streaming.md",
     Middleware => "../docs/src/middleware.md",
+    Guardrails => "../docs/src/guardrails.md",
     Threads => "../docs/src/threads.md",
     React => "../docs/src/react.md",
     Mcp => "../docs/src/mcp.md",

@@ -8,6 +8,7 @@
 mod alias;
 mod attrs;
 mod codegen;
+mod guardrails;
 mod impl_block;
 mod middleware;
 mod sub_agent;

@@ -50,6 +50,7 @@ mod citation;
 pub mod cost;
 mod env;
 pub mod error;
+pub mod guard;
 pub mod http;
 #[cfg(any(feature = "mcp-client", feature = "mcp-server"))]
 pub mod mcp;

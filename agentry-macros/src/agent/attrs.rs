@@ -6,11 +6,11 @@ use syn::parse::{ParseStream, Parser};
 use syn::punctuated::Punctuated;
 use syn::{Expr, ExprLit, Ident, Lit, LitInt, LitStr, Path, Token, Type};
 
+use super::guardrails::GuardrailAttr;
 use super::middleware::{ReviewAttr, parse_middleware, parse_review};
 use super::sub_agent::AsTool;
 
-const KEYS: &str =
-    "tools, output, context, state, max_turns, instructions, middleware, review, protocol, as_tool";
+const KEYS: &str = "tools, output, context, state, max_turns, instructions, middleware, review, protocol, as_tool, guardrails";
 
 /// Where the system prompt comes from.
 pub enum InstructionsAttr {
@@ -46,6 +46,8 @@ pub struct AgentAttrs {
     pub protocol: Option<ProtocolAttr>,
     /// `as_tool(...)`: how the agent looks as a tool of another agent.
     pub as_tool: Option<AsTool>,
+    /// `guardrails(...)`: guardrails with their kinds, in order.
+    pub guardrails: Vec<GuardrailAttr>,
 }
 
 /// Parses the attribute; `Err` holds every error found, combined. `tools(...)` is required on
@@ -62,6 +64,7 @@ pub fn parse(attr: TokenStream, tools_required: bool) -> Result<AgentAttrs, syn:
     let mut reviews = None;
     let mut protocol = None;
     let mut as_tool = None;
+    let mut guardrails = None;
     let mut tools_written = false;
 
     let parser =
@@ -95,6 +98,8 @@ pub fn parse(attr: TokenStream, tools_required: bool) -> Result<AgentAttrs, syn:
                             .map(|p| set(&mut protocol, p, &key, &mut errors)),
                         "as_tool" => super::sub_agent::parse(input, &key)
                             .map(|a| set(&mut as_tool, a, &key, &mut errors)),
+                        "guardrails" => super::guardrails::parse(input, &key)
+                            .map(|g| set(&mut guardrails, g, &key, &mut errors)),
                         _ => {
                             let hint = suggestion(&name)
                                 .map(|s| format!(" (did you mean `{s}`?)"))
@@ -148,6 +153,7 @@ pub fn parse(attr: TokenStream, tools_required: bool) -> Result<AgentAttrs, syn:
         reviews: reviews.unwrap_or_default(),
         protocol,
         as_tool,
+        guardrails: guardrails.unwrap_or_default(),
     })
 }
 
@@ -268,7 +274,7 @@ fn skip_value(input: ParseStream<'_>) {
 
 /// The closest known key, for typos.
 fn suggestion(name: &str) -> Option<&'static str> {
-    const ALL: [&str; 10] = [
+    const ALL: [&str; 11] = [
         "tools",
         "output",
         "context",
@@ -279,6 +285,7 @@ fn suggestion(name: &str) -> Option<&'static str> {
         "review",
         "protocol",
         "as_tool",
+        "guardrails",
     ];
     ALL.into_iter()
         .map(|k| (k, distance(name, k)))

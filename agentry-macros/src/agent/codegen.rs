@@ -417,6 +417,7 @@ pub fn configure_with(
         }
     });
     let middleware = super::middleware::configure(sdk, &attrs.middleware, &attrs.reviews, entries)?;
+    let guardrails = super::guardrails::configure(&attrs.guardrails);
     Ok(quote! {
         #sdk::agent::AgentBuilder::new(model, #toolset)
             .output(#output_spec)
@@ -424,6 +425,7 @@ pub fn configure_with(
             #max_turns
             #protocol
             #middleware
+            #guardrails
     })
 }
 

@@ -9,6 +9,7 @@ use super::dyn_tool::{DynTool, SharedDynTool};
 use super::instructions::Instructions;
 use super::toolset::Toolset;
 use crate::cost::{Cost, PriceTable};
+use crate::guard::set::Guards;
 use crate::middleware::{Chain, Middleware, SharedMiddleware};
 use crate::model::{IntoSharedModel, ModelSettings, SharedModel};
 use crate::output::{OutputSpec, TextOutput};
@@ -64,6 +65,8 @@ pub(crate) struct Parts<T, O, C, S> {
     /// A sub-agent's run re-run for its parent's resume: the answers its first asking call
     /// takes (see `multi::agent_tool`).
     pub(crate) forwarded: Option<crate::tool::runtime::Forwarded>,
+    /// Guardrails on the input, the output and the tool calls.
+    pub(crate) guards: Guards<C>,
 }
 
 /// The default cap on tool calls of one answer running at once.
@@ -95,6 +98,7 @@ where
                 name: None,
                 prices: None,
                 forwarded: None,
+                guards: Guards::default(),
             },
         }
     }
@@ -131,6 +135,7 @@ where
                 name: p.name,
                 prices: p.prices,
                 forwarded: p.forwarded,
+                guards: p.guards.for_output::<O2::Output>(),
             },
         }
     }

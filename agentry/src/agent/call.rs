@@ -6,7 +6,10 @@ use std::any::Any;
 use std::panic::AssertUnwindSafe;
 use std::time::Duration;
 
+use std::future::Future;
+
 use futures::FutureExt;
+use futures::future::Either;
 use serde_json::Value;
 
 use super::builder::Agent;
@@ -128,15 +131,13 @@ where
 {
     let span = crate::telemetry::spans::tool_span(call);
     let runtime = base.for_call(call.id.as_str());
-    let work = async {
-        if !agent.parts.middleware.wraps_tools() || matches!(dispatch, Dispatch::Decided(_)) {
-            dispatch_call(&agent.parts.toolset, &runtime, dispatch).await
-        } else {
-            Box::pin(super::hooks::wrap_tool_call(
-                agent, &runtime, call, dispatch,
-            ))
-            .await
-        }
+    let runs = matches!(dispatch, Dispatch::Static(_) | Dispatch::Dyn(..));
+    // One future either way, not an `async` block awaiting another: the call is held inline
+    // in the run's future, and a layer would hold `dispatch` twice.
+    let work = if runs && agent.parts.guards.has_tool_checks() {
+        Either::Left(Box::pin(checked_call(agent, &runtime, call, dispatch)))
+    } else {
+        Either::Right(call_through(agent, &runtime, call, dispatch))
     };
     // A call that asks (an `Interrupt`, an external tool) stops at its question.
     let work = crate::tool::interrupt::until_asked(runtime.asks(), work);
@@ -167,6 +168,56 @@ where
     }
     crate::telemetry::spans::finish_tool(&span, &result);
     (result, runtime.take_state_updates())
+}
+
+/// Runs a planned call, through the middleware's `wrap_tool_call` hooks when there are any.
+///
+/// Not an `async fn` (see `run_call`): the future it returns is the call's own.
+fn call_through<'a, T, O, C, S>(
+    agent: &'a Agent<T, O, C, S>,
+    runtime: &'a ToolRuntime<C, S>,
+    call: &'a ToolCall,
+    dispatch: Dispatch<'a, T::Call, C, S>,
+) -> impl Future<Output = Result<ToolOutput, ToolCallError>> + 'a
+where
+    T: Toolset<C, S>,
+    O: OutputSpec,
+    C: Send + Sync + 'static,
+    S: Send + Sync + 'static,
+{
+    if !agent.parts.middleware.wraps_tools() || matches!(dispatch, Dispatch::Decided(_)) {
+        Either::Left(dispatch_call(&agent.parts.toolset, runtime, dispatch))
+    } else {
+        Either::Right(Box::pin(super::hooks::wrap_tool_call(
+            agent, runtime, call, dispatch,
+        )))
+    }
+}
+
+/// Runs a call between its guardrails: the tool-input guardrails first (a rewrite of the
+/// arguments is planned again, so the tool parses what it will run with), then the call, then
+/// the tool-output guardrails on its result.
+async fn checked_call<T, O, C, S>(
+    agent: &Agent<T, O, C, S>,
+    runtime: &ToolRuntime<C, S>,
+    call: &ToolCall,
+    dispatch: Dispatch<'_, T::Call, C, S>,
+) -> Result<ToolOutput, ToolCallError>
+where
+    T: Toolset<C, S>,
+    O: OutputSpec,
+    C: Send + Sync + 'static,
+    S: Send + Sync + 'static,
+{
+    let guards = &agent.parts.guards;
+    let context = runtime.context();
+    let checked = crate::guard::tool::check_call(guards, call, context).await?;
+    let dispatch = match &checked {
+        std::borrow::Cow::Borrowed(_) => dispatch,
+        std::borrow::Cow::Owned(rewritten) => plan(agent, rewritten).dispatch,
+    };
+    let result = call_through(agent, runtime, &checked, dispatch).await;
+    crate::guard::tool::check_result(guards, &checked, result, context).await
 }
 
 /// Runs a planned call.

@@ -30,6 +30,7 @@ use super::one_or_many::OneOrMany;
 use super::record::Record;
 use super::resume::{Replay, Start};
 use super::toolset::Toolset;
+use crate::guard::input::{InputCheck, Stopped};
 use crate::message::{AssistantMessage, Message, ToolCall};
 use crate::model::{ChatRequest, ChatResponse};
 use crate::output::{OutputParse, OutputSpec};
@@ -38,6 +39,7 @@ use crate::run::{
 };
 use crate::tool::runtime::AnswerBook;
 use crate::tool::{StateUpdates, ToolCallError, ToolOutput, ToolRuntime};
+use crate::usage::Usage;
 
 /// One call's result and the state updates it queued.
 pub(super) type CallResult<S> = (Result<ToolOutput, ToolCallError>, StateUpdates<S>);
@@ -86,6 +88,9 @@ pub(super) struct RunCore<'a, T, O: OutputSpec, C, S> {
     pub(super) asked: Asked,
     /// Answers to the questions of the replayed answer's calls, by call id.
     answers: Option<Arc<AnswerBook>>,
+    /// Whether the run starts from a new input (which the input guardrails check), not from a
+    /// snapshot.
+    fresh: bool,
 }
 
 impl<'a, T, O, C, S> RunCore<'a, T, O, C, S>
@@ -118,6 +123,7 @@ where
             replay,
             input,
         } = hooks::start(agent, start);
+        let fresh = input.is_some();
         let has_system = match input {
             // A resumed run: its transcript already has the instructions.
             None => !matches!(parts.instructions, Instructions::None),
@@ -164,6 +170,7 @@ where
             mark: None,
             asked: Vec::new(),
             answers: None,
+            fresh,
         }
     }
 
@@ -460,6 +467,69 @@ where
     /// Whether calls of the current answer stopped at a question (the run pauses after them).
     pub(super) fn has_questions(&self) -> bool {
         !self.asked.is_empty()
+    }
+
+    /// The check of a fresh run's user message by the input guardrails, to race against its
+    /// first request; `None` when there is nothing to check.
+    pub(super) fn input_check(&self) -> Option<InputCheck<'a>> {
+        if !self.fresh {
+            return None;
+        }
+        crate::guard::input::check(
+            &self.agent.parts.guards.input,
+            &self.record.messages,
+            Arc::clone(&self.context),
+        )
+    }
+
+    /// The input guardrails stopped the first request: it is counted (with its answer's usage
+    /// when it had finished, else with what its stream reported before it was cancelled; see
+    /// `guard/billed.rs`), and the run ends (a block) or makes the request again with the
+    /// rewritten message (`Ok`).
+    pub(super) fn input_stopped(
+        &mut self,
+        turn: Turn,
+        verdict: Stopped,
+        answered: Option<&ChatResponse>,
+    ) -> Result<(), RunErrorKind> {
+        let (model, usage) = match answered {
+            Some(response) => (response.model.clone(), response.usage),
+            None => (
+                self.agent.parts.model.model_name().to_string(),
+                match &self.sinks {
+                    Some(sinks) => sinks.reported.cancelled(),
+                    None => Usage {
+                        requests: 1,
+                        ..Usage::default()
+                    },
+                },
+            ),
+        };
+        self.record.usage += usage;
+        self.machine.add_usage(usage);
+        self.record.request_usage.push(RequestUsage {
+            model,
+            usage,
+            agent: None,
+        });
+        self.emit(AgentEvent::Usage {
+            turn: turn.number,
+            usage,
+        });
+        match verdict {
+            Stopped::Block { name, reason } => {
+                tracing::debug!(guardrail = %name, %reason, cancelled = answered.is_none(), "input blocked by a guardrail");
+                Err(RunErrorKind::Guardrail { name, reason })
+            }
+            Stopped::Rewrite(text) => {
+                tracing::debug!(
+                    cancelled = answered.is_none(),
+                    "input rewritten by a guardrail; asking again"
+                );
+                crate::guard::input::rewrite_last_user(&mut self.record.messages, text);
+                Ok(())
+            }
+        }
     }
 
     /// The run's error, with the run so far.

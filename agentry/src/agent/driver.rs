@@ -26,6 +26,8 @@ use super::output_tap::OutputTap;
 use super::resume::Start;
 use super::thread::{Journal, SavePoint};
 use super::toolset::Toolset;
+use crate::guard::billed::Reported;
+use crate::guard::input::{self, Raced};
 use crate::message::{Message, ToolCall};
 use crate::output::OutputSpec;
 use crate::run::{AgentEvent, Limit, Outcome, RunError, RunErrorKind, StopReason};
@@ -35,13 +37,21 @@ use crate::tool::ToolRuntime;
 /// Where a streamed run sends its events (tools' custom events included).
 pub(crate) struct Sinks<T, S> {
     pub(crate) events: EventSender<T, S>,
+    /// The usage the request in flight has reported so far.
+    pub(crate) reported: Reported,
 }
 
 impl<T, S> Sinks<T, S> {
     /// The sinks of a new streamed run, and the stream's end of its queue.
     pub(crate) fn new() -> (Sinks<T, S>, EventReceiver<T, S>) {
         let (events, receiver) = event_queue();
-        (Sinks { events }, receiver)
+        (
+            Sinks {
+                events,
+                reported: Reported::default(),
+            },
+            receiver,
+        )
     }
 }
 
@@ -107,6 +117,10 @@ where
     S: Send + Sync + 'static,
 {
     let mut core = RunCore::begin(agent, start, context, sinks);
+    // The input guardrails' check, raced against the first request of a fresh run.
+    let mut input_check = core.input_check();
+    // A turn to make again: its request was cancelled by an input guardrail's rewrite.
+    let mut redo = None;
     if let Some(j) = journal.as_deref_mut()
         && let Err(kind) = save(j, SavePoint::Started, &core).await
     {
@@ -126,7 +140,7 @@ where
         }
     }
     loop {
-        let turn = match core.next_turn() {
+        let turn = match redo.take().map_or_else(|| core.next_turn(), Ok) {
             Ok(turn) => turn,
             Err(limit) => return Err(core.fail(RunErrorKind::LimitExceeded(limit))),
         };
@@ -154,13 +168,34 @@ where
                         turn: turn.number,
                         tap: OutputTap::new(&agent.parts.output, &request),
                         is_output_tool: &is_output_tool,
+                        reported: &s.reported,
                     });
-                    within(
+                    let call = within(
                         core.deadline,
                         call_model(&*agent.parts.model, request, forward),
-                    )
+                    );
+                    // One future either way (held once in the run's): the call, or the call
+                    // raced by the input guardrails, boxed so only a run with them pays for
+                    // the race's room.
+                    match input_check.take() {
+                        None => Either::Left(call.map(Raced::Passed)),
+                        Some(check) => Either::Right(Box::pin(input::race(check, call))),
+                    }
                 }
                 .await;
+                let answer = match answer {
+                    Raced::Passed(answer) => answer,
+                    Raced::Stopped { verdict, answer } => {
+                        let answered = answer.as_ref().and_then(|a| a.as_ref()?.as_ref().ok());
+                        match core.input_stopped(turn, verdict, answered) {
+                            Ok(()) => {
+                                redo = Some(turn);
+                                continue;
+                            }
+                            Err(kind) => return Err(core.fail(kind)),
+                        }
+                    }
+                };
                 match answer {
                     Some(Ok(response)) => (response, closed),
                     Some(Err(error)) => return Err(core.fail(RunErrorKind::Model(error))),
@@ -179,6 +214,9 @@ where
                     deadline,
                     ..
                 } = &mut core;
+                // The transcript as it was: a turn cancelled by an input guardrail may have
+                // been inside a `before_model` hook, holding it.
+                let before = input_check.as_ref().map(|_| record.messages.clone());
                 let turned = Box::pin(model_turn::middleware_turn(
                     agent,
                     record,
@@ -188,9 +226,35 @@ where
                     turn.number,
                     turn.with_tools,
                     *deadline,
-                    sinks.as_ref().map(|s| &s.events),
-                ))
-                .await;
+                    sinks.as_ref(),
+                ));
+                let turned = match input_check.take() {
+                    None => turned.await,
+                    Some(check) => match Box::pin(input::race(check, turned)).await {
+                        Raced::Passed(turned) => turned,
+                        Raced::Stopped { verdict, answer } => {
+                            let answered = match &answer {
+                                Some(Ok(
+                                    MiddlewareTurn::Answer(response, _)
+                                    | MiddlewareTurn::Pause(response, _),
+                                )) => Some(response),
+                                _ => None,
+                            };
+                            if answer.is_none()
+                                && let Some(before) = before
+                            {
+                                core.record.messages = before;
+                            }
+                            match core.input_stopped(turn, verdict, answered) {
+                                Ok(()) => {
+                                    redo = Some(turn);
+                                    continue;
+                                }
+                                Err(kind) => return Err(core.fail(kind)),
+                            }
+                        }
+                    },
+                };
                 match turned {
                     Ok(MiddlewareTurn::Answer(response, closed)) => (response, closed),
                     Ok(MiddlewareTurn::Again) => continue,
@@ -220,7 +284,7 @@ where
                 Ok(Answered::RunTools(calls)) => calls,
                 Ok(Answered::Again) => continue,
                 Ok(Answered::Finish(output, stop_reason)) => {
-                    if !core.has_middleware() {
+                    if !core.has_middleware() && !core.agent.parts.guards.has_output() {
                         return finish_plain(core.record, core.state, output, stop_reason);
                     }
                     return finish_run(core, output, stop_reason).await;
@@ -294,7 +358,7 @@ where
             match core.group_done(turn, calls.as_mut_slice(), range, scope, results, flags) {
                 Ok(None) => {}
                 Ok(Some((output, stop_reason))) => {
-                    if !core.has_middleware() {
+                    if !core.has_middleware() && !core.agent.parts.guards.has_output() {
                         return finish_plain(core.record, core.state, output, stop_reason);
                     }
                     return finish_run(core, output, stop_reason).await;
@@ -402,8 +466,9 @@ where
     results.into_iter().flatten().collect()
 }
 
-/// Ends a run that has middleware with its output, through the `after_agent` hooks. (A run
-/// without ends at once, with `finish_plain`, not through this future.)
+/// Ends a run that has middleware or output guardrails with its output: through the output
+/// guardrails, then the `after_agent` hooks. (A run with neither ends at once, with
+/// `finish_plain`, not through this future.)
 async fn finish_run<T, O, C, S>(
     core: RunCore<'_, T, O, C, S>,
     output: O::Output,
@@ -415,6 +480,21 @@ where
     C: Send + Sync + 'static,
     S: Send + Sync + 'static,
 {
+    let guards = &core.agent.parts.guards;
+    let output = if guards.has_output() {
+        let checked = Box::pin(crate::guard::output::check_output(
+            guards,
+            output,
+            &*core.context,
+        ))
+        .await;
+        match checked {
+            Ok(output) => output,
+            Err(kind) => return Err(core.fail(kind)),
+        }
+    } else {
+        output
+    };
     Box::pin(finish(
         core.agent,
         &core.context,

@@ -14,8 +14,13 @@ use crate::output::TextOutput;
 use crate::testing::FunctionModel;
 
 /// The recorded sizes in bytes (plain run, streamed run), with room for other targets'
-/// layouts; lower them when a change shrinks the future.
-const BOUND: (usize, usize) = (2400, 2400);
+/// layouts; lower them when a change shrinks the future. 2400 before guardrails; the input
+/// check and its retry of a rewritten turn (`input_check`, `redo`), a fresh run's flag, the
+/// snapshot of a middleware turn and the output check in `finish_run` add 128 bytes (the
+/// rest of guardrails is boxed, and paid only by agents that have them). Questions from
+/// inside tools (the answer's mark, the calls that asked, the answers replayed; the tool
+/// runtime's answer book) add 440 more: not yet won back.
+const BOUND: (usize, usize) = (2968, 2968);
 
 #[test]
 fn the_run_future_does_not_grow() {

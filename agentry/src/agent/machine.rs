@@ -257,6 +257,14 @@ impl Machine {
                         direct = Some(index);
                     }
                 }
+                Err(ToolCallError::Blocked {
+                    guardrail, reason, ..
+                }) => {
+                    return AfterTools::Fail(RunErrorKind::Guardrail {
+                        name: guardrail.clone(),
+                        reason: reason.clone(),
+                    });
+                }
                 Err(error) => {
                     if error.is_tool_fault()
                         && self.policy.tool_errors == ToolErrorPolicy::Propagate

@@ -333,3 +333,20 @@ fn a_call_that_asked_neither_fails_nor_lets_the_batch_return_direct() {
     ];
     assert!(matches!(m.after_tools(&outcomes), AfterTools::Continue));
 }
+
+#[test]
+fn a_call_blocked_by_a_guardrail_ends_the_run_whatever_the_tool_error_policy() {
+    let blocked: Result<ToolOutput, ToolCallError> = Err(ToolCallError::Blocked {
+        tool: "shell".into(),
+        guardrail: "block_list".into(),
+        reason: crate::guard::GuardReason::new("rm -rf"),
+    });
+    let good = ok();
+    // Under the default policy a tool's error goes back to the model; a block does not.
+    let mut m = Machine::new(policy(10));
+    let verdict = m.after_tools(&[outcome("lookup", &good), outcome("shell", &blocked)]);
+    assert!(
+        matches!(&verdict, AfterTools::Fail(RunErrorKind::Guardrail { name, reason }) if name == "block_list" && reason.to_string() == "rm -rf"),
+        "{verdict:?}"
+    );
+}

@@ -9,6 +9,7 @@ use futures::future::Either;
 use super::builder::Agent;
 use super::event_queue::EventSender;
 use super::output_tap::OutputTap;
+use crate::guard::billed::Reported;
 use crate::messages::Messages;
 use crate::model::{ChatModel, ChatRequest, ChatResponse, EventStream, ModelError, StreamEvent};
 use crate::output::OutputSpec;
@@ -41,6 +42,8 @@ pub(super) struct Forward<'a, T, S> {
     pub(super) turn: u32,
     pub(super) tap: OutputTap,
     pub(super) is_output_tool: &'a (dyn Fn(&str) -> bool + Sync),
+    /// Where the usage the stream reports is kept, should the request be cancelled.
+    pub(super) reported: &'a Reported,
 }
 
 /// One model request: `invoke`, or `stream` with deltas forwarded as events (the final answer
@@ -107,8 +110,13 @@ pub(super) fn send<T, S>(fw: &mut Forward<'_, T, S>, event: StreamEvent) {
                 AgentEvent::ToolCallDelta { index, arguments }
             }
         }
-        // Reported once per request from the final answer.
-        StreamEvent::Usage { .. } | StreamEvent::Completed { .. } => return,
+        // Reported once per request from the final answer; kept until then, for a request
+        // cancelled before it (by an input guardrail).
+        StreamEvent::Usage { usage } => {
+            fw.reported.record(usage);
+            return;
+        }
+        StreamEvent::Completed { .. } => return,
     };
     let _ = fw.events.send(event);
 }

@@ -7,8 +7,7 @@ use std::sync::{Arc, Mutex};
 use tokio::time::Instant;
 
 use super::builder::Agent;
-use super::driver::{time_limit, within};
-use super::event_queue::EventSender;
+use super::driver::{Sinks, time_limit, within};
 use super::hooks::{End, answers, counters, hook_error};
 use super::machine::Machine;
 use super::model_call::{Forward, send};
@@ -57,7 +56,7 @@ pub(super) async fn middleware_turn<T, O, C, S>(
     turn: u32,
     with_tools: bool,
     deadline: Option<Instant>,
-    events: Option<&EventSender<O::Output, S>>,
+    sinks: Option<&Sinks<O::Output, S>>,
 ) -> Result<MiddlewareTurn, RunErrorKind>
 where
     T: Toolset<C, S>,
@@ -65,12 +64,12 @@ where
     C: Send + Sync + 'static,
     S: Send + Sync + 'static,
 {
-    if let Some(events) = events {
+    if let Some(sinks) = sinks {
         // A dropped receiver means the stream was dropped, which also drops this future.
-        let _ = events.send(AgentEvent::TurnStart { turn });
+        let _ = sinks.events.send(AgentEvent::TurnStart { turn });
     }
     let turned = model_turn(
-        agent, record, context, state, machine, turn, with_tools, deadline, events,
+        agent, record, context, state, machine, turn, with_tools, deadline, sinks,
     )
     .await?;
     Ok(match turned {
@@ -98,7 +97,7 @@ pub(super) async fn model_turn<T, O, C, S>(
     turn: u32,
     with_tools: bool,
     deadline: Option<Instant>,
-    events: Option<&EventSender<O::Output, S>>,
+    sinks: Option<&Sinks<O::Output, S>>,
 ) -> Result<Turned, RunErrorKind>
 where
     T: Toolset<C, S>,
@@ -139,12 +138,13 @@ where
     let closed = parts.output.sent_closed(&request);
     // Streamed deltas reach the run's stream through the model's wrappers.
     let is_output_tool = |name: &str| parts.output.is_output_tool(name);
-    let forward = events.map(|events| {
+    let forward = sinks.map(|sinks| {
         Mutex::new(Forward {
-            events,
+            events: &sinks.events,
             turn,
             tap: OutputTap::new(&parts.output, &request),
             is_output_tool: &is_output_tool,
+            reported: &sinks.reported,
         })
     });
     let sink = |event| {

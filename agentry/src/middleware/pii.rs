@@ -164,6 +164,18 @@ impl Pii {
         }
     }
 
+    /// No rules yet (the guardrail [`PiiCheck`](crate::guard::builtin::PiiCheck) adds them).
+    pub(crate) fn empty() -> Self {
+        Pii {
+            rules: Vec::new(),
+            scope: Scope {
+                input: true,
+                output: false,
+                tool_results: false,
+            },
+        }
+    }
+
     /// A rule for your own pattern; `Err` when the pattern is not a valid regex.
     pub fn custom(
         name: impl Into<String>,

@@ -197,4 +197,16 @@ pub enum RunErrorKind {
     /// the agent's price table).
     #[error("cannot enforce the cost limit: {0}")]
     Cost(#[source] crate::cost::CostError),
+    /// A [guardrail](crate::guard) blocked the user's message, the output, a tool call or a
+    /// tool's result. An input guardrail that blocks while the first request is in flight
+    /// cancels it; the run's usage then counts that request with the usage its provider
+    /// reported before it was cancelled, if any (see [`InputGuardrail`](crate::guard::InputGuardrail)).
+    #[error("guardrail `{name}` blocked the run: {reason}")]
+    Guardrail {
+        /// The guardrail's name.
+        name: String,
+        /// Why it blocked, typed as the guardrail gave it (see
+        /// [`GuardReason::downcast_ref`](crate::guard::GuardReason::downcast_ref)).
+        reason: crate::guard::GuardReason,
+    },
 }

@@ -60,6 +60,7 @@ pub(crate) fn tool_error_type(error: &ToolCallError) -> &'static str {
         ToolCallError::Panicked { .. } => "panicked",
         ToolCallError::TimedOut { .. } => "timed_out",
         ToolCallError::Interrupted { .. } => "interrupted",
+        ToolCallError::Blocked { .. } => "guardrail",
     }
 }
 
@@ -81,6 +82,7 @@ pub(crate) fn run_error_type(error: &RunErrorKind) -> &'static str {
         RunErrorKind::Thread(_) => "thread",
         RunErrorKind::Store(_) => "store",
         RunErrorKind::Unsealable { .. } => "unsealable",
+        RunErrorKind::Guardrail { .. } => "guardrail",
     }
 }
 

@@ -81,6 +81,8 @@ pub struct MockResponse {
     headers: Vec<(String, String)>,
     split: Split,
     delay: Option<Duration>,
+    /// The pause between the pieces of a split body (default 2 ms).
+    pace: Option<Duration>,
 }
 
 #[derive(Clone, Debug)]
@@ -119,6 +121,7 @@ impl MockResponse {
             headers: Vec::new(),
             split: Split::Whole,
             delay: None,
+            pace: None,
         }
     }
 
@@ -172,6 +175,7 @@ impl MockResponse {
             headers: Vec::new(),
             split: Split::Whole,
             delay: None,
+            pace: None,
         }
     }
 
@@ -191,6 +195,7 @@ impl MockResponse {
             headers: vec![("content-type".into(), "text/event-stream".into())],
             split: Split::Whole,
             delay: None,
+            pace: None,
         }
     }
 
@@ -202,6 +207,7 @@ impl MockResponse {
             headers: vec![("content-type".into(), "text/event-stream".into())],
             split: Split::Whole,
             delay: None,
+            pace: None,
         }
     }
 
@@ -286,6 +292,14 @@ impl MockResponse {
         self.split = Split::At(offsets);
         self
     }
+
+    /// With [`split_at`](MockResponse::split_at): pauses this long between the pieces (default
+    /// 2 ms), for a slow stream. A client that hangs up before the last piece shows in
+    /// [`MockServer::unfinished_bodies`].
+    pub fn pace(mut self, pause: Duration) -> Self {
+        self.pace = Some(pause);
+        self
+    }
 }
 
 fn default_usage() -> Usage {
@@ -309,6 +323,8 @@ struct Shared {
     script: Mutex<VecDeque<MockResponse>>,
     handler: Option<Handler>,
     requests: Mutex<Vec<RecordedRequest>>,
+    /// Bodies dropped before their last piece was sent (the client hung up).
+    unfinished: Arc<std::sync::atomic::AtomicUsize>,
 }
 
 impl MockServer {
@@ -335,6 +351,7 @@ impl MockServer {
             script: Mutex::new(script),
             handler,
             requests: Mutex::new(Vec::new()),
+            unfinished: Arc::default(),
         });
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
@@ -386,6 +403,15 @@ impl MockServer {
     /// The requests received so far, in order.
     pub fn requests(&self) -> Vec<RecordedRequest> {
         lock(&self.shared.requests).clone()
+    }
+
+    /// How many answers sent in pieces ([`MockResponse::split_at`],
+    /// [`MockResponse::split_every`]) were dropped before their last piece: the client
+    /// closed the connection (a cancelled request). The server notices when it next writes.
+    pub fn unfinished_bodies(&self) -> usize {
+        self.shared
+            .unfinished
+            .load(std::sync::atomic::Ordering::SeqCst)
     }
 
     /// How many requests were received.
@@ -463,6 +489,7 @@ async fn handle(
                 None,
             ),
             &request,
+            &shared.unfinished,
         );
     }
     let carries_tools = request
@@ -484,6 +511,7 @@ async fn handle(
                 None,
             ),
             &request,
+            &shared.unfinished,
         );
     }
     let response = match &shared.handler {
@@ -501,10 +529,14 @@ async fn handle(
     if let Some(delay) = response.delay {
         tokio::time::sleep(delay).await;
     }
-    render(response, &request)
+    render(response, &request, &shared.unfinished)
 }
 
-fn render(response: MockResponse, request: &RecordedRequest) -> Response {
+fn render(
+    response: MockResponse,
+    request: &RecordedRequest,
+    unfinished: &Arc<std::sync::atomic::AtomicUsize>,
+) -> Response {
     let model = request.body["model"]
         .as_str()
         .unwrap_or("mock-model")
@@ -545,7 +577,7 @@ fn render(response: MockResponse, request: &RecordedRequest) -> Response {
                 .step_by(n)
                 .map(|i| bytes.slice(i..(i + n).min(bytes.len())))
                 .collect();
-            paced(pieces, false)
+            paced(pieces, response.pace, unfinished)
         }
         Split::At(offsets) => {
             let mut pieces = Vec::new();
@@ -557,7 +589,11 @@ fn render(response: MockResponse, request: &RecordedRequest) -> Response {
                 }
                 start = end;
             }
-            paced(pieces, true)
+            paced(
+                pieces,
+                Some(response.pace.unwrap_or(Duration::from_millis(2))),
+                unfinished,
+            )
         }
     };
     builder
@@ -565,17 +601,40 @@ fn render(response: MockResponse, request: &RecordedRequest) -> Response {
         .unwrap_or_else(|_| Response::new(Body::from("mock server: bad response headers")))
 }
 
-/// A body sent piece by piece, yielding (or sleeping 2 ms, when `pause`) between pieces so the
-/// client tends to receive them separately.
-fn paced(pieces: Vec<Bytes>, pause: bool) -> Body {
-    let stream = futures::stream::unfold(pieces.into_iter(), move |mut it| async move {
-        let piece = it.next()?;
-        if pause {
-            tokio::time::sleep(Duration::from_millis(2)).await;
-        } else {
-            tokio::task::yield_now().await;
+/// A body sent piece by piece, yielding (or sleeping `pause`) between pieces so the client
+/// tends to receive them separately; the first piece goes at once. Dropped before its last piece, it counts in
+/// `unfinished`.
+fn paced(
+    pieces: Vec<Bytes>,
+    pause: Option<Duration>,
+    unfinished: &Arc<std::sync::atomic::AtomicUsize>,
+) -> Body {
+    /// The pieces left, counted as unfinished when dropped with some left.
+    struct Left {
+        pieces: std::vec::IntoIter<Bytes>,
+        unfinished: Arc<std::sync::atomic::AtomicUsize>,
+    }
+    impl Drop for Left {
+        fn drop(&mut self) {
+            if self.pieces.len() > 0 {
+                self.unfinished
+                    .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            }
         }
-        Some((Ok::<_, std::io::Error>(piece), it))
+    }
+    let left = Left {
+        pieces: pieces.into_iter(),
+        unfinished: Arc::clone(unfinished),
+    };
+    let stream = futures::stream::unfold((left, true), move |(mut left, first)| async move {
+        if !first {
+            match pause {
+                Some(pause) => tokio::time::sleep(pause).await,
+                None => tokio::task::yield_now().await,
+            }
+        }
+        let piece = left.pieces.next()?;
+        Some((Ok::<_, std::io::Error>(piece), (left, false)))
     });
     Body::from_stream(stream)
 }

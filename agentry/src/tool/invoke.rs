@@ -76,6 +76,19 @@ pub enum ToolCallError {
         /// The question.
         question: Box<super::interrupt::Question>,
     },
+    /// A [tool guardrail](crate::guard) blocked the call before it ran, or its result before
+    /// the model saw it. It ends the run with
+    /// [`RunErrorKind::Guardrail`](crate::agent::RunErrorKind::Guardrail), whatever the
+    /// tool-error policy.
+    #[error("guardrail `{guardrail}` blocked tool `{tool}`: {reason}")]
+    Blocked {
+        /// The tool.
+        tool: String,
+        /// The guardrail's name.
+        guardrail: String,
+        /// Why it blocked.
+        reason: crate::guard::GuardReason,
+    },
 }
 
 /// A tool's own error, for `?` in a tool body that returns `Result<ToolOutput, ToolCallError>`
@@ -133,7 +146,8 @@ impl ToolCallError {
             | ToolCallError::Failed { tool, .. }
             | ToolCallError::Panicked { tool, .. }
             | ToolCallError::TimedOut { tool, .. }
-            | ToolCallError::Interrupted { tool, .. } => tool,
+            | ToolCallError::Interrupted { tool, .. }
+            | ToolCallError::Blocked { tool, .. } => tool,
         }
     }
 
