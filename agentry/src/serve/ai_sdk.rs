@@ -87,6 +87,8 @@ impl AiSdk {
 }
 
 impl Encoder for AiSdk {
+    const NEEDS_STATE: bool = false;
+
     fn start(&mut self, _state: &Value, out: &mut Vec<Value>) {
         out.push(json!({ "type": "start" }));
     }

@@ -33,6 +33,9 @@ pub(crate) enum Event<'a> {
 
 /// Turns a run into one protocol's messages (JSON values, each sent as one SSE `data:`).
 pub(crate) trait Encoder: Send + 'static {
+    /// Whether [`Encoder::start`] needs the thread's state (reading it costs a load).
+    const NEEDS_STATE: bool;
+
     /// The run starts; `state` is the thread's typed state before it.
     fn start(&mut self, state: &Value, out: &mut Vec<Value>);
     /// The run resumes a pause: the client has seen these calls already (their input, and

@@ -148,8 +148,12 @@ where
                 Ok::<(), ()>(())
             }
         };
-        let initial = match thread.state().await {
-            Ok(state) => json(&state.unwrap_or_default()),
+        let initial = match E::NEEDS_STATE {
+            false => Ok(Value::Null),
+            true => thread.state().await.map(|s| json(&s.unwrap_or_default())),
+        };
+        let initial = match initial {
+            Ok(state) => state,
             Err(error) => {
                 encoder.start(&Value::Null, &mut out);
                 encoder.failed(&error.to_string(), &mut out);
