@@ -85,6 +85,9 @@ pub(crate) struct RunInfo {
     /// the resumed run replays).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) paused_at: Option<usize>,
+    /// The last run was cancelled ([`Thread::cancel`](super::Thread::cancel)).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) cancelled: bool,
 }
 
 impl RunInfo {
@@ -224,6 +227,7 @@ impl ThreadJournal {
                             answer: None,
                             completed: Vec::new(),
                             paused_at,
+                            cancelled: false,
                         };
                         let usage = pause.snapshot.usage;
                         self.write(&pause.snapshot.messages, state, usage, info, Some(pending))
@@ -296,6 +300,7 @@ impl<S: Serialize + Send + Sync> Journal<S> for ThreadJournal {
                 _ => Vec::new(),
             },
             paused_at: None,
+            cancelled: false,
         };
         async move {
             self.write(&record.messages, state, record.usage, info, None)

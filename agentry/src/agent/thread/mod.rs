@@ -1,5 +1,6 @@
 //! Running an agent in a thread: [`Thread`], its journal of checkpoints and crash recovery.
 
+mod cancel;
 mod inspect;
 mod journal;
 mod recover;
@@ -28,6 +29,7 @@ use crate::run::{Outcome, Pause};
 use crate::run::{PartialRun, RunError, RunErrorKind};
 
 pub(super) use crate::run::{ThreadError, ThreadStatus};
+pub use cancel::CANCELLED;
 pub(crate) use journal::{Journal, SavePoint};
 use journal::{RunInfo, RunStatus, ThreadJournal};
 pub use recover::NOT_COMPLETED;
