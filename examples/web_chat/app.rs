@@ -1,9 +1,13 @@
 //! The web chat's agent, its offline model and its HTTP app: shared by the example's `main`
 //! and the browser test (`tests/web_chat_browser.rs`), which serves the same app.
 
+use std::path::Path;
 use std::time::Duration;
 
+use agentry::model::SharedModel;
+use agentry::persist::SqliteCheckpointer;
 use agentry::prelude::*;
+use agentry::serve::{Server, anonymous};
 use agentry::testing::{MockResponse, RecordedRequest};
 use serde_json::json;
 
@@ -128,6 +132,27 @@ pub fn mock_model(request: &RecordedRequest) -> MockResponse {
         )
     };
     answer.pace(MOCK_PACE)
+}
+
+/// The whole app: the page at `/`, and the agent served under `/api` (its threads kept in
+/// the SQLite file `db`). `model` names the model in the page's header.
+pub async fn app(
+    model: SharedModel,
+    db: &Path,
+    label: &str,
+) -> Result<axum::Router, Box<dyn std::error::Error>> {
+    if let Some(dir) = db.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let checkpointer = SqliteCheckpointer::open(db).await?;
+    let agent = Concierge::builder(model)
+        .max_turns(8)
+        .checkpointer(checkpointer)
+        .build();
+    // Everyone is the same guest here; a real app builds the caller from the request (a
+    // session cookie, a bearer token) and each user sees only their own threads.
+    let server = Server::new(agent, anonymous())?;
+    Ok(pages(label).nest("/api", server.router()))
 }
 
 /// The page's files and `/info.json` (which model answers, shown in the page's header).

@@ -8,7 +8,7 @@
 "use strict";
 
 const ROUTES = {
-  run: (thread) => `/api/threads/${encodeURIComponent(thread)}/runs`,
+  run: (thread) => `/api/threads/${encodeURIComponent(thread)}/runs/ai-sdk`,
   history: (thread) => `/api/threads/${encodeURIComponent(thread)}/messages`,
   info: "/info.json",
 };
@@ -79,31 +79,32 @@ async function errorText(response) {
   }
 }
 
-// Posts the conversation (as `useChat` does) and folds the streamed answer into it.
-async function run(trigger) {
+// Posts the conversation (as `useChat` does) and folds the streamed answer into it: into a
+// new assistant message after a user message, or into the last one when it carries approval
+// responses (the resumed run goes on with the same message).
+async function run() {
   const thread = ensureThread();
   chat.busy = true;
   chat.error = null;
   chat.abort = new AbortController();
   render();
+  const body = JSON.stringify({ id: thread, trigger: "submit-message", messages: chat.messages });
   let assistant = last(chat.messages);
-  if (!assistant || assistant.role !== "assistant" || trigger === "submit-message") {
+  if (assistant.role !== "assistant") {
     assistant = { id: newId(), role: "assistant", parts: [] };
     chat.messages.push(assistant);
   }
   const streaming = { assistant, active: {} };
+  let accepted = false;
   try {
     const response = await fetch(ROUTES.run(thread), {
       method: "POST",
       headers: { "content-type": "application/json", accept: "text/event-stream" },
-      body: JSON.stringify({
-        id: thread,
-        trigger,
-        messages: chat.messages.filter((m) => m !== assistant || assistant.parts.length > 0),
-      }),
+      body,
       signal: chat.abort.signal,
     });
     if (!response.ok) throw new Error(await errorText(response));
+    accepted = true;
     await readEvents(response.body, (chunk) => {
       apply(streaming, chunk);
       render();
@@ -111,7 +112,11 @@ async function run(trigger) {
   } catch (e) {
     if (e.name !== "AbortError") chat.error = e.message;
   } finally {
-    for (const part of assistant.parts) if (part.state === "streaming") part.state = "done";
+    for (const part of assistant.parts) {
+      if (part.state === "streaming") part.state = "done";
+      // A decision the server refused (the request failed): ask again.
+      if (!accepted && part.state === "approval-responded") part.state = "approval-requested";
+    }
     if (assistant.parts.length === 0) chat.messages.splice(chat.messages.indexOf(assistant), 1);
     chat.busy = false;
     chat.abort = null;
@@ -263,7 +268,7 @@ function send(text) {
   if (!text || chat.busy) return;
   chat.messages.push({ id: newId(), role: "user", parts: [{ type: "text", text }] });
   view.input.value = "";
-  run("submit-message");
+  run();
 }
 
 // Records the decision on the tool part, as `addToolApprovalResponse` does; once every
@@ -277,7 +282,7 @@ function decide(part, approved) {
     reason: approved ? undefined : "The user rejected this in the web chat.",
   };
   const message = last(chat.messages);
-  if (!message.parts.some((p) => p.state === "approval-requested")) run("submit-message-approval");
+  if (!message.parts.some((p) => p.state === "approval-requested")) run();
   else render();
 }
 
@@ -295,9 +300,17 @@ function element(tag, className, text) {
   return node;
 }
 
+// Values as indented JSON; a string holding JSON (a tool's output) is shown as its value.
 function pretty(value) {
   if (value === undefined) return "";
-  if (typeof value === "string") return value;
+  if (typeof value === "string") {
+    try {
+      value = JSON.parse(value);
+    } catch {
+      return value;
+    }
+    if (typeof value === "string") return value;
+  }
   return JSON.stringify(value, null, 2);
 }
 
@@ -353,9 +366,8 @@ function renderMessage(message) {
       box.append(element("div", "reasoning", part.text));
     } else if (part.type === "dynamic-tool" || part.type.startsWith("tool-")) {
       box.append(renderTool(part));
-    } else if (part.type.startsWith("data-")) {
-      box.append(element("pre", "data", pretty(part.data)));
     }
+    // Data parts (`data-output`, `data-state`, a tool's `data-event`s) are kept, not shown.
   }
   return box;
 }
