@@ -30,6 +30,7 @@ chapters! {
     React => "../docs/src/react.md",
     Mcp => "../docs/src/mcp.md",
     MultiAgent => "../docs/src/multi-agent.md",
+    Serving => "../docs/src/serving.md",
     Observability => "../docs/src/observability.md",
     Testing => "../docs/src/testing.md",
     Performance => "../docs/src/performance.md",

@@ -64,6 +64,8 @@ pub mod protocol;
 pub mod providers;
 mod run;
 pub mod schema;
+#[cfg(feature = "server")]
+pub mod serve;
 mod shared_list;
 pub mod store;
 pub mod telemetry;

@@ -80,6 +80,9 @@ pub(crate) struct RunInfo {
     /// Results of the answer's calls that completed before the rest of their group.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(crate) completed: Vec<ToolResultMessage>,
+    /// The last run was cancelled ([`Thread::cancel`](super::Thread::cancel)).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) cancelled: bool,
 }
 
 impl RunInfo {
@@ -205,6 +208,7 @@ impl ThreadJournal {
                             run_start: self.run_start,
                             answer: None,
                             completed: Vec::new(),
+                            cancelled: false,
                         };
                         let usage = pause.snapshot.usage;
                         self.write(&pause.snapshot.messages, state, usage, info, Some(pending))
@@ -276,6 +280,7 @@ impl<S: Serialize + Send + Sync> Journal<S> for ThreadJournal {
                 SavePoint::CallDone => record.completed.clone(),
                 _ => Vec::new(),
             },
+            cancelled: false,
         };
         async move {
             self.write(&record.messages, state, record.usage, info, None)

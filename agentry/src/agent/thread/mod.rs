@@ -1,5 +1,6 @@
 //! Running an agent in a thread: [`Thread`], its journal of checkpoints and crash recovery.
 
+mod cancel;
 mod inspect;
 mod journal;
 mod recover;
@@ -30,6 +31,7 @@ use crate::run::{PartialRun, RunError, RunErrorKind};
 pub(super) use crate::run::{ThreadError, ThreadStatus};
 pub(crate) use journal::{Journal, SavePoint};
 use journal::{RunInfo, RunStatus, ThreadJournal};
+pub use cancel::CANCELLED;
 pub use recover::NOT_COMPLETED;
 
 /// A state type that can be saved in a thread: `Serialize + DeserializeOwned` (derive both).

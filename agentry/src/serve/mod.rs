@@ -1,0 +1,563 @@
+//! Serving an agent over HTTP: an axum [`Router`] that streams runs as the Vercel AI SDK's UI
+//! message stream or as AG-UI events, keeps each user's threads in the agent's checkpointer,
+//! carries human review through each protocol, and cancels a run when its client goes away.
+//!
+//! The routes (mount the router where you like, e.g. under `/api` with
+//! [`Router::nest`]) are described in the guide's chapter "Serving an agent":
+//!
+//! | Method and path | What |
+//! |---|---|
+//! | `GET /threads` | the caller's threads, newest first |
+//! | `POST /threads` | a new thread of the caller (`201 {"id"}`) |
+//! | `GET /threads/{id}` | status, messages, pending reviews and state |
+//! | `GET /threads/{id}/messages?protocol=ai-sdk\|ag-ui` | history as the protocol's messages |
+//! | `POST /threads/{id}/runs/ai-sdk` | a run, as the AI SDK UI message stream |
+//! | `POST /threads/{id}/runs/ag-ui` | a run, as AG-UI events |
+//! | `POST /threads/{id}/runs?protocol=ai-sdk\|ag-ui` | either, by the query |
+//!
+//! ```
+//! use agentry::agent::{AgentBuilder, NoTools};
+//! use agentry::persist::InMemoryCheckpointer;
+//! use agentry::serve::{Caller, RequestHead, ServeError, Server};
+//! use agentry::testing::{ScriptedModel, Turn};
+//!
+//! struct User {
+//!     name: String,
+//! }
+//!
+//! let agent = AgentBuilder::<_, _, User, ()>::new(ScriptedModel::new([Turn::text("Hi!")]), NoTools)
+//!     .checkpointer(InMemoryCheckpointer::default())
+//!     .build();
+//! let server = Server::new(agent, |head: RequestHead| async move {
+//!     match head.bearer() {
+//!         Some(token) => Ok(Caller::new(token, User { name: token.to_owned() })),
+//!         None => Err(ServeError::Unauthorized("send `Authorization: Bearer <token>`".into())),
+//!     }
+//! })
+//! .unwrap();
+//! let app: axum::Router = axum::Router::new().nest("/api", server.router());
+//! # let _ = app;
+//! ```
+
+mod ag_ui;
+mod ai_sdk;
+mod auth;
+mod error;
+mod event;
+mod history;
+mod json_patch;
+mod request;
+mod run;
+mod threads;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::{Path, Request, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use futures::StreamExt;
+use serde::Serialize;
+use serde_json::{Value, json};
+
+pub use ag_ui::{TOOL_APPROVAL, TOOL_EVENT};
+pub use auth::{Authenticate, Caller, RequestHead, anonymous};
+pub use error::ServeError;
+
+use crate::agent::{Agent, ThreadError, ThreadState, ThreadStatus, Toolset};
+use crate::output::OutputSpec;
+use request::RunRequest;
+use threads::{Ownership, Owners, Running, check_thread_id};
+
+/// The default cap on a request body: 1 MiB.
+pub const DEFAULT_BODY_LIMIT: usize = 1 << 20;
+
+/// How long a run's stream stays quiet before a keep-alive comment, by default: 5 seconds.
+pub const DEFAULT_KEEP_ALIVE: Duration = Duration::from_secs(5);
+
+/// An agent served over HTTP: build it with [`Server::new`], then take its
+/// [`router`](Server::router). See the [module documentation](self) for the routes.
+pub struct Server<T, O, C, S> {
+    inner: Arc<Inner<T, O, C, S>>,
+}
+
+impl<T, O, C, S> Clone for Server<T, O, C, S> {
+    fn clone(&self) -> Self {
+        Server {
+            inner: Arc::clone(&self.inner),
+        }
+    }
+}
+
+impl<T, O, C, S> std::fmt::Debug for Server<T, O, C, S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Server")
+            .field("body_limit", &self.inner.body_limit)
+            .field("running", &self.inner.running.len())
+            .finish_non_exhaustive()
+    }
+}
+
+pub(crate) struct Inner<T, O, C, S> {
+    pub(crate) agent: Arc<Agent<T, O, C, S>>,
+    auth: Box<dyn Authenticate<C>>,
+    owners: Owners,
+    running: Running,
+    body_limit: usize,
+    keep_alive: Duration,
+}
+
+impl<T, O, C, S> Server<T, O, C, S>
+where
+    T: Toolset<C, S> + Send + Sync + 'static,
+    O: OutputSpec + Send + Sync + 'static,
+    O::Output: Serialize + Send,
+    C: Send + Sync + 'static,
+    S: ThreadState + Default,
+{
+    /// Serves `agent`, with `auth` building each request's [`Caller`]. The agent needs a
+    /// checkpointer ([`AgentBuilder::checkpointer`](crate::agent::AgentBuilder::checkpointer),
+    /// e.g. `SqliteCheckpointer`): it keeps the threads and who owns them. Without one:
+    /// [`ThreadError::NoCheckpointer`].
+    pub fn new(
+        agent: impl Into<Arc<Agent<T, O, C, S>>>,
+        auth: impl Authenticate<C>,
+    ) -> Result<Self, ThreadError> {
+        let agent = agent.into();
+        let checkpointer = agent
+            .parts
+            .checkpointer
+            .clone()
+            .ok_or(ThreadError::NoCheckpointer)?;
+        Ok(Server {
+            inner: Arc::new(Inner {
+                agent,
+                auth: Box::new(auth),
+                owners: Owners::new(checkpointer),
+                running: Running::default(),
+                body_limit: DEFAULT_BODY_LIMIT,
+                keep_alive: DEFAULT_KEEP_ALIVE,
+            }),
+        })
+    }
+
+    /// Refuses request bodies over `bytes` with 413 (default [`DEFAULT_BODY_LIMIT`]).
+    /// Call it before [`Server::router`] or cloning.
+    pub fn body_limit(mut self, bytes: usize) -> Self {
+        match Arc::get_mut(&mut self.inner) {
+            Some(inner) => inner.body_limit = bytes,
+            None => tracing::warn!("Server::body_limit after the server was shared: ignored"),
+        }
+        self
+    }
+
+    /// Sends an SSE comment on a run's stream after `every` without an event (default
+    /// [`DEFAULT_KEEP_ALIVE`]): proxies keep the connection open, and the server learns that
+    /// a client went away (and cancels its run) at the next write at the latest.
+    /// Call it before [`Server::router`] or cloning.
+    pub fn keep_alive(mut self, every: Duration) -> Self {
+        match Arc::get_mut(&mut self.inner) {
+            Some(inner) => inner.keep_alive = every.max(Duration::from_millis(1)),
+            None => tracing::warn!("Server::keep_alive after the server was shared: ignored"),
+        }
+        self
+    }
+
+    /// The agent served.
+    pub fn agent(&self) -> &Arc<Agent<T, O, C, S>> {
+        &self.inner.agent
+    }
+
+    /// How many runs are streaming now.
+    pub fn running(&self) -> usize {
+        self.inner.running.len()
+    }
+
+    /// The router with every route (see the [module documentation](self)).
+    pub fn router(&self) -> Router {
+        Router::new()
+            .route("/threads", get(list::<T, O, C, S>).post(create::<T, O, C, S>))
+            .route("/threads/{id}", get(show::<T, O, C, S>))
+            .route("/threads/{id}/messages", get(messages::<T, O, C, S>))
+            .route("/threads/{id}/runs", post(run_by_query::<T, O, C, S>))
+            .route("/threads/{id}/runs/ai-sdk", post(run_ai_sdk::<T, O, C, S>))
+            .route("/threads/{id}/runs/ag-ui", post(run_ag_ui::<T, O, C, S>))
+            .with_state(Arc::clone(&self.inner))
+    }
+}
+
+type Shared<T, O, C, S> = State<Arc<Inner<T, O, C, S>>>;
+
+/// Which protocol a run streams.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Protocol {
+    AiSdk,
+    AgUi,
+}
+
+impl Protocol {
+    fn from_query(query: Option<&str>) -> Result<Self, ServeError> {
+        let value = query
+            .unwrap_or("")
+            .split('&')
+            .find_map(|pair| pair.strip_prefix("protocol="));
+        match value {
+            None | Some("ai-sdk") => Ok(Protocol::AiSdk),
+            Some("ag-ui") => Ok(Protocol::AgUi),
+            Some(other) => Err(ServeError::BadRequest(format!(
+                "protocol `{other}`: expected `ai-sdk` or `ag-ui`"
+            ))),
+        }
+    }
+}
+
+impl<T, O, C, S> Inner<T, O, C, S>
+where
+    T: Toolset<C, S> + Send + Sync + 'static,
+    O: OutputSpec + Send + Sync + 'static,
+    O::Output: Serialize + Send,
+    C: Send + Sync + 'static,
+    S: ThreadState + Default,
+{
+    fn caller(
+        &self,
+        request: &Request,
+    ) -> futures::future::BoxFuture<'static, Result<Caller<C>, ServeError>> {
+        let head = RequestHead {
+            method: request.method().clone(),
+            uri: request.uri().clone(),
+            headers: request.headers().clone(),
+        };
+        self.auth.authenticate(head)
+    }
+
+    /// The body, at most `body_limit` bytes.
+    async fn body(&self, request: Request) -> Result<Vec<u8>, ServeError> {
+        let limit = self.body_limit;
+        let too_large = || ServeError::PayloadTooLarge { limit };
+        if let Some(length) = request.headers().get(header::CONTENT_LENGTH)
+            && length
+                .to_str()
+                .ok()
+                .and_then(|l| l.parse::<usize>().ok())
+                .is_some_and(|l| l > limit)
+        {
+            return Err(too_large());
+        }
+        let mut body = Vec::new();
+        let mut data = request.into_body().into_data_stream();
+        while let Some(chunk) = data.next().await {
+            let chunk = chunk
+                .map_err(|e| ServeError::BadRequest(format!("the body could not be read: {e}")))?;
+            if body.len() + chunk.len() > limit {
+                return Err(too_large());
+            }
+            body.extend_from_slice(&chunk);
+        }
+        Ok(body)
+    }
+
+    /// Checks that `user` may read thread `id`: 404 unknown, 403 another user's.
+    async fn readable(&self, id: &str, user: &str) -> Result<(), ServeError> {
+        check_thread_id(id)?;
+        match self.owners.check(id, user).await? {
+            Ownership::Mine => Ok(()),
+            Ownership::Unknown => Err(ServeError::NotFound(id.to_owned())),
+        }
+    }
+
+    async fn start(
+        self: Arc<Self>,
+        id: String,
+        request: Request,
+        protocol: Protocol,
+    ) -> Result<Response, ServeError> {
+        check_thread_id(&id)?;
+        let caller = self.caller(&request);
+        let caller = caller.await?;
+        let body = self.body(request).await?;
+        // Read the body before touching the thread: a bad request changes nothing.
+        let (run, run_id) = match protocol {
+            Protocol::AiSdk => (request::ai_sdk(&body)?, None),
+            Protocol::AgUi => {
+                let read = request::ag_ui(&body, &id)?;
+                (read.request, Some(read.run_id))
+            }
+        };
+        match self.owners.check(&id, &caller.user).await? {
+            Ownership::Mine => {}
+            Ownership::Unknown if matches!(run, RunRequest::Input(_)) => {
+                self.owners.claim(&id, &caller.user).await?
+            }
+            Ownership::Unknown => return Err(ServeError::NotFound(id)),
+        }
+        let slot = self
+            .running
+            .claim(&id)
+            .ok_or_else(|| ServeError::running(&id))?;
+        let status = self.agent.thread(id.as_str()).status().await?;
+        match (status, &run) {
+            (ThreadStatus::Running, _) => return Err(ServeError::running(&id)),
+            (ThreadStatus::Paused, RunRequest::Input(_)) => {
+                return Err(ServeError::Conflict {
+                    code: "thread_paused",
+                    message: format!(
+                        "thread `{id}` waits for review: send the decisions on its pending calls first"
+                    ),
+                });
+            }
+            (ThreadStatus::New | ThreadStatus::Idle, RunRequest::Decide(_)) => {
+                return Err(ServeError::Conflict {
+                    code: "not_paused",
+                    message: format!("thread `{id}` has no run waiting for review"),
+                });
+            }
+            _ => {}
+        }
+        let keep_alive = self.keep_alive;
+        let (body, headers): (run::RunBody, &[(&str, &str)]) = match protocol {
+            Protocol::AiSdk => (
+                run::stream(
+                    self,
+                    slot,
+                    id,
+                    caller.context,
+                    run,
+                    ai_sdk::AiSdk::default(),
+                    keep_alive,
+                ),
+                &ai_sdk::HEADERS,
+            ),
+            Protocol::AgUi => {
+                let run_id = run_id.unwrap_or_default();
+                let encoder = ag_ui::AgUi::new(id.clone(), run_id);
+                (
+                    run::stream(self, slot, id, caller.context, run, encoder, keep_alive),
+                    &[
+                        ("content-type", "text/event-stream"),
+                        ("cache-control", "no-cache"),
+                        ("x-accel-buffering", "no"),
+                    ],
+                )
+            }
+        };
+        let mut response = Body::from_stream(body).into_response();
+        for (name, value) in headers {
+            response
+                .headers_mut()
+                .insert(*name, HeaderValue::from_static(value));
+        }
+        Ok(response)
+    }
+}
+
+fn respond(result: Result<Response, ServeError>) -> Response {
+    result.unwrap_or_else(IntoResponse::into_response)
+}
+
+async fn run_ai_sdk<T, O, C, S>(
+    State(inner): Shared<T, O, C, S>,
+    Path(id): Path<String>,
+    request: Request,
+) -> Response
+where
+    T: Toolset<C, S> + Send + Sync + 'static,
+    O: OutputSpec + Send + Sync + 'static,
+    O::Output: Serialize + Send,
+    C: Send + Sync + 'static,
+    S: ThreadState + Default,
+{
+    respond(inner.start(id, request, Protocol::AiSdk).await)
+}
+
+async fn run_ag_ui<T, O, C, S>(
+    State(inner): Shared<T, O, C, S>,
+    Path(id): Path<String>,
+    request: Request,
+) -> Response
+where
+    T: Toolset<C, S> + Send + Sync + 'static,
+    O: OutputSpec + Send + Sync + 'static,
+    O::Output: Serialize + Send,
+    C: Send + Sync + 'static,
+    S: ThreadState + Default,
+{
+    respond(inner.start(id, request, Protocol::AgUi).await)
+}
+
+async fn run_by_query<T, O, C, S>(
+    State(inner): Shared<T, O, C, S>,
+    Path(id): Path<String>,
+    request: Request,
+) -> Response
+where
+    T: Toolset<C, S> + Send + Sync + 'static,
+    O: OutputSpec + Send + Sync + 'static,
+    O::Output: Serialize + Send,
+    C: Send + Sync + 'static,
+    S: ThreadState + Default,
+{
+    let protocol = match Protocol::from_query(request.uri().query()) {
+        Ok(protocol) => protocol,
+        Err(error) => return error.into_response(),
+    };
+    respond(inner.start(id, request, protocol).await)
+}
+
+async fn list<T, O, C, S>(State(inner): Shared<T, O, C, S>, request: Request) -> Response
+where
+    T: Toolset<C, S> + Send + Sync + 'static,
+    O: OutputSpec + Send + Sync + 'static,
+    O::Output: Serialize + Send,
+    C: Send + Sync + 'static,
+    S: ThreadState + Default,
+{
+    let caller = inner.caller(&request);
+    drop(request);
+    respond(
+        async {
+            let caller = caller.await?;
+            let ids = inner.owners.list(&caller.user, 1000).await?;
+            let mut threads = Vec::with_capacity(ids.len());
+            for id in ids {
+                let info = inner.owners.checkpointer().latest(&id).await;
+                let (messages, updated) = match info {
+                    Ok(Some(c)) => (c.messages.len(), Some(epoch_ms(c.created_at))),
+                    _ => (0, None),
+                };
+                threads.push(json!({ "id": id, "messageCount": messages, "updatedAt": updated }));
+            }
+            Ok(axum::Json(json!({ "threads": threads })).into_response())
+        }
+        .await,
+    )
+}
+
+fn epoch_ms(time: std::time::SystemTime) -> u64 {
+    time.duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
+async fn create<T, O, C, S>(State(inner): Shared<T, O, C, S>, request: Request) -> Response
+where
+    T: Toolset<C, S> + Send + Sync + 'static,
+    O: OutputSpec + Send + Sync + 'static,
+    O::Output: Serialize + Send,
+    C: Send + Sync + 'static,
+    S: ThreadState + Default,
+{
+    let caller = inner.caller(&request);
+    drop(request);
+    respond(
+        async {
+            let caller = caller.await?;
+            let id = format!("t-{:032x}", rand::random::<u128>());
+            inner.owners.claim(&id, &caller.user).await?;
+            Ok((StatusCode::CREATED, axum::Json(json!({ "id": id }))).into_response())
+        }
+        .await,
+    )
+}
+
+fn status_name(status: ThreadStatus) -> &'static str {
+    match status {
+        ThreadStatus::New => "new",
+        ThreadStatus::Idle => "idle",
+        ThreadStatus::Running => "running",
+        ThreadStatus::Paused => "paused",
+    }
+}
+
+async fn show<T, O, C, S>(
+    State(inner): Shared<T, O, C, S>,
+    Path(id): Path<String>,
+    request: Request,
+) -> Response
+where
+    T: Toolset<C, S> + Send + Sync + 'static,
+    O: OutputSpec + Send + Sync + 'static,
+    O::Output: Serialize + Send,
+    C: Send + Sync + 'static,
+    S: ThreadState + Default,
+{
+    let caller = inner.caller(&request);
+    drop(request);
+    respond(
+        async {
+            let caller = caller.await?;
+            inner.readable(&id, &caller.user).await?;
+            let thread = inner.agent.thread(id.as_str());
+            let status = thread.status().await?;
+            let messages = thread.messages().await?;
+            let pending = thread.pending().await?;
+            let state = match &pending {
+                Some(pause) => Some(serde_json::to_value(pause.state()).unwrap_or(Value::Null)),
+                None => thread
+                    .state()
+                    .await?
+                    .map(|s| serde_json::to_value(s).unwrap_or(Value::Null)),
+            };
+            let reviews: Vec<Value> = pending
+                .iter()
+                .flat_map(|p| p.calls.iter())
+                .filter_map(|c| {
+                    let review = c.review.as_ref()?;
+                    Some(json!({
+                        "toolCallId": c.call.id,
+                        "toolName": c.call.name,
+                        "input": event::input_of(&c.call.arguments),
+                        "description": review.description,
+                        "allowed": review.allowed,
+                    }))
+                })
+                .collect();
+            Ok(axum::Json(json!({
+                "id": id,
+                "status": status_name(status),
+                "cancelled": thread.was_cancelled().await?,
+                "messages": messages,
+                "pending": reviews,
+                "state": state,
+            }))
+            .into_response())
+        }
+        .await,
+    )
+}
+
+async fn messages<T, O, C, S>(
+    State(inner): Shared<T, O, C, S>,
+    Path(id): Path<String>,
+    request: Request,
+) -> Response
+where
+    T: Toolset<C, S> + Send + Sync + 'static,
+    O: OutputSpec + Send + Sync + 'static,
+    O::Output: Serialize + Send,
+    C: Send + Sync + 'static,
+    S: ThreadState + Default,
+{
+    let protocol = Protocol::from_query(request.uri().query());
+    let caller = inner.caller(&request);
+    drop(request);
+    respond(
+        async {
+            let protocol = protocol?;
+            let caller = caller.await?;
+            inner.readable(&id, &caller.user).await?;
+            let thread = inner.agent.thread(id.as_str());
+            let messages = thread.messages().await?;
+            let pending = thread.pending().await?;
+            let calls = pending.as_ref().map_or(&[][..], |p| &p.calls[..]);
+            let list = match protocol {
+                Protocol::AiSdk => history::ai_sdk(&messages, calls),
+                Protocol::AgUi => history::ag_ui(&messages, calls),
+            };
+            Ok(axum::Json(Value::Array(list)).into_response())
+        }
+        .await,
+    )
+}

@@ -1,0 +1,239 @@
+//! A run streamed to a client: the run's future is polled by the response body itself, so
+//! when the client goes away (the body is dropped) the run is dropped with it, and the
+//! thread is then marked cancelled ([`Thread::cancel`](crate::agent::Thread::cancel)).
+
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use axum::body::Bytes;
+use futures::future::BoxFuture;
+use futures::{Stream, StreamExt};
+use serde::Serialize;
+use serde_json::Value;
+use tokio::sync::mpsc;
+
+use super::Inner;
+use super::event::{Encoder, Event};
+use super::request::RunRequest;
+use super::threads::RunSlot;
+use crate::agent::{AgentEvent, Outcome, ThreadState, Toolset};
+use crate::output::OutputSpec;
+
+/// The body of a streamed run: drives the run while the client reads.
+pub(crate) struct RunBody {
+    run: Option<BoxFuture<'static, ()>>,
+    frames: mpsc::Receiver<Bytes>,
+    /// An SSE comment is sent when nothing else was for this long: a server learns that its
+    /// client went away only when a write fails.
+    keep_alive: tokio::time::Interval,
+}
+
+/// The SSE comment sent to keep a quiet stream alive (every SSE parser skips it).
+const KEEP_ALIVE: &[u8] = b": keep-alive\n\n";
+
+impl Stream for RunBody {
+    type Item = Result<Bytes, std::convert::Infallible>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let this = &mut *self;
+        if let Some(run) = this.run.as_mut()
+            && run.as_mut().poll(cx).is_ready()
+        {
+            this.run = None;
+        }
+        // The run ends by dropping its sender: then the rest is read and the stream ends.
+        match this.frames.poll_recv(cx) {
+            Poll::Ready(frame) => {
+                this.keep_alive.reset();
+                Poll::Ready(frame.map(Ok))
+            }
+            Poll::Pending => match this.keep_alive.poll_tick(cx) {
+                Poll::Ready(_) => Poll::Ready(Some(Ok(Bytes::from_static(KEEP_ALIVE)))),
+                Poll::Pending => Poll::Pending,
+            },
+        }
+    }
+}
+
+/// Frames `value` as one server-sent event.
+fn sse(value: &Value) -> Bytes {
+    let mut line = Vec::with_capacity(128);
+    line.extend_from_slice(b"data: ");
+    // A `Value` always serializes.
+    serde_json::to_writer(&mut line, value).unwrap_or_default();
+    line.extend_from_slice(b"\n\n");
+    Bytes::from(line)
+}
+
+/// Marks the thread cancelled when the run is dropped before it ended.
+struct CancelOnDrop {
+    armed: Option<Box<dyn FnOnce() + Send>>,
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        if let Some(cancel) = self.armed.take() {
+            cancel();
+        }
+    }
+}
+
+/// Records in the background that the run of `thread_id` was cancelled, then frees the
+/// thread for a new run.
+fn cancel_later<T, O, C, S>(inner: Arc<Inner<T, O, C, S>>, thread_id: String, slot: RunSlot)
+where
+    T: Toolset<C, S> + Send + Sync + 'static,
+    O: OutputSpec + Send + Sync + 'static,
+    C: Send + Sync + 'static,
+    S: ThreadState,
+{
+    let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+        tracing::warn!(thread = %thread_id, "run dropped outside a tokio runtime: not marked cancelled");
+        return;
+    };
+    runtime.spawn(async move {
+        match inner.agent.thread(thread_id.as_str()).cancel().await {
+            Ok(true) => tracing::info!(thread = %thread_id, "client went away: run cancelled"),
+            Ok(false) => {}
+            Err(error) => {
+                tracing::warn!(thread = %thread_id, %error, "the cancelled run could not be recorded")
+            }
+        }
+        // The thread takes a new run only once the cancellation is saved.
+        drop(slot);
+    });
+}
+
+fn json<V: Serialize>(value: &V) -> Value {
+    serde_json::to_value(value).unwrap_or(Value::Null)
+}
+
+/// Streams `request`'s run on thread `thread_id`, encoded by `encoder`.
+pub(crate) fn stream<T, O, C, S, E>(
+    inner: Arc<Inner<T, O, C, S>>,
+    slot: RunSlot,
+    thread_id: String,
+    context: Arc<C>,
+    request: RunRequest,
+    mut encoder: E,
+    keep_alive: std::time::Duration,
+) -> RunBody
+where
+    T: Toolset<C, S> + Send + Sync + 'static,
+    O: OutputSpec + Send + Sync + 'static,
+    O::Output: Serialize + Send,
+    C: Send + Sync + 'static,
+    S: ThreadState + Default,
+    E: Encoder,
+{
+    let (tx, frames) = mpsc::channel::<Bytes>(32);
+    let run = async move {
+        let mut guard = {
+            let (inner, thread_id) = (Arc::clone(&inner), thread_id.clone());
+            CancelOnDrop {
+                armed: Some(Box::new(move || cancel_later(inner, thread_id, slot))),
+            }
+        };
+        let agent = &inner.agent;
+        let thread = agent.thread(thread_id.as_str());
+        let mut out = Vec::new();
+        let send = |out: &mut Vec<Value>| {
+            let frames: Vec<Bytes> = out.drain(..).map(|v| sse(&v)).collect();
+            let tx = tx.clone();
+            async move {
+                for frame in frames {
+                    tx.send(frame).await.map_err(|_| ())?;
+                }
+                Ok::<(), ()>(())
+            }
+        };
+        let initial = match thread.state().await {
+            Ok(state) => json(&state.unwrap_or_default()),
+            Err(error) => {
+                encoder.start(&Value::Null, &mut out);
+                encoder.failed(&error.to_string(), &mut out);
+                guard.armed = None;
+                let _ = send(&mut out).await;
+                return;
+            }
+        };
+        encoder.start(&initial, &mut out);
+        if send(&mut out).await.is_err() {
+            return;
+        }
+        let mut events = match request {
+            RunRequest::Input(text) => thread.stream(text, Arc::clone(&context)),
+            RunRequest::Decide(decisions) => thread.resume_stream(decisions, Arc::clone(&context)),
+        };
+        let mut done = false;
+        while let Some(item) = events.next().await {
+            match item {
+                Ok(AgentEvent::TurnStart { turn }) => encoder.event(Event::Turn(turn), &mut out),
+                Ok(AgentEvent::TextDelta { text } | AgentEvent::RefusalDelta { text }) => {
+                    encoder.event(Event::Text(&text), &mut out)
+                }
+                Ok(AgentEvent::ReasoningDelta { text }) => {
+                    encoder.event(Event::Reasoning(&text), &mut out)
+                }
+                Ok(AgentEvent::ToolCallStart { index, id, name }) => encoder.event(
+                    Event::CallStart {
+                        index,
+                        id: &id,
+                        name: &name,
+                    },
+                    &mut out,
+                ),
+                Ok(AgentEvent::ToolCallDelta { index, arguments }) => encoder.event(
+                    Event::CallArgs {
+                        index,
+                        delta: &arguments,
+                    },
+                    &mut out,
+                ),
+                Ok(AgentEvent::Response { message, .. }) => {
+                    encoder.event(Event::Answer(&message), &mut out)
+                }
+                Ok(AgentEvent::ToolResult(step)) => encoder.event(Event::Result(&step), &mut out),
+                Ok(AgentEvent::Custom(custom)) => encoder.event(Event::Custom(&custom), &mut out),
+                Ok(AgentEvent::Paused(pause)) => {
+                    encoder.paused(&pause.calls, &json(pause.state()), &mut out)
+                }
+                Ok(AgentEvent::Done { .. }) => done = true,
+                Ok(_) => {}
+                Err(error) => encoder.failed(&error.to_string(), &mut out),
+            }
+            if send(&mut out).await.is_err() {
+                // The client went away: `events` (the run) is dropped, then the guard.
+                return;
+            }
+        }
+        if done {
+            match events.outcome().await {
+                Ok(Outcome::Finished(result)) => {
+                    encoder.finished(&json(&result.output), &json(&result.state), &mut out)
+                }
+                Ok(Outcome::Paused(pause)) => {
+                    encoder.paused(&pause.calls, &json(pause.state()), &mut out)
+                }
+                Err(error) => encoder.failed(&error.to_string(), &mut out),
+            }
+        }
+        // The run ended and is saved: nothing to cancel from here.
+        guard.armed = None;
+        if send(&mut out).await.is_err() {
+            return;
+        }
+        if let Some(end) = encoder.end() {
+            let _ = tx.send(Bytes::from(format!("data: {end}\n\n"))).await;
+        }
+    };
+    let mut keep_alive =
+        tokio::time::interval_at(tokio::time::Instant::now() + keep_alive, keep_alive);
+    keep_alive.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    RunBody {
+        run: Some(Box::pin(run)),
+        frames,
+        keep_alive,
+    }
+}
