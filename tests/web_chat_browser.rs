@@ -113,7 +113,12 @@ async fn a_conversation_with_an_approval_streams_and_survives_a_reload() {
     let c = browser.client();
 
     c.goto(&url).await.expect("open the page");
-    wait_for(c, "the page's script", "document.body.dataset.busy === 'false'").await;
+    wait_for(
+        c,
+        "the page's script",
+        "document.body.dataset.busy === 'false'",
+    )
+    .await;
     let input = c.find(Locator::Css("#input")).await.expect("the input");
     input.send_keys(ASK).await.expect("type the message");
     c.find(Locator::Css("#send"))
@@ -124,7 +129,8 @@ async fn a_conversation_with_an_approval_streams_and_survives_a_reload() {
         .expect("send");
 
     // The first answer streams in: read it until it is whole, and keep each new reading.
-    let first_bubble = "(document.querySelector('.message.assistant .bubble') || {}).textContent || ''";
+    let first_bubble =
+        "(document.querySelector('.message.assistant .bubble') || {}).textContent || ''";
     let mut readings: Vec<String> = Vec::new();
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
@@ -169,10 +175,20 @@ async fn a_conversation_with_an_approval_streams_and_survives_a_reload() {
     .await;
     let text = page_text(c).await;
     assert!(
-        text.contains("Casa Azul has a table by the window at 20:00. I'll book it once you approve."),
+        text.contains(
+            "Casa Azul has a table by the window at 20:00. I'll book it once you approve."
+        ),
         "{text}"
     );
-    assert!(text.contains("\"restaurant\": \"Casa Azul\""), "{text}");
+    // The call's arguments and result, as the page shows plain objects: one line each.
+    assert!(
+        text.contains("date: tomorrow · party_size: 2 · time: 20:00"),
+        "{text}"
+    );
+    assert!(
+        text.contains("restaurant: Casa Azul · table: by the window · time: 20:00"),
+        "{text}"
+    );
     let status = js(c, "return document.querySelector('#status').textContent;").await;
     assert_eq!(status, "Waiting for your decision.");
     let thread_url = c.current_url().await.expect("the page's URL");
@@ -184,14 +200,12 @@ async fn a_conversation_with_an_approval_streams_and_survives_a_reload() {
     assert!(!thread.is_empty());
     screenshot(c, "approval.png").await;
 
-    c.find(Locator::Css(
-        ".tool[data-tool=book_table] button.approve",
-    ))
-    .await
-    .expect("the Approve button")
-    .click()
-    .await
-    .expect("approve");
+    c.find(Locator::Css(".tool[data-tool=book_table] button.approve"))
+        .await
+        .expect("the Approve button")
+        .click()
+        .await
+        .expect("approve");
 
     // The booking runs, and the final answer streams in after it.
     wait_for(
@@ -208,7 +222,8 @@ async fn a_conversation_with_an_approval_streams_and_survives_a_reload() {
     .await;
     let before = page_text(c).await;
     assert!(
-        before.contains("All set! I booked Casa Azul for 2 on tomorrow at 20:00; confirmation TBL-"),
+        before
+            .contains("All set! I booked Casa Azul for 2 on tomorrow at 20:00; confirmation TBL-"),
         "{before}"
     );
     assert!(
@@ -234,7 +249,10 @@ async fn a_conversation_with_an_approval_streams_and_survives_a_reload() {
         "the reloaded page shows another conversation"
     );
     let reloaded = c.current_url().await.expect("the page's URL");
-    assert_eq!(reloaded, thread_url, "the reload kept the thread in the URL");
+    assert_eq!(
+        reloaded, thread_url,
+        "the reload kept the thread in the URL"
+    );
     let shot = screenshot(c, "final.png").await;
     println!("screenshots: {} and approval.png beside it", shot.display());
 

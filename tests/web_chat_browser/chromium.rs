@@ -10,7 +10,7 @@
 //! out (component updates, sync, background networking, QUIC) turned off, and with a fresh
 //! profile under `target/`.
 
-use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
+use std::net::{Ipv4Addr, SocketAddr, TcpListener};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::OnceLock;
@@ -89,7 +89,8 @@ impl Browser {
     /// Starts `chromedriver` on a free loopback port and opens a session with a fresh
     /// profile under `dir` (its log goes there too).
     pub async fn start(dir: &Path) -> Browser {
-        if let Err(e) = installed() {
+        let installed = tokio::task::spawn_blocking(installed).await;
+        if let Err(e) = installed.expect("the installation check") {
             panic!("{e}");
         }
         std::fs::create_dir_all(dir).expect("create the browser test's folder");
@@ -115,7 +116,7 @@ impl Browser {
             driver,
             profile,
         };
-        wait_for_port(port, Duration::from_secs(20));
+        wait_for_port(port, Duration::from_secs(20)).await;
 
         let mut args: Vec<String> = FLAGS.iter().map(|f| f.to_string()).collect();
         args.push(format!("--user-data-dir={}", browser.profile.display()));
@@ -181,14 +182,14 @@ fn free_port() -> u16 {
     listener.local_addr().expect("a bound address").port()
 }
 
-fn wait_for_port(port: u16, limit: Duration) {
+async fn wait_for_port(port: u16, limit: Duration) {
     let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
     let deadline = Instant::now() + limit;
-    while TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_err() {
+    while tokio::net::TcpStream::connect(addr).await.is_err() {
         assert!(
             Instant::now() < deadline,
             "chromedriver did not listen on port {port} within {limit:?}"
         );
-        std::thread::sleep(Duration::from_millis(50));
+        tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }

@@ -66,6 +66,9 @@ mod tests {
             ]
         );
         assert!(diff(&from, &from).is_empty());
-        assert_eq!(diff(&json!(1), &json!({})), vec![json!({"op": "replace", "path": "", "value": {}})]);
+        assert_eq!(
+            diff(&json!(1), &json!({})),
+            vec![json!({"op": "replace", "path": "", "value": {}})]
+        );
     }
 }

@@ -190,13 +190,16 @@ function apply(streaming, chunk) {
       if (streaming.active[chunk.id]) streaming.active[chunk.id].state = "done";
       break;
     case "tool-input-start":
-      message.parts.push({
-        type: chunk.dynamic ? "dynamic-tool" : `tool-${chunk.toolName}`,
-        toolName: chunk.toolName,
-        toolCallId: chunk.toolCallId,
-        state: "input-streaming",
-        inputText: "",
-      });
+      // A resumed run may announce a call the message has already: keep its part.
+      if (!toolPart(message, chunk.toolCallId)) {
+        message.parts.push({
+          type: chunk.dynamic ? "dynamic-tool" : `tool-${chunk.toolName}`,
+          toolName: chunk.toolName,
+          toolCallId: chunk.toolCallId,
+          state: "input-streaming",
+          inputText: "",
+        });
+      }
       break;
     case "tool-input-delta": {
       const part = toolPart(message, chunk.toolCallId);
@@ -300,7 +303,8 @@ function element(tag, className, text) {
   return node;
 }
 
-// Values as indented JSON; a string holding JSON (a tool's output) is shown as its value.
+// A value for a person: a JSON string is read first; an object of plain values is one line
+// `key: value · key: value`, a list one such line per item; anything deeper is indented JSON.
 function pretty(value) {
   if (value === undefined) return "";
   if (typeof value === "string") {
@@ -310,6 +314,16 @@ function pretty(value) {
       return value;
     }
     if (typeof value === "string") return value;
+  }
+  const plain = (v) => v === null || typeof v !== "object";
+  const line = (object) =>
+    Object.entries(object)
+      .map(([key, v]) => `${key}: ${typeof v === "string" ? v : JSON.stringify(v)}`)
+      .join(" · ");
+  const flat = (v) => !plain(v) && !Array.isArray(v) && Object.values(v).every(plain);
+  if (flat(value)) return line(value);
+  if (Array.isArray(value) && value.every((v) => plain(v) || flat(v))) {
+    return value.map((v) => (plain(v) ? String(v) : line(v))).join("\n");
   }
   return JSON.stringify(value, null, 2);
 }
@@ -331,7 +345,7 @@ function renderTool(part) {
   card.dataset.tool = name;
   card.dataset.state = part.state || "";
   const head = element("div", "head");
-  head.append(element("span", "name", `🔧 ${name}`), element("span", "state", label));
+  head.append(element("span", "name", name), element("span", "state", label));
   card.append(head);
   const input = part.input !== undefined ? pretty(part.input) : part.inputText;
   if (input) card.append(element("div", "label", "arguments"), element("pre", "input", input));
