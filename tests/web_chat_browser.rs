@@ -44,7 +44,7 @@ fn out_dir() -> PathBuf {
 async fn serve_app(dir: &Path) -> (String, MockServer) {
     let mock = MockServer::with_handler(app::mock_model).await;
     let model: SharedModel = Arc::new(mock.openai_model("mock-gpt"));
-    let db = dir.join(format!("test-threads-{}.db", std::process::id()));
+    let db = dir.join("browser-test-threads.db");
     for suffix in ["", "-wal", "-shm"] {
         let _ = std::fs::remove_file(format!("{}{suffix}", db.display()));
     }
@@ -152,6 +152,10 @@ async fn a_conversation_with_an_approval_streams_and_survives_a_reload() {
     assert!(
         partial.len() >= 2,
         "the answer appeared at once, not token by token: {readings:?}"
+    );
+    println!(
+        "the first answer grew over {} readings: {readings:?}",
+        readings.len()
     );
     for pair in readings.windows(2) {
         assert!(
