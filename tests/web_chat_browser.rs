@@ -97,6 +97,18 @@ async fn wait_for(c: &Client, what: &str, condition: &str) {
     );
 }
 
+/// Types `text` into the message box and presses Send.
+async fn send(c: &Client, text: &str) {
+    let input = c.find(Locator::Css("#input")).await.expect("the input");
+    input.send_keys(text).await.expect("type the message");
+    c.find(Locator::Css("#send"))
+        .await
+        .expect("the send button")
+        .click()
+        .await
+        .expect("send");
+}
+
 async fn screenshot(c: &Client, name: &str) -> PathBuf {
     let path = out_dir().join(name);
     let png = c.screenshot().await.expect("a screenshot");
@@ -119,14 +131,7 @@ async fn a_conversation_with_an_approval_streams_and_survives_a_reload() {
         "document.body.dataset.busy === 'false'",
     )
     .await;
-    let input = c.find(Locator::Css("#input")).await.expect("the input");
-    input.send_keys(ASK).await.expect("type the message");
-    c.find(Locator::Css("#send"))
-        .await
-        .expect("the send button")
-        .click()
-        .await
-        .expect("send");
+    send(c, ASK).await;
 
     // The first answer streams in: read it until it is whole, and keep each new reading.
     let first_bubble =
@@ -239,6 +244,42 @@ async fn a_conversation_with_an_approval_streams_and_survives_a_reload() {
     );
     assert!(!before.contains("error"), "{before}");
 
+    // A second booking in the same thread, rejected this time: the model reads the rejection.
+    send(c, "Book another table, please").await;
+    wait_for(
+        c,
+        "the second booking's Reject button",
+        "document.querySelector('.tool[data-tool=book_table][data-state=approval-requested] button.reject') && document.body.dataset.busy === 'false'",
+    )
+    .await;
+    c.find(Locator::Css(
+        ".tool[data-tool=book_table][data-state=approval-requested] button.reject",
+    ))
+    .await
+    .expect("the Reject button")
+    .click()
+    .await
+    .expect("reject");
+    wait_for(
+        c,
+        "the answer to the rejection",
+        "document.body.dataset.busy === 'false' && document.querySelector('#messages').innerText.includes('I did not book anything')",
+    )
+    .await;
+    let before = page_text(c).await;
+    assert_eq!(
+        before.matches("TBL-").count(),
+        2,
+        "the rejected booking was made:\n{before}"
+    );
+    assert!(
+        c.find_all(Locator::Css("button.approve, button.reject"))
+            .await
+            .expect("a query")
+            .is_empty(),
+        "a decision button is left after the decisions"
+    );
+
     // A reload shows the same conversation, read back from the server.
     c.refresh().await.expect("reload");
     wait_for(
@@ -257,6 +298,10 @@ async fn a_conversation_with_an_approval_streams_and_survives_a_reload() {
         reloaded, thread_url,
         "the reload kept the thread in the URL"
     );
+    // Tall enough for the whole conversation.
+    c.set_window_size(1000, 1500)
+        .await
+        .expect("resize the window");
     let shot = screenshot(c, "final.png").await;
     println!("screenshots: {} and approval.png beside it", shot.display());
 
