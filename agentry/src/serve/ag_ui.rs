@@ -120,6 +120,10 @@ impl Encoder for AgUi {
         }
     }
 
+    fn resumed(&mut self, calls: &[String]) {
+        self.ended.extend(calls.iter().cloned());
+    }
+
     fn event(&mut self, event: Event<'_>, out: &mut Vec<Value>) {
         match event {
             Event::Turn(turn) => {
@@ -167,8 +171,10 @@ impl Encoder for AgUi {
             }
             Event::CallStart { index, id, name } => {
                 self.close(out);
-                self.calls.insert(index, id.to_owned());
-                self.start_call(id, name, out);
+                if !self.ended.contains(id) {
+                    self.calls.insert(index, id.to_owned());
+                    self.start_call(id, name, out);
+                }
             }
             Event::CallArgs { index, delta } => {
                 if let Some(id) = self.calls.get(&index)

@@ -91,6 +91,11 @@ impl Encoder for AiSdk {
         out.push(json!({ "type": "start" }));
     }
 
+    fn resumed(&mut self, calls: &[String]) {
+        self.started.extend(calls.iter().cloned());
+        self.available.extend(calls.iter().cloned());
+    }
+
     fn event(&mut self, event: Event<'_>, out: &mut Vec<Value>) {
         match event {
             Event::Turn(_) => {
@@ -139,6 +144,9 @@ impl Encoder for AiSdk {
             Event::CallStart { index, id, name } => {
                 self.open_step(out);
                 self.close(out);
+                if self.available.contains(id) {
+                    return;
+                }
                 self.calls.insert(index, id.to_owned());
                 if self.started.insert(id.to_owned()) {
                     out.push(

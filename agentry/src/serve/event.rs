@@ -35,6 +35,9 @@ pub(crate) enum Event<'a> {
 pub(crate) trait Encoder: Send + 'static {
     /// The run starts; `state` is the thread's typed state before it.
     fn start(&mut self, state: &Value, out: &mut Vec<Value>);
+    /// The run resumes a pause: the client has seen these calls already (their input, and
+    /// their approval request).
+    fn resumed(&mut self, calls: &[String]);
     /// An event of the run.
     fn event(&mut self, event: Event<'_>, out: &mut Vec<Value>);
     /// The run stopped for review of some of `calls`; `state` as it is at the pause.

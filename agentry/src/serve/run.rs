@@ -158,6 +158,12 @@ where
                 return;
             }
         };
+        if matches!(request, RunRequest::Decide(_))
+            && let Ok(Some(pause)) = thread.pending().await
+        {
+            let calls: Vec<String> = pause.calls.iter().map(|c| c.call.id.clone()).collect();
+            encoder.resumed(&calls);
+        }
         encoder.start(&initial, &mut out);
         if send(&mut out).await.is_err() {
             return;
