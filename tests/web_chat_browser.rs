@@ -3,8 +3,9 @@
 //! in-process on a loopback port with the offline model.
 //!
 //! One conversation, as a person has it: send a message, watch the answer stream in, see the
-//! tool calls and their results, approve the booking, read the final answer, reload the page
-//! and find the conversation again. Screenshots for a person to look at:
+//! tool calls and their results, approve the booking, read the final answer; ask for a second
+//! booking and reject it; reload the page and find the whole conversation again. Screenshots
+//! for a person to look at:
 //! `target/web_chat/approval.png` (the run paused for review) and `target/web_chat/final.png`.
 //!
 //! Needs `/usr/bin/chromium` and `/usr/bin/chromedriver` (Debian's `chromium` and
@@ -117,7 +118,7 @@ async fn screenshot(c: &Client, name: &str) -> PathBuf {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_conversation_with_an_approval_streams_and_survives_a_reload() {
+async fn a_conversation_with_approvals_streams_and_survives_a_reload() {
     let dir = out_dir();
     std::fs::create_dir_all(&dir).expect("create target/web_chat");
     let (url, _mock) = serve_app(&dir).await;
