@@ -4,7 +4,8 @@
 //!
 //! One conversation, as a person has it: send a message, watch the answer stream in, see the
 //! tool calls and their results, approve the booking, read the final answer; ask for a second
-//! booking and reject it; reload the page and find the whole conversation again. Screenshots
+//! booking, reload while it waits for review and reject it; reload the page and find the whole
+//! conversation again. Screenshots
 //! for a person to look at:
 //! `target/web_chat/approval.png` (the run paused for review) and `target/web_chat/final.png`.
 //!
@@ -245,14 +246,13 @@ async fn a_conversation_with_approvals_streams_and_survives_a_reload() {
     );
     assert!(!before.contains("error"), "{before}");
 
-    // A second booking in the same thread, rejected this time: the model reads the rejection.
+    // A second booking in the same thread. The page is reloaded while it waits for review:
+    // the pending call comes back from the server with its buttons, and is rejected there.
     send(c, "Book another table, please").await;
-    wait_for(
-        c,
-        "the second booking's Reject button",
-        "document.querySelector('.tool[data-tool=book_table][data-state=approval-requested] button.reject') && document.body.dataset.busy === 'false'",
-    )
-    .await;
+    let pending = "document.querySelector('.tool[data-tool=book_table][data-state=approval-requested] button.reject') && document.body.dataset.busy === 'false'";
+    wait_for(c, "the second booking's Reject button", pending).await;
+    c.refresh().await.expect("reload");
+    wait_for(c, "the Reject button after a reload", pending).await;
     c.find(Locator::Css(
         ".tool[data-tool=book_table][data-state=approval-requested] button.reject",
     ))
