@@ -5,9 +5,8 @@
 //! One conversation, as a person has it: send a message, watch the answer stream in, see the
 //! tool calls and their results, approve the booking, read the final answer; ask for a second
 //! booking, reload while it waits for review and reject it; reload the page and find the whole
-//! conversation again. Screenshots
-//! for a person to look at:
-//! `target/web_chat/approval.png` (the run paused for review) and `target/web_chat/final.png`.
+//! conversation again. Screenshots for a person to look at: `target/web_chat/approval.png`
+//! (the run paused for review) and `target/web_chat/final.png`.
 //!
 //! Needs `/usr/bin/chromium` and `/usr/bin/chromedriver` (Debian's `chromium` and
 //! `chromium-driver`): installed on first use when the test runs as root, otherwise it fails
