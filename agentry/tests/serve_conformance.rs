@@ -93,9 +93,7 @@ fn model() -> ScriptedModel {
 
 async fn serve() -> (String, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
-    let checkpointer = SqliteCheckpointer::open(dir.path().join("t.db"))
-        .await
-        .unwrap();
+    let checkpointer = SqliteCheckpointer::open(dir.path().join("t.db")).await.unwrap();
     let agent: Agent<Clerk, Spec, (), Notes> = Clerk::builder(Arc::new(model()))
         .output(Spec::new(OutputMode::Native))
         .checkpointer(checkpointer)
@@ -164,8 +162,7 @@ async fn ag_ui_streams() -> Vec<Value> {
     let first = post(&run, run_input("r1", "Find my papers")).await;
     let second = post(&run, run_input("r2", "Email Bob")).await;
     let mut resume = run_input("r3", "Email Bob");
-    resume["resume"] =
-        json!([{"interruptId": "e1", "status": "resolved", "payload": {"approved": true}}]);
+    resume["resume"] = json!([{"interruptId": "e1", "status": "resolved", "payload": {"approved": true}}]);
     let third = post(&run, resume).await;
     [first, second, third]
         .into_iter()
@@ -178,12 +175,7 @@ fn check(protocol: &str, streams: &[Value]) -> Result<Value, String> {
 }
 
 fn types(report: &Value) -> Vec<&str> {
-    report["types"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t.as_str().unwrap())
-        .collect()
+    report["types"].as_array().unwrap().iter().map(|t| t.as_str().unwrap()).collect()
 }
 
 #[tokio::test]
@@ -208,10 +200,7 @@ async fn the_ai_sdk_stream_parses_with_the_ai_package() {
         assert!(first_types.contains(&kind), "no {kind}: {first_types:?}");
     }
     let parts = first["parts"].as_array().unwrap();
-    let searches: Vec<&Value> = parts
-        .iter()
-        .filter(|p| p["type"] == "tool-search")
-        .collect();
+    let searches: Vec<&Value> = parts.iter().filter(|p| p["type"] == "tool-search").collect();
     assert_eq!(searches.len(), 2, "{parts:?}");
     assert!(searches.iter().all(|p| p["state"] == "output-available"));
     assert!(parts.iter().any(|p| p["type"] == "reasoning"));
@@ -226,10 +215,7 @@ async fn the_ai_sdk_stream_parses_with_the_ai_package() {
     // The resumed stream goes on with the same message: the approved call's output, then
     // the model's error.
     assert!(types(third).contains(&"error"), "{third}");
-    assert_eq!(
-        third["errors"],
-        json!(["model request failed: invalid request: the model is gone"])
-    );
+    assert_eq!(third["errors"], json!(["model request failed: invalid request: the model is gone"]));
     let email = third["parts"]
         .as_array()
         .unwrap()
@@ -260,15 +246,9 @@ async fn the_ag_ui_events_parse_with_ag_ui_core() {
     ] {
         assert!(first_types.contains(&kind), "no {kind}: {first_types:?}");
     }
-    assert_eq!(
-        first["last"]["result"],
-        json!({"topic": "papers", "count": 6})
-    );
+    assert_eq!(first["last"]["result"], json!({"topic": "papers", "count": 6}));
     assert_eq!(second["last"]["outcome"]["type"], "interrupt");
-    assert_eq!(
-        second["last"]["outcome"]["interrupts"][0]["toolCallId"],
-        "e1"
-    );
+    assert_eq!(second["last"]["outcome"]["interrupts"][0]["toolCallId"], "e1");
     assert_eq!(third["last"]["type"], "RUN_ERROR");
     assert!(types(third).contains(&"TOOL_CALL_RESULT"));
 }
@@ -288,11 +268,8 @@ async fn the_checker_refuses_invalid_and_out_of_order_output() {
     let problems = check("ai-sdk", &broken(r#""id":"text-"#, r#""di":"text-"#)).unwrap_err();
     assert!(problems.contains("is not a UI message chunk"), "{problems}");
     // Out of order: the text part never starts.
-    let problems = check(
-        "ai-sdk",
-        &broken(r#""type":"text-start""#, r#""type":"data-x""#),
-    )
-    .unwrap_err();
+    let problems = check("ai-sdk", &broken(r#""type":"text-start""#, r#""type":"data-x""#))
+        .unwrap_err();
     assert!(problems.contains("is not open"), "{problems}");
     let streams = ag_ui_streams().await;
     let broken = |from: &str, to: &str| -> Vec<Value> {
@@ -303,16 +280,7 @@ async fn the_checker_refuses_invalid_and_out_of_order_output() {
     };
     let problems = check("ag-ui", &broken(r#""toolCallName""#, r#""toolName""#)).unwrap_err();
     assert!(problems.contains("is not an AG-UI event"), "{problems}");
-    let problems = check(
-        "ag-ui",
-        &broken(
-            r#""type":"TOOL_CALL_START""#,
-            r#""type":"STEP_FINISHED","stepName":"x""#,
-        ),
-    )
-    .unwrap_err();
-    assert!(
-        problems.contains("is not open") || problems.contains("finishes x"),
-        "{problems}"
-    );
+    let problems = check("ag-ui", &broken(r#""type":"TOOL_CALL_START""#, r#""type":"STEP_FINISHED","stepName":"x""#))
+        .unwrap_err();
+    assert!(problems.contains("is not open") || problems.contains("finishes x"), "{problems}");
 }

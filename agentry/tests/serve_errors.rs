@@ -16,11 +16,7 @@ async fn error_of(response: reqwest::Response) -> (u16, String) {
     assert_eq!(response.headers()["content-type"], "application/json");
     let body: Value = response.json().await.unwrap();
     assert_eq!(body["error"]["status"], status);
-    assert!(
-        body["error"]["message"]
-            .as_str()
-            .is_some_and(|m| !m.is_empty())
-    );
+    assert!(body["error"]["message"].as_str().is_some_and(|m| !m.is_empty()));
     (status, body["error"]["code"].as_str().unwrap().to_owned())
 }
 
@@ -43,20 +39,10 @@ async fn malformed_and_foreign_bodies_are_400() {
             .send()
             .await
             .unwrap();
-        assert_eq!(
-            error_of(response).await,
-            (400, "bad_request".into()),
-            "{path} {}",
-            String::from_utf8_lossy(body)
-        );
+        assert_eq!(error_of(response).await, (400, "bad_request".into()), "{path} {}", String::from_utf8_lossy(body));
     }
     // A bad thread id.
-    let response = served
-        .post("/threads/a%20b/runs/ai-sdk", "ada")
-        .json(&chat("hi"))
-        .send()
-        .await
-        .unwrap();
+    let response = served.post("/threads/a%20b/runs/ai-sdk", "ada").json(&chat("hi")).send().await.unwrap();
     assert_eq!(error_of(response).await.0, 400);
     // Nothing was created by the refused requests.
     let (status, _) = served.get_json("/threads/a", "ada").await;
@@ -75,12 +61,7 @@ async fn a_request_without_credentials_is_401() {
         .await
         .unwrap();
     assert_eq!(error_of(response).await, (401, "unauthorized".into()));
-    let response = served
-        .client
-        .get(format!("{}/threads", served.url))
-        .send()
-        .await
-        .unwrap();
+    let response = served.client.get(format!("{}/threads", served.url)).send().await.unwrap();
     assert_eq!(error_of(response).await.0, 401);
 }
 
@@ -88,12 +69,7 @@ async fn a_request_without_credentials_is_401() {
 async fn a_body_over_the_cap_is_413() {
     let served = serve_with(ScriptedModel::new([]), |s| s.body_limit(1024)).await;
     let big = chat(&"x".repeat(2048));
-    let response = served
-        .post("/threads/a/runs/ai-sdk", "ada")
-        .json(&big)
-        .send()
-        .await
-        .unwrap();
+    let response = served.post("/threads/a/runs/ai-sdk", "ada").json(&big).send().await.unwrap();
     assert_eq!(error_of(response).await, (413, "payload_too_large".into()));
     // Without a length up front (chunked), too.
     let chunks = futures::stream::iter(
@@ -113,11 +89,7 @@ async fn an_unknown_thread_is_404() {
     let served = serve(ScriptedModel::new([])).await;
     for path in ["/threads/nope", "/threads/nope/messages?protocol=ag-ui"] {
         let response = served.get(path, "ada").send().await.unwrap();
-        assert_eq!(
-            error_of(response).await,
-            (404, "not_found".into()),
-            "{path}"
-        );
+        assert_eq!(error_of(response).await, (404, "not_found".into()), "{path}");
     }
     // Decisions for a thread that does not exist.
     let response = served
@@ -145,9 +117,7 @@ async fn another_users_thread_is_403() {
     let requests = [
         served.get("/threads/ada-1", "bob"),
         served.get("/threads/ada-1/messages", "bob"),
-        served
-            .post("/threads/ada-1/runs/ai-sdk", "bob")
-            .json(&chat("Hi, I am Bob")),
+        served.post("/threads/ada-1/runs/ai-sdk", "bob").json(&chat("Hi, I am Bob")),
         served
             .post("/threads/ada-1/runs/ag-ui", "bob")
             .json(&run_input("ada-1", "r", "Hi")),
@@ -165,10 +135,10 @@ async fn another_users_thread_is_403() {
 
 #[tokio::test]
 async fn a_second_run_on_a_running_thread_is_409() {
-    let served = serve(
-        ScriptedModel::new([Turn::text("Slow answer.").with_usage(Default::default())])
-            .with_delay(Duration::from_millis(400)),
-    )
+    let served = serve(ScriptedModel::new([
+        Turn::text("Slow answer.").with_usage(Default::default()),
+    ])
+    .with_delay(Duration::from_millis(400)))
     .await;
     let first = served
         .post("/threads/busy/runs/ai-sdk", "ada")
@@ -213,12 +183,7 @@ async fn a_message_on_a_paused_thread_is_409() {
         .await
         .unwrap();
     assert!(body.contains("tool-approval-request"));
-    let response = served
-        .post("/threads/p/runs/ai-sdk", "ada")
-        .json(&chat("Hello?"))
-        .send()
-        .await
-        .unwrap();
+    let response = served.post("/threads/p/runs/ai-sdk", "ada").json(&chat("Hello?")).send().await.unwrap();
     assert_eq!(error_of(response).await, (409, "thread_paused".into()));
     // A bad decision is 400 and leaves the pause as it was.
     let response = served

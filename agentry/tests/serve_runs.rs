@@ -24,11 +24,7 @@ fn of_type<'a>(events: &'a [Value], kind: &str) -> Vec<&'a Value> {
 
 #[tokio::test]
 async fn an_ai_sdk_run_streams_reasoning_parallel_tools_events_text_output_and_state() {
-    let served = serve(ScriptedModel::new([
-        searches(),
-        Turn::text("Found 6 documents."),
-    ]))
-    .await;
+    let served = serve(ScriptedModel::new([searches(), Turn::text("Found 6 documents.")])).await;
     let response = served
         .post("/threads/t1/runs/ai-sdk", "ada")
         .json(&chat("Find my papers"))
@@ -66,10 +62,7 @@ async fn an_ai_sdk_run_streams_reasoning_parallel_tools_events_text_output_and_s
         .map(|e| e["delta"].as_str().unwrap())
         .collect();
     assert_eq!(text, "Found 6 documents.");
-    assert_eq!(
-        of_type(&events, "data-output")[0]["data"],
-        "Found 6 documents."
-    );
+    assert_eq!(of_type(&events, "data-output")[0]["data"], "Found 6 documents.");
     assert_eq!(of_type(&events, "data-state")[0]["data"]["searches"], 2);
     assert_eq!(of_type(&events, "finish")[0]["finishReason"], "stop");
     // Two model requests: two steps.
@@ -79,11 +72,7 @@ async fn an_ai_sdk_run_streams_reasoning_parallel_tools_events_text_output_and_s
 
 #[tokio::test]
 async fn an_ag_ui_run_streams_events_with_state_snapshot_and_delta() {
-    let served = serve(ScriptedModel::new([
-        searches(),
-        Turn::text("Found 6 documents."),
-    ]))
-    .await;
+    let served = serve(ScriptedModel::new([searches(), Turn::text("Found 6 documents.")])).await;
     let response = served
         .post("/threads/t2/runs/ag-ui", "ada")
         .json(&run_input("t2", "r1", "Find my papers"))
@@ -110,10 +99,7 @@ async fn an_ag_ui_run_streams_events_with_state_snapshot_and_delta() {
     assert_eq!(of_type(&events, "TOOL_CALL_START").len(), 2);
     assert_eq!(of_type(&events, "TOOL_CALL_END").len(), 2);
     assert_eq!(of_type(&events, "TOOL_CALL_RESULT").len(), 2);
-    assert_eq!(
-        of_type(&events, "REASONING_MESSAGE_CONTENT").len() >= 1,
-        true
-    );
+    assert_eq!(of_type(&events, "REASONING_MESSAGE_CONTENT").len() >= 1, true);
     let custom = of_type(&events, "CUSTOM");
     assert_eq!(custom[0]["name"], agentry::serve::TOOL_EVENT);
     let text: String = of_type(&events, "TEXT_MESSAGE_CONTENT")
@@ -162,10 +148,7 @@ async fn an_ai_sdk_approval_pauses_the_thread_and_the_answer_resumes_it() {
         .await
         .unwrap();
     assert_eq!(refused.status(), 409);
-    assert_eq!(
-        refused.json::<Value>().await.unwrap()["error"]["code"],
-        "thread_paused"
-    );
+    assert_eq!(refused.json::<Value>().await.unwrap()["error"]["code"], "thread_paused");
     // The history shows the call waiting for approval, as useChat would hold it.
     let (_, history) = served
         .get_json("/threads/mail/messages?protocol=ai-sdk", "ada")
@@ -198,16 +181,10 @@ async fn an_ai_sdk_approval_pauses_the_thread_and_the_answer_resumes_it() {
         .unwrap();
     let events = sse_events(&body);
     let outputs = of_type(&events, "tool-output-available");
-    let ids: Vec<&str> = outputs
-        .iter()
-        .map(|e| e["toolCallId"].as_str().unwrap())
-        .collect();
+    let ids: Vec<&str> = outputs.iter().map(|e| e["toolCallId"].as_str().unwrap()).collect();
     assert_eq!(ids, ["s1", "e1"]);
     assert_eq!(outputs[1]["output"], "sent to bob@example.com");
-    assert_eq!(
-        of_type(&events, "data-state")[0]["data"]["sent"],
-        json!(["ada -> bob@example.com"])
-    );
+    assert_eq!(of_type(&events, "data-state")[0]["data"]["sent"], json!(["ada -> bob@example.com"]));
     let (_, thread) = served.get_json("/threads/mail", "ada").await;
     assert_eq!(thread["status"], "idle");
     served.model.assert_complete();
@@ -232,10 +209,7 @@ async fn an_ag_ui_interrupt_is_resumed_by_a_resume_entry() {
     let interrupt = &finished["outcome"]["interrupts"][0];
     assert_eq!(interrupt["id"], "e1");
     assert_eq!(interrupt["reason"], agentry::serve::TOOL_APPROVAL);
-    assert_eq!(
-        interrupt["metadata"]["allowed"],
-        json!(["approve", "edit", "reject"])
-    );
+    assert_eq!(interrupt["metadata"]["allowed"], json!(["approve", "edit", "reject"]));
     let mut resume = run_input("mail2", "r2", "Email Bob");
     resume["resume"] = json!([{"interruptId": "e1", "status": "resolved", "payload": {"approved": false, "reason": "not now"}}]);
     let body = served
@@ -250,10 +224,7 @@ async fn an_ag_ui_interrupt_is_resumed_by_a_resume_entry() {
     let events = sse_events(&body);
     let results = of_type(&events, "TOOL_CALL_RESULT");
     let rejected = results.iter().find(|e| e["toolCallId"] == "e1").unwrap();
-    assert!(
-        rejected["content"].as_str().unwrap().contains("not now"),
-        "{rejected}"
-    );
+    assert!(rejected["content"].as_str().unwrap().contains("not now"), "{rejected}");
     assert_eq!(events.last().unwrap()["outcome"]["type"], "success");
     // The rejected email was not sent.
     let (_, thread) = served.get_json("/threads/mail2", "ada").await;
@@ -284,17 +255,11 @@ async fn history_and_the_thread_list_survive_a_reload() {
         .await;
     assert_eq!(status, 200);
     let history = history.as_array().unwrap();
-    let roles: Vec<&str> = history
-        .iter()
-        .map(|m| m["role"].as_str().unwrap())
-        .collect();
+    let roles: Vec<&str> = history.iter().map(|m| m["role"].as_str().unwrap()).collect();
     assert_eq!(roles, ["user", "assistant", "user", "assistant"]);
     assert_eq!(history[0]["parts"][0]["text"], "Hi");
     let parts = history[3]["parts"].as_array().unwrap();
-    let tools: Vec<&Value> = parts
-        .iter()
-        .filter(|p| p["type"] == "tool-search")
-        .collect();
+    let tools: Vec<&Value> = parts.iter().filter(|p| p["type"] == "tool-search").collect();
     assert_eq!(tools.len(), 2);
     assert_eq!(tools[0]["state"], "output-available");
     assert_eq!(tools[0]["output"], "3 results for invoices");
@@ -308,25 +273,11 @@ async fn history_and_the_thread_list_survive_a_reload() {
         .iter()
         .map(|m| m["role"].as_str().unwrap())
         .collect();
-    assert_eq!(
-        roles,
-        [
-            "user",
-            "assistant",
-            "user",
-            "assistant",
-            "tool",
-            "tool",
-            "assistant"
-        ]
-    );
+    assert_eq!(roles, ["user", "assistant", "user", "assistant", "tool", "tool", "assistant"]);
     // The thread list: the user's own threads only.
     let created = served.post("/threads", "ada").send().await.unwrap();
     assert_eq!(created.status(), 201);
-    let new_id = created.json::<Value>().await.unwrap()["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let new_id = created.json::<Value>().await.unwrap()["id"].as_str().unwrap().to_owned();
     let (_, list) = served.get_json("/threads", "ada").await;
     let ids: Vec<&str> = list["threads"]
         .as_array()
@@ -361,11 +312,7 @@ async fn a_client_that_goes_away_cancels_the_run_and_keeps_what_was_saved() {
         .iter()
         .any(|e| e["type"] == "tool-input-available" && e["toolCallId"] == "w1")
     {
-        let chunk = response
-            .chunk()
-            .await
-            .unwrap()
-            .expect("the stream ended early");
+        let chunk = response.chunk().await.unwrap().expect("the stream ended early");
         seen.push_str(&String::from_utf8_lossy(&chunk));
     }
     for _ in 0..200 {

@@ -111,9 +111,7 @@ impl AgUi {
 
 impl Encoder for AgUi {
     fn start(&mut self, state: &Value, out: &mut Vec<Value>) {
-        out.push(
-            json!({ "type": "RUN_STARTED", "threadId": self.thread_id, "runId": self.run_id }),
-        );
+        out.push(json!({ "type": "RUN_STARTED", "threadId": self.thread_id, "runId": self.run_id }));
         if !state.is_null() {
             out.push(json!({ "type": "STATE_SNAPSHOT", "snapshot": state }));
             self.state = state.clone();
@@ -146,9 +144,7 @@ impl Encoder for AgUi {
                         id
                     }
                 };
-                out.push(
-                    json!({ "type": "TEXT_MESSAGE_CONTENT", "messageId": id, "delta": delta }),
-                );
+                out.push(json!({ "type": "TEXT_MESSAGE_CONTENT", "messageId": id, "delta": delta }));
             }
             Event::Reasoning(delta) => {
                 if delta.is_empty() {
@@ -165,9 +161,7 @@ impl Encoder for AgUi {
                         id
                     }
                 };
-                out.push(
-                    json!({ "type": "REASONING_MESSAGE_CONTENT", "messageId": id, "delta": delta }),
-                );
+                out.push(json!({ "type": "REASONING_MESSAGE_CONTENT", "messageId": id, "delta": delta }));
             }
             Event::CallStart { index, id, name } => {
                 self.close(out);

@@ -135,8 +135,7 @@ pub(crate) fn ag_ui(
                 out.push(json!({ "id": id, "role": "user", "content": text_of(&user.content) }))
             }
             Message::Assistant(answer) => {
-                let mut m =
-                    json!({ "id": id, "role": "assistant", "content": text_of(&answer.content) });
+                let mut m = json!({ "id": id, "role": "assistant", "content": text_of(&answer.content) });
                 if !answer.tool_calls.is_empty() {
                     m["toolCalls"] = tool_calls(answer.tool_calls.iter());
                 }

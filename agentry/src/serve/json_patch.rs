@@ -66,9 +66,6 @@ mod tests {
             ]
         );
         assert!(diff(&from, &from).is_empty());
-        assert_eq!(
-            diff(&json!(1), &json!({})),
-            vec![json!({"op": "replace", "path": "", "value": {}})]
-        );
+        assert_eq!(diff(&json!(1), &json!({})), vec![json!({"op": "replace", "path": "", "value": {}})]);
     }
 }

@@ -70,7 +70,7 @@ pub use error::ServeError;
 use crate::agent::{Agent, ThreadError, ThreadState, ThreadStatus, Toolset};
 use crate::output::OutputSpec;
 use request::RunRequest;
-use threads::{Owners, Ownership, Running, check_thread_id};
+use threads::{Ownership, Owners, Running, check_thread_id};
 
 /// The default cap on a request body: 1 MiB.
 pub const DEFAULT_BODY_LIMIT: usize = 1 << 20;
@@ -179,10 +179,7 @@ where
     /// The router with every route (see the [module documentation](self)).
     pub fn router(&self) -> Router {
         Router::new()
-            .route(
-                "/threads",
-                get(list::<T, O, C, S>).post(create::<T, O, C, S>),
-            )
+            .route("/threads", get(list::<T, O, C, S>).post(create::<T, O, C, S>))
             .route("/threads/{id}", get(show::<T, O, C, S>))
             .route("/threads/{id}/messages", get(messages::<T, O, C, S>))
             .route("/threads/{id}/runs", post(run_by_query::<T, O, C, S>))

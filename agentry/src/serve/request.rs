@@ -105,10 +105,7 @@ pub(crate) fn ai_sdk(body: &[u8]) -> Result<RunRequest, ServeError> {
                 .filter_map(|p| {
                     let call = p["toolCallId"].as_str()?;
                     let approved = p["approval"]["approved"].as_bool()?;
-                    Some((
-                        call.to_owned(),
-                        approval(approved, &p["approval"]["reason"]),
-                    ))
+                    Some((call.to_owned(), approval(approved, &p["approval"]["reason"])))
                 })
                 .collect();
             if decided.is_empty() {
@@ -247,19 +244,11 @@ mod tests {
             read,
             RunRequest::Decide(vec![
                 ("c1".into(), Decision::Approve),
-                (
-                    "c2".into(),
-                    Decision::Reject {
-                        message: "no".into()
-                    }
-                )
+                ("c2".into(), Decision::Reject { message: "no".into() })
             ])
         );
         assert!(matches!(ai_sdk(b"{"), Err(ServeError::BadRequest(_))));
-        assert!(matches!(
-            ai_sdk(b"{\"messages\": 3}"),
-            Err(ServeError::BadRequest(_))
-        ));
+        assert!(matches!(ai_sdk(b"{\"messages\": 3}"), Err(ServeError::BadRequest(_))));
     }
 
     #[test]
@@ -274,12 +263,7 @@ mod tests {
             run.request,
             RunRequest::Decide(vec![
                 ("c1".into(), Decision::Approve),
-                (
-                    "c2".into(),
-                    Decision::Reject {
-                        message: REJECTED.into()
-                    }
-                )
+                ("c2".into(), Decision::Reject { message: REJECTED.into() })
             ])
         );
         assert!(ag_ui(body.to_string().as_bytes(), "other").is_err());

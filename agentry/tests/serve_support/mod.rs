@@ -61,6 +61,8 @@ pub async fn wait() -> String {
 #[agent(tools(search, send_email, wait), context = User, state = Notes)]
 pub struct Helper;
 
+
+
 /// A running server and what the tests look at.
 pub struct Served {
     pub url: String,
@@ -72,12 +74,7 @@ pub struct Served {
 
 pub async fn auth(head: RequestHead) -> Result<Caller<User>, ServeError> {
     match head.bearer() {
-        Some(token) => Ok(Caller::new(
-            token,
-            User {
-                name: token.to_owned(),
-            },
-        )),
+        Some(token) => Ok(Caller::new(token, User { name: token.to_owned() })),
         None => Err(ServeError::Unauthorized("no bearer token".into())),
     }
 }
@@ -89,9 +86,7 @@ pub async fn serve(model: ScriptedModel) -> Served {
 
 pub async fn serve_with(
     model: ScriptedModel,
-    configure: impl FnOnce(
-        Server<Helper, TextOutput, User, Notes>,
-    ) -> Server<Helper, TextOutput, User, Notes>,
+    configure: impl FnOnce(Server<Helper, TextOutput, User, Notes>) -> Server<Helper, TextOutput, User, Notes>,
 ) -> Served {
     let dir = tempfile::tempdir().unwrap();
     let checkpointer = SqliteCheckpointer::open(dir.path().join("threads.db"))

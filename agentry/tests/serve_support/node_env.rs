@@ -27,8 +27,7 @@ pub fn ensure() -> Result<PathBuf, String> {
 fn find_or_make() -> Result<PathBuf, String> {
     let target = target_dir();
     let dir = target.join("ui-protocols");
-    std::fs::create_dir_all(&target)
-        .map_err(|e| format!("cannot create {}: {e}", target.display()))?;
+    std::fs::create_dir_all(&target).map_err(|e| format!("cannot create {}: {e}", target.display()))?;
     let _lock = lock(&target.join("ui-protocols.lock"))?;
     if !is_complete(&dir) {
         make(&dir)?;
@@ -86,11 +85,7 @@ fn run(command: &mut Command, what: &str, advice: &str) -> Result<(), String> {
     let stderr = String::from_utf8_lossy(&output.stderr);
     let tail: Vec<&str> = stderr.lines().rev().take(15).collect();
     let tail: Vec<&str> = tail.into_iter().rev().collect();
-    Err(format!(
-        "`{what}` failed ({}); {advice}\n{}",
-        output.status,
-        tail.join("\n")
-    ))
+    Err(format!("`{what}` failed ({}); {advice}\n{}", output.status, tail.join("\n")))
 }
 
 /// An exclusive lock on `path`, held until the returned file is dropped.
@@ -121,9 +116,7 @@ fn target_dir() -> PathBuf {
 /// Runs `check.mjs` on `input` (JSON: `{"protocol", "streams": [{"sse", "continues"}]}`):
 /// its report, or what it found wrong.
 pub fn check(input: &serde_json::Value) -> Result<serde_json::Value, String> {
-    let dir = ensure().unwrap_or_else(|e| {
-        panic!("the UI protocol conformance test needs its Node environment: {e}")
-    });
+    let dir = ensure().unwrap_or_else(|e| panic!("the UI protocol conformance test needs its Node environment: {e}"));
     let file = tempfile::NamedTempFile::new().map_err(|e| e.to_string())?;
     std::fs::write(file.path(), input.to_string()).map_err(|e| e.to_string())?;
     let output = Command::new("node")
@@ -131,14 +124,11 @@ pub fn check(input: &serde_json::Value) -> Result<serde_json::Value, String> {
         .arg(file.path())
         .current_dir(&dir)
         .output()
-        .map_err(|e| {
-            format!("could not start node: {e}; install it with `apt-get install nodejs npm`")
-        })?;
+        .map_err(|e| format!("could not start node: {e}; install it with `apt-get install nodejs npm`"))?;
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
     if !output.status.success() {
         return Err(format!("{stdout}{stderr}"));
     }
-    serde_json::from_str(&stdout)
-        .map_err(|e| format!("check.mjs printed no report ({e}): {stdout}{stderr}"))
+    serde_json::from_str(&stdout).map_err(|e| format!("check.mjs printed no report ({e}): {stdout}{stderr}"))
 }

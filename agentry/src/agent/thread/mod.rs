@@ -29,9 +29,9 @@ use crate::run::{Outcome, Pause};
 use crate::run::{PartialRun, RunError, RunErrorKind};
 
 pub(super) use crate::run::{ThreadError, ThreadStatus};
-pub use cancel::CANCELLED;
 pub(crate) use journal::{Journal, SavePoint};
 use journal::{RunInfo, RunStatus, ThreadJournal};
+pub use cancel::CANCELLED;
 pub use recover::NOT_COMPLETED;
 
 /// A state type that can be saved in a thread: `Serialize + DeserializeOwned` (derive both).
