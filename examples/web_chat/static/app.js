@@ -29,6 +29,7 @@ const chat = {
   thread: new URLSearchParams(location.search).get("thread"),
   messages: [], // UIMessage[]: { id, role, parts: [...] }
   busy: false,
+  loading: false,
   abort: null,
   error: null,
 };
@@ -50,23 +51,22 @@ function ensureThread() {
   return chat.thread;
 }
 
+// Nothing can be sent until the history is in (a message sent before would be lost).
 async function loadHistory() {
   if (!chat.thread) return;
-  setStatus("Loading the conversation…");
+  chat.busy = chat.loading = true;
+  render();
   try {
     const response = await fetch(ROUTES.history(chat.thread));
-    if (response.status === 404) {
-      setStatus("");
-      return; // a new thread: nothing said yet
+    // 404: a thread nobody has written to yet; nothing to show.
+    if (response.status !== 404) {
+      if (!response.ok) throw new Error(await errorText(response));
+      chat.messages = await response.json();
     }
-    if (!response.ok) throw new Error(await errorText(response));
-    const body = await response.json();
-    chat.messages = Array.isArray(body) ? body : body.messages || [];
-    setStatus("");
   } catch (e) {
     chat.error = `Could not load the conversation: ${e.message}`;
-    setStatus("");
   }
+  chat.busy = chat.loading = false;
   render();
 }
 
@@ -394,7 +394,15 @@ function render() {
   view.send.disabled = chat.busy;
   view.stop.hidden = !chat.busy;
   const waiting = last(chat.messages)?.parts.some((p) => p.state === "approval-requested");
-  setStatus(chat.busy ? "The assistant is answering…" : waiting ? "Waiting for your decision." : "");
+  setStatus(
+    chat.loading
+      ? "Loading the conversation…"
+      : chat.busy
+        ? "The assistant is answering…"
+        : waiting
+          ? "Waiting for your decision."
+          : "",
+  );
   document.body.dataset.busy = chat.busy ? "true" : "false";
   window.scrollTo(0, document.body.scrollHeight);
 }
