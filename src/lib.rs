@@ -32,6 +32,7 @@ chapters! {
     Mcp => "../docs/src/mcp.md",
     MultiAgent => "../docs/src/multi-agent.md",
     Serving => "../docs/src/serving.md",
+    ServingWebChat => "../docs/src/serving-web-chat.md",
     Observability => "../docs/src/observability.md",
     Testing => "../docs/src/testing.md",
     Performance => "../docs/src/performance.md",

@@ -455,3 +455,43 @@ async fn concurrency_limit_holds_while_a_stream_is_open() {
     assert_eq!(answer.message.text(), "a fairly long answer");
     assert_eq!(server.request_count(), 2);
 }
+
+#[tokio::test]
+async fn a_paced_answer_arrives_event_by_event_with_its_text_before_the_calls() {
+    let pace = Duration::from_millis(20);
+    let server = MockServer::with_script([MockResponse::tool_calls(vec![ToolCall::new(
+        "call_1",
+        "look_up",
+        r#"{"q":"x"}"#,
+    )])
+    .with_text("Let me look that up.")
+    .pace(pace)])
+    .await;
+    let model = server.openai_model("gpt-4o-mini");
+    let mut stream = model.stream(ask());
+    let mut text_arrivals = Vec::new();
+    let mut completed = None;
+    while let Some(event) = stream.next().await {
+        match event.unwrap() {
+            StreamEvent::TextDelta { text } => {
+                text_arrivals.push((std::time::Instant::now(), text));
+            }
+            StreamEvent::Completed { response } => completed = Some(response),
+            _ => {}
+        }
+    }
+    // Four characters an event: each piece was sent after its own pause, so the pieces
+    // arrive apart (a sleep lasts at least its time; nothing here bounds it from above).
+    let texts: Vec<&str> = text_arrivals.iter().map(|(_, t)| t.as_str()).collect();
+    assert_eq!(texts.concat(), "Let me look that up.");
+    assert_eq!(texts.len(), 5, "{texts:?}");
+    let spread = text_arrivals[4].0 - text_arrivals[0].0;
+    assert!(
+        spread >= pace * 4,
+        "five paced events arrived within {spread:?}"
+    );
+    let response = completed.expect("the stream completes");
+    assert_eq!(response.message.text(), "Let me look that up.");
+    assert_eq!(response.message.tool_calls[0].name, "look_up");
+    assert_eq!(response.finish_reason, FinishReason::ToolCalls);
+}

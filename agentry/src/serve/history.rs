@@ -4,7 +4,7 @@
 use serde_json::{Value, json};
 
 use super::event::input_of;
-use crate::message::{ContentBlock, Message};
+use crate::message::{AssistantMessage, ContentBlock, Message};
 use crate::run::PendingCall;
 
 fn text_of(blocks: &[ContentBlock]) -> String {
@@ -23,8 +23,13 @@ fn reasoning_of(blocks: &[ContentBlock]) -> String {
 
 /// The thread as AI SDK UI messages: one message per user message, and one assistant message
 /// per run of answers and tool results between them (as `useChat` shows a streamed run).
-/// Calls waiting for review (`pending`) are tool parts in state `approval-requested`.
-pub(crate) fn ai_sdk(messages: &[Message], pending: &[PendingCall]) -> Vec<Value> {
+/// The paused answer (`paused`: its text, without its calls) and its calls (`pending`) close
+/// the last assistant message, the calls waiting for review in state `approval-requested`.
+pub(crate) fn ai_sdk(
+    messages: &[Message],
+    paused: Option<&AssistantMessage>,
+    pending: &[PendingCall],
+) -> Vec<Value> {
     let mut out: Vec<Value> = Vec::new();
     let mut assistant: Option<Vec<Value>> = None;
     let flush = |out: &mut Vec<Value>, parts: Option<Vec<Value>>| {
@@ -86,6 +91,16 @@ pub(crate) fn ai_sdk(messages: &[Message], pending: &[PendingCall]) -> Vec<Value
     if !pending.is_empty() {
         let parts = assistant.get_or_insert_with(Vec::new);
         parts.push(json!({ "type": "step-start" }));
+        if let Some(answer) = paused {
+            let reasoning = reasoning_of(&answer.content);
+            if !reasoning.is_empty() {
+                parts.push(json!({ "type": "reasoning", "text": reasoning, "state": "done" }));
+            }
+            let text = text_of(&answer.content);
+            if !text.is_empty() {
+                parts.push(json!({ "type": "text", "text": text, "state": "done" }));
+            }
+        }
         for c in pending {
             let mut part = json!({
                 "type": format!("tool-{}", c.call.name),
@@ -106,7 +121,11 @@ pub(crate) fn ai_sdk(messages: &[Message], pending: &[PendingCall]) -> Vec<Value
 
 /// The thread as AG-UI messages (`user`, `assistant` with `toolCalls`, `tool`), the calls
 /// waiting for review last.
-pub(crate) fn ag_ui(messages: &[Message], pending: &[PendingCall]) -> Vec<Value> {
+pub(crate) fn ag_ui(
+    messages: &[Message],
+    paused: Option<&AssistantMessage>,
+    pending: &[PendingCall],
+) -> Vec<Value> {
     let mut out = Vec::new();
     for (i, message) in messages.iter().enumerate() {
         let id = format!("m{}", i + 1);
@@ -141,6 +160,7 @@ pub(crate) fn ag_ui(messages: &[Message], pending: &[PendingCall]) -> Vec<Value>
         out.push(json!({
             "id": format!("m{}", messages.len() + 1),
             "role": "assistant",
+            "content": paused.map(|a| text_of(&a.content)).unwrap_or_default(),
             "toolCalls": tool_calls(pending.iter().map(|c| &c.call)),
         }));
     }

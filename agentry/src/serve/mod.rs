@@ -555,9 +555,11 @@ where
             let messages = thread.messages().await?;
             let pending = thread.pending().await?;
             let calls = pending.as_ref().map_or(&[][..], |p| &p.calls[..]);
+            // The paused answer's text is in the pause, not yet in the thread's messages.
+            let paused = pending.as_ref().map(|p| &p.answer.response.message);
             let list = match protocol {
-                Protocol::AiSdk => history::ai_sdk(&messages, calls),
-                Protocol::AgUi => history::ag_ui(&messages, calls),
+                Protocol::AiSdk => history::ai_sdk(&messages, paused, calls),
+                Protocol::AgUi => history::ag_ui(&messages, paused, calls),
             };
             Ok(axum::Json(Value::Array(list)).into_response())
         }

@@ -111,6 +111,8 @@ enum Split {
     Whole,
     Every(usize),
     At(Vec<usize>),
+    /// One SSE event (up to and with its blank line) at a time, this long apart.
+    Events(Duration),
 }
 
 impl MockResponse {
@@ -142,6 +144,20 @@ impl MockResponse {
             usage: default_usage(),
             ..MockAnswer::default()
         })
+    }
+
+    /// Adds text the model says before its tool calls (or before the text it already has),
+    /// as a model that announces what it is about to do: `tool_calls(..).with_text("Let me
+    /// check.")`. Other responses are left as they are.
+    pub fn with_text(mut self, text: impl Into<String>) -> Self {
+        if let Kind::Answer(a) = &mut self.kind {
+            let text = text.into();
+            a.text = Some(match a.text.take() {
+                Some(rest) => text + &rest,
+                None => text,
+            });
+        }
+        self
     }
 
     /// A refusal (`refusal` set, `finish_reason: stop`).
@@ -284,6 +300,14 @@ impl MockResponse {
     /// Sends the body in pieces of `n` bytes (so boundaries fall inside lines and characters).
     pub fn split_every(mut self, n: usize) -> Self {
         self.split = Split::Every(n.max(1));
+        self
+    }
+
+    /// Sends a streamed body one SSE event at a time, waiting `every` before each: a model
+    /// that types at a speed a person (or a browser test) can watch. A streamed text answer
+    /// sends about four characters per event.
+    pub fn pace(mut self, every: Duration) -> Self {
+        self.split = Split::Events(every);
         self
     }
 
@@ -594,6 +618,24 @@ fn render(
                 Some(response.pace.unwrap_or(Duration::from_millis(2))),
                 unfinished,
             )
+        }
+        Split::Events(every) => {
+            let mut pieces = Vec::new();
+            let mut start = 0;
+            while start < bytes.len() {
+                let end = bytes[start..]
+                    .windows(2)
+                    .position(|w| w == b"\n\n")
+                    .map_or(bytes.len(), |i| start + i + 2);
+                pieces.push(bytes.slice(start..end));
+                start = end;
+            }
+            let stream = futures::stream::unfold(pieces.into_iter(), move |mut it| async move {
+                let piece = it.next()?;
+                tokio::time::sleep(every).await;
+                Some((Ok::<_, std::io::Error>(piece), it))
+            });
+            Body::from_stream(stream)
         }
     };
     builder
