@@ -111,8 +111,8 @@ enum Split {
     Whole,
     Every(usize),
     At(Vec<usize>),
-    /// One SSE event (up to and with its blank line) at a time, this long apart.
-    Events(Duration),
+    /// One SSE event (up to and with its blank line) at a time, `pace` apart.
+    Events,
 }
 
 impl MockResponse {
@@ -303,25 +303,23 @@ impl MockResponse {
         self
     }
 
-    /// Sends a streamed body one SSE event at a time, waiting `every` before each: a model
-    /// that types at a speed a person (or a browser test) can watch. A streamed text answer
-    /// sends about four characters per event.
-    pub fn pace(mut self, every: Duration) -> Self {
-        self.split = Split::Events(every);
-        self
-    }
-
     /// Sends the body in pieces ending at these byte offsets, pausing between them.
     pub fn split_at(mut self, offsets: Vec<usize>) -> Self {
         self.split = Split::At(offsets);
         self
     }
 
-    /// With [`split_at`](MockResponse::split_at): pauses this long between the pieces (default
-    /// 2 ms), for a slow stream. A client that hangs up before the last piece shows in
-    /// [`MockServer::unfinished_bodies`].
+    /// Pauses this long between the pieces of the body. With
+    /// [`split_at`](MockResponse::split_at) or `split_every`, between those pieces (2 ms when
+    /// not set); otherwise a streamed body goes one SSE event at a time: a model that types
+    /// at a speed a person (or a browser test) can watch — a streamed text answer sends about
+    /// four characters per event. The first piece goes at once. A client that hangs up before
+    /// the last piece shows in [`MockServer::unfinished_bodies`].
     pub fn pace(mut self, pause: Duration) -> Self {
         self.pace = Some(pause);
+        if matches!(self.split, Split::Whole) {
+            self.split = Split::Events;
+        }
         self
     }
 }
@@ -619,7 +617,7 @@ fn render(
                 unfinished,
             )
         }
-        Split::Events(every) => {
+        Split::Events => {
             let mut pieces = Vec::new();
             let mut start = 0;
             while start < bytes.len() {
@@ -630,12 +628,7 @@ fn render(
                 pieces.push(bytes.slice(start..end));
                 start = end;
             }
-            let stream = futures::stream::unfold(pieces.into_iter(), move |mut it| async move {
-                let piece = it.next()?;
-                tokio::time::sleep(every).await;
-                Some((Ok::<_, std::io::Error>(piece), it))
-            });
-            Body::from_stream(stream)
+            paced(pieces, response.pace, unfinished)
         }
     };
     builder
