@@ -57,7 +57,7 @@ pub(super) async fn middleware_turn<T, O, C, S>(
     turn: u32,
     with_tools: bool,
     deadline: Option<Instant>,
-    events: Option<&EventSender<O::Output, S>>,
+    events: Option<&EventSender<O::Output, S, T::Event>>,
 ) -> Result<MiddlewareTurn, RunErrorKind>
 where
     T: Toolset<C, S>,
@@ -98,7 +98,7 @@ pub(super) async fn model_turn<T, O, C, S>(
     turn: u32,
     with_tools: bool,
     deadline: Option<Instant>,
-    events: Option<&EventSender<O::Output, S>>,
+    events: Option<&EventSender<O::Output, S, T::Event>>,
 ) -> Result<Turned, RunErrorKind>
 where
     T: Toolset<C, S>,

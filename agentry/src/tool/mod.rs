@@ -18,14 +18,16 @@ mod extract;
 mod invoke;
 pub(crate) mod output;
 pub(crate) mod runtime;
+mod writer;
 
 pub use argument::ToolArgument;
 #[cfg(any(feature = "anthropic", feature = "gemini", feature = "openai"))]
 pub(crate) use custom_format::refuse_custom;
 pub use custom_format::{CustomToolFormat, GrammarSyntax};
 pub use definition::{DefinitionRef, ToolDefinition};
-pub(crate) use extract::CustomSink;
-pub use extract::{Context, CustomEvent, State, StreamWriter, ToolCallId};
+pub use extract::{Context, State, ToolCallId};
+pub(crate) use writer::{CustomSink, ErasedEvent, take_event};
+pub use writer::{CustomEvent, StreamWriter};
 pub use invoke::{ToolCallError, invoke, parse_arguments};
 pub use output::{Artifact, IntoToolOutput, IntoToolResult, ToolError, ToolOutput, WithArtifact};
 pub use runtime::{Inject, InjectError, StateUpdates, ToolRuntime};
