@@ -84,7 +84,10 @@ pub(super) fn send<T, S, E>(fw: &mut Forward<'_, T, S, E>, event: StreamEvent) {
         StreamEvent::TextDelta { text } => {
             if let Some(partial) = fw.tap.feed_text(&text) {
                 let _ = fw.events.send(AgentEvent::TextDelta { text });
-                AgentEvent::PartialOutput { turn, partial }
+                AgentEvent::PartialOutput {
+                    turn,
+                    partial: partial.retype(),
+                }
             } else {
                 AgentEvent::TextDelta { text }
             }
@@ -100,7 +103,10 @@ pub(super) fn send<T, S, E>(fw: &mut Forward<'_, T, S, E>, event: StreamEvent) {
         StreamEvent::ToolCallDelta { index, arguments } => {
             if fw.tap.is_output_call(index) {
                 match fw.tap.feed_call(&arguments) {
-                    Some(partial) => AgentEvent::PartialOutput { turn, partial },
+                    Some(partial) => AgentEvent::PartialOutput {
+                        turn,
+                        partial: partial.retype(),
+                    },
                     None => return,
                 }
             } else {

@@ -13,6 +13,7 @@ use super::validate::{LengthKind, Validation};
 
 pub use super::validate::{check_custom, check_length, check_pattern, check_range};
 pub use regex::Regex;
+pub use super::typed_partial::{check_complete, complete, open_member};
 
 /// Type-checks, at the span of the user's type, that it can be deserialized.
 #[diagnostic::on_unimplemented(

@@ -54,15 +54,17 @@ pub enum AgentEvent<T, S, E = serde_json::Value> {
         /// The new argument text.
         arguments: String,
     },
-    /// The typed output so far, as it streams in (complete fields, strings so far; not
-    /// validated): from the final-answer tool's arguments in tool mode — that call is not
-    /// reported through `ToolCallStart`/`ToolCallDelta` — or from the answer's JSON text in
-    /// native mode. The value is shared with the parser, not copied per delta.
+    /// The output so far, as it streams in (complete fields, strings so far): from the
+    /// final-answer tool's arguments in tool mode — that call is not reported through
+    /// `ToolCallStart`/`ToolCallDelta` — or from the answer's JSON text in native mode. The
+    /// value is shared with the parser, not copied per delta; for a derived output,
+    /// [`PartialOutput::typed`] gives its `Partial<T>` mirror and [`PartialOutput::check`]
+    /// the violations of its complete fields.
     PartialOutput {
         /// The request's number.
         turn: u32,
         /// The output so far.
-        partial: PartialOutput,
+        partial: PartialOutput<T>,
     },
     /// The usage of request `turn`.
     Usage {

@@ -52,7 +52,10 @@ pub(crate) fn erase<T, S, E: serde::Serialize>(
         AgentEvent::ToolCallDelta { index, arguments } => {
             AgentEvent::ToolCallDelta { index, arguments }
         }
-        AgentEvent::PartialOutput { turn, partial } => AgentEvent::PartialOutput { turn, partial },
+        AgentEvent::PartialOutput { turn, partial } => AgentEvent::PartialOutput {
+            turn,
+            partial: partial.retype(),
+        },
         AgentEvent::Usage { turn, usage } => AgentEvent::Usage { turn, usage },
         AgentEvent::Response { turn, message } => AgentEvent::Response { turn, message },
         AgentEvent::ToolResult(step) => AgentEvent::ToolResult(step),
