@@ -3,10 +3,10 @@
 //! own events; untyped writers and agents keep their JSON; a sub-agent's typed events reach
 //! its parent as JSON.
 
+use agentry::ToolRuntime;
 use agentry::agent::AgentEvent;
 use agentry::prelude::*;
 use agentry::testing::{ScriptedModel, Turn};
-use agentry::ToolRuntime;
 use agentry::tool::CustomEvent;
 use futures::StreamExt;
 use serde_json::json;

@@ -47,6 +47,39 @@ enum Mood {
     Sad,
 }
 
+/// A unit without the derive.
+#[derive(Debug, PartialEq, Deserialize, JsonSchema)]
+enum Units {
+    Celsius,
+}
+
+/// A reading whose unit keeps its JSON in the mirror.
+#[derive(Debug, PartialEq, Deserialize, JsonSchema, StructuredOutput)]
+struct Reading {
+    /// Degrees.
+    #[output(range(max = 60))]
+    degrees: f64,
+    /// The unit.
+    #[output(partial_json)]
+    units: Units,
+}
+
+#[test]
+fn a_partial_json_field_keeps_its_json_and_its_checks() {
+    let partial = Reading::partial(&json!({"degrees": 70, "units": "Cel"})).unwrap();
+    assert_eq!(partial.degrees, Some(70.0));
+    assert_eq!(partial.units, Some(json!("Cel")));
+    let mut parser = PartialJson::new();
+    parser.push(r#"{"degrees": 70, "units": "Cel"#).unwrap();
+    let open = parser.open_path().unwrap();
+    let mut v = agentry::output::Validation::new();
+    Reading::check_partial(parser.value().unwrap(), Some(&open), &mut v);
+    assert_eq!(
+        v.finish().unwrap_err().to_string(),
+        "at `$.degrees`: 70 is greater than the maximum 60"
+    );
+}
+
 const ROUTE: &str = r#"{"title": "Old town", "budgetEur": 150, "stops": [{"name": "X", "minutes": 10}, {"name": "Castle", "minutes": 30}], "note": null, "extra": {"k": 1}}"#;
 
 /// A model streaming each answer `size` characters at a time as text.
@@ -176,14 +209,19 @@ async fn a_wrapped_output_is_typed_and_checked_under_its_wrapper() {
     let mut seen: Vec<(Vec<Partial<Stop>>, String)> = Vec::new();
     while let Some(event) = stream.next().await {
         if let StructuredEvent::Partial(partial) = event.unwrap() {
-            let verdict = partial.check().err().map(|e| e.to_string()).unwrap_or_default();
+            let verdict = partial
+                .check()
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_default();
             seen.push((partial.typed().unwrap_or_default(), verdict));
         }
     }
     let flagged = seen.iter().position(|(_, v)| !v.is_empty()).unwrap();
     let verdict = &seen[flagged].1;
     assert!(
-        verdict.starts_with("at `$[0].name`: has 1 ") && verdict.ends_with("fewer than the minimum 2"),
+        verdict.starts_with("at `$[0].name`: has 1 ")
+            && verdict.ends_with("fewer than the minimum 2"),
         "{verdict}"
     );
     assert_eq!(seen[flagged].0[0].name.as_deref(), Some("Y"));

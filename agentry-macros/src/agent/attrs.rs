@@ -9,8 +9,7 @@ use syn::{Expr, ExprLit, Ident, Lit, LitInt, LitStr, Path, Token, Type};
 use super::middleware::{ReviewAttr, parse_middleware, parse_review};
 use super::sub_agent::AsTool;
 
-const KEYS: &str =
-    "tools, output, context, state, events, max_turns, instructions, middleware, review, protocol, as_tool";
+const KEYS: &str = "tools, output, context, state, events, max_turns, instructions, middleware, review, protocol, as_tool";
 
 /// Where the system prompt comes from.
 pub enum InstructionsAttr {

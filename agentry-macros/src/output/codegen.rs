@@ -30,7 +30,7 @@ pub(super) struct FieldPlan<'a> {
     /// How to reach the value: `&self.name`, or a binding in an enum arm.
     access: TokenStream,
     pub(super) place: Place,
-    attrs: FieldAttrs,
+    pub(super) attrs: FieldAttrs,
     /// The field's name and visibility (a struct's named field), for the partial mirror.
     pub(super) ident: Option<&'a syn::Ident>,
     pub(super) vis: Option<&'a syn::Visibility>,
@@ -51,7 +51,11 @@ pub fn expand(input: &DeriveInput) -> darling::Result<TokenStream> {
             let constraints = plans.iter().map(|p| field_constraints(&sdk, p)).collect();
             let validation = plans.iter().map(|p| field_validation(&sdk, p)).collect();
             let mirrored = !serde.transparent;
-            partial = Some(super::partial::expand(&sdk, input, mirrored.then_some(&plans[..])));
+            partial = Some(super::partial::expand(
+                &sdk,
+                input,
+                mirrored.then_some(&plans[..]),
+            ));
             (constraints, validation)
         }
         Data::Enum(data) => errors

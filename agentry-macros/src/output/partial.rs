@@ -10,7 +10,11 @@ use super::codegen::{FieldPlan, Place, field_validation_at};
 
 /// The `HasPartial` impl (and the mirror struct) for `input`, whose fields are `plans` when
 /// it is a struct.
-pub fn expand(sdk: &TokenStream, input: &DeriveInput, plans: Option<&[FieldPlan<'_>]>) -> TokenStream {
+pub fn expand(
+    sdk: &TokenStream,
+    input: &DeriveInput,
+    plans: Option<&[FieldPlan<'_>]>,
+) -> TokenStream {
     let o = quote!(#sdk::__private::output);
     let ident = &input.ident;
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
@@ -62,6 +66,10 @@ pub fn expand(sdk: &TokenStream, input: &DeriveInput, plans: Option<&[FieldPlan<
     let mut fields = Vec::new();
     let mut builds = Vec::new();
     let mut checks = Vec::new();
+    // Each field's type is checked for a partial once, where it is written; the generated
+    // items assume it through higher-ranked bounds, which rustc does not report on their own.
+    let mut assertions = Vec::new();
+    let mut bounds = Vec::new();
     for plan in plans {
         let (Place::Key(key), Some(field)) = (&plan.place, plan.ident) else {
             continue;
@@ -69,6 +77,35 @@ pub fn expand(sdk: &TokenStream, input: &DeriveInput, plans: Option<&[FieldPlan<
         let ty = plan.ty;
         let fvis = plan.vis;
         let doc = format!("The `{key}` field so far, once it started.");
+        let validation = field_validation_at(sdk, plan, quote!(&__agentry_field));
+        let complete = quote! {
+            if let ::core::option::Option::Some(__agentry_field) = #o::complete::<#ty>(member) {
+                #validation
+            }
+        };
+        if plan.attrs.partial_json {
+            fields.push(quote! {
+                #[doc = #doc]
+                #fvis #field: ::core::option::Option<#sdk::serde_json::Value>,
+            });
+            builds.push(quote! {
+                #field: map.get(#key).cloned(),
+            });
+            checks.push(quote! {
+                if let ::core::option::Option::Some(member) = map.get(#key) {
+                    if #o::open_member(open, #key).is_none() {
+                        #complete
+                    }
+                }
+            });
+            continue;
+        }
+        let span = syn::spanned::Spanned::span(ty);
+        let sdk_at = respan(sdk, span);
+        assertions.push(quote::quote_spanned! {span=>
+            const _: () = #sdk_at::__private::output::assert_has_partial::<#ty>();
+        });
+        bounds.push(quote!(for<'__agentry> #ty: #sdk::output::HasPartial));
         fields.push(quote! {
             #[doc = #doc]
             #fvis #field: ::core::option::Option<#sdk::output::Partial<#ty>>,
@@ -76,7 +113,6 @@ pub fn expand(sdk: &TokenStream, input: &DeriveInput, plans: Option<&[FieldPlan<
         builds.push(quote! {
             #field: map.get(#key).and_then(<#ty as #sdk::output::HasPartial>::partial),
         });
-        let validation = field_validation_at(sdk, plan, quote!(&__agentry_field));
         checks.push(quote! {
             if let ::core::option::Option::Some(member) = map.get(#key) {
                 match #o::open_member(open, #key) {
@@ -88,24 +124,25 @@ pub fn expand(sdk: &TokenStream, input: &DeriveInput, plans: Option<&[FieldPlan<
                         )
                     }),
                     ::core::option::Option::None => {
-                        if let ::core::option::Option::Some(__agentry_field) = #o::complete::<#ty>(member) {
-                            #validation
-                        }
+                        #complete
                     }
                 }
             }
         });
     }
 
+    let where_clause = (!bounds.is_empty()).then(|| quote!(where #(#bounds,)*));
     quote! {
+        #(#assertions)*
+
         #[doc = #mirror_doc]
         #[derive(::core::clone::Clone, ::core::fmt::Debug, ::core::default::Default, ::core::cmp::PartialEq)]
-        #vis struct #mirror {
+        #vis struct #mirror #where_clause {
             #(#fields)*
         }
 
         #[automatically_derived]
-        impl #sdk::output::HasPartial for #ident {
+        impl #sdk::output::HasPartial for #ident #where_clause {
             type Partial = #mirror;
 
             fn partial(value: &#sdk::serde_json::Value) -> ::core::option::Option<#mirror> {
@@ -130,4 +167,16 @@ pub fn expand(sdk: &TokenStream, input: &DeriveInput, plans: Option<&[FieldPlan<
             }
         }
     }
+}
+
+/// `tokens` with every span set to `span`, so errors about them point at the user's tokens.
+fn respan(tokens: &TokenStream, span: proc_macro2::Span) -> TokenStream {
+    tokens
+        .clone()
+        .into_iter()
+        .map(|mut tt| {
+            tt.set_span(span);
+            tt
+        })
+        .collect()
 }

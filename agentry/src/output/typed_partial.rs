@@ -29,11 +29,12 @@ pub enum OpenSeg {
 /// Derived by `#[derive(StructuredOutput)]`, and implemented for `String`, `bool`, the number
 /// types, `Vec<T>`, `Option<T>`, `Box<T>`, string-keyed maps and [`serde_json::Value`].
 /// Enums, tuple structs, generic structs and structs with a `#[serde(flatten)]` field have
-/// the JSON so far as their partial.
+/// the JSON so far as their partial, and so has a field marked `#[output(partial_json)]` in
+/// a mirror (for a field type without a partial, such as a foreign type).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` has no typed partial",
     label = "no `Partial<{Self}>`",
-    note = "derive `StructuredOutput` for `{Self}` (it generates the partial mirror), or read the partial value untyped with `.value()`"
+    note = "derive `StructuredOutput` for `{Self}` (it generates the partial mirror); for a field of a type you cannot derive it for, write `#[output(partial_json)]` on the field to keep its JSON so far in the mirror"
 )]
 pub trait HasPartial {
     /// The mirror: what is known of a `Self` while it streams in.

@@ -4,7 +4,6 @@ use std::fmt;
 use std::ops::Deref;
 use std::sync::Arc;
 
-
 use super::runtime::{Inject, InjectError, ToolRuntime, UpdateQueue, lock};
 use crate::store::Store;
 

@@ -26,11 +26,11 @@ pub(crate) use custom_format::refuse_custom;
 pub use custom_format::{CustomToolFormat, GrammarSyntax};
 pub use definition::{DefinitionRef, ToolDefinition};
 pub use extract::{Context, State, ToolCallId};
-pub(crate) use writer::{CustomSink, ErasedEvent, take_event};
-pub use writer::{CustomEvent, StreamWriter};
 pub use invoke::{ToolCallError, invoke, parse_arguments};
 pub use output::{Artifact, IntoToolOutput, IntoToolResult, ToolError, ToolOutput, WithArtifact};
 pub use runtime::{Inject, InjectError, StateUpdates, ToolRuntime};
+pub use writer::{CustomEvent, StreamWriter};
+pub(crate) use writer::{CustomSink, ErasedEvent, take_event};
 
 pub use crate::store::Store;
 

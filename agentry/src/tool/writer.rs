@@ -232,7 +232,10 @@ mod tests {
 
     #[test]
     fn an_event_is_taken_as_its_own_type_or_as_json() {
-        assert_eq!(take_event::<Progress>(Box::new(Progress(3))), Some(Progress(3)));
+        assert_eq!(
+            take_event::<Progress>(Box::new(Progress(3))),
+            Some(Progress(3))
+        );
         assert_eq!(
             take_event::<Value>(Box::new(Progress(3))),
             Some(Value::from(3))

@@ -270,7 +270,10 @@ where
     }
 
     /// [`Thread::recover`], streaming events.
-    pub fn recover_stream(&self, context: impl Into<Arc<C>>) -> AgentStream<'_, O::Output, S, T::Event> {
+    pub fn recover_stream(
+        &self,
+        context: impl Into<Arc<C>>,
+    ) -> AgentStream<'_, O::Output, S, T::Event> {
         self.streamed(How::Recover, context.into())
     }
 
