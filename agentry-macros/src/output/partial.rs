@@ -31,9 +31,16 @@ pub fn expand(
         let mut where_clause = where_clause
             .cloned()
             .unwrap_or_else(|| syn::parse_quote!(where));
-        where_clause
-            .predicates
-            .push(syn::parse_quote!(Self: #sdk::output::StructuredOutput));
+        // Higher-ranked for a concrete type, so a missing derive is reported once, by the
+        // `StructuredOutput` impl's own checks, not also here as a trivially false bound.
+        let binder = input
+            .generics
+            .params
+            .is_empty()
+            .then(|| quote!(for<'__agentry>));
+        where_clause.predicates.push(syn::parse_quote!(
+            #binder #ident #ty_generics: #sdk::output::StructuredOutput
+        ));
         return quote! {
             #[automatically_derived]
             impl #impl_generics #sdk::output::HasPartial for #ident #ty_generics #where_clause {
@@ -132,6 +139,7 @@ pub fn expand(
     }
 
     let where_clause = (!bounds.is_empty()).then(|| quote!(where #(#bounds,)*));
+    let impl_where = quote!(where #(#bounds,)* for<'__agentry> #ident: #sdk::output::StructuredOutput);
     quote! {
         #(#assertions)*
 
@@ -142,7 +150,7 @@ pub fn expand(
         }
 
         #[automatically_derived]
-        impl #sdk::output::HasPartial for #ident #where_clause {
+        impl #sdk::output::HasPartial for #ident #impl_where {
             type Partial = #mirror;
 
             fn partial(value: &#sdk::serde_json::Value) -> ::core::option::Option<#mirror> {
