@@ -80,6 +80,27 @@ fn a_partial_json_field_keeps_its_json_and_its_checks() {
     );
 }
 
+/// A recursive output.
+#[derive(Debug, PartialEq, Deserialize, JsonSchema, StructuredOutput)]
+struct Node {
+    /// Its name.
+    name: String,
+    /// Below it.
+    children: Vec<Node>,
+    /// After it.
+    next: Option<Box<Node>>,
+}
+
+#[test]
+fn a_recursive_output_has_a_recursive_mirror() {
+    let value =
+        json!({"name": "a", "children": [{"name": "b", "children": []}], "next": {"na": 1}});
+    let partial: Partial<Node> = Node::partial(&value).unwrap();
+    let children = partial.children.unwrap();
+    assert_eq!(children[0].name.as_deref(), Some("b"));
+    assert_eq!(partial.next.unwrap().name, None);
+}
+
 const ROUTE: &str = r#"{"title": "Old town", "budgetEur": 150, "stops": [{"name": "X", "minutes": 10}, {"name": "Castle", "minutes": 30}], "note": null, "extra": {"k": 1}}"#;
 
 /// A model streaming each answer `size` characters at a time as text.

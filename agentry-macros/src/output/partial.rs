@@ -112,7 +112,11 @@ pub fn expand(
         assertions.push(quote::quote_spanned! {span=>
             const _: () = #sdk_at::__private::output::assert_has_partial::<#ty>();
         });
-        bounds.push(quote!(for<'__agentry> #ty: #sdk::output::HasPartial));
+        // A recursive field (`Vec<Tree>` in `Tree`) is no bound: it would be the impl's own
+        // requirement, a cycle.
+        if !mentions(&quote!(#ty), ident) {
+            bounds.push(quote!(for<'__agentry> #ty: #sdk::output::HasPartial));
+        }
         fields.push(quote! {
             #[doc = #doc]
             #fvis #field: ::core::option::Option<#sdk::output::Partial<#ty>>,
@@ -139,7 +143,8 @@ pub fn expand(
     }
 
     let where_clause = (!bounds.is_empty()).then(|| quote!(where #(#bounds,)*));
-    let impl_where = quote!(where #(#bounds,)* for<'__agentry> #ident: #sdk::output::StructuredOutput);
+    let impl_where =
+        quote!(where #(#bounds,)* for<'__agentry> #ident: #sdk::output::StructuredOutput);
     quote! {
         #(#assertions)*
 
@@ -187,4 +192,13 @@ fn respan(tokens: &TokenStream, span: proc_macro2::Span) -> TokenStream {
             tt
         })
         .collect()
+}
+
+/// Whether `tokens` name `ident` anywhere.
+fn mentions(tokens: &TokenStream, ident: &syn::Ident) -> bool {
+    tokens.clone().into_iter().any(|tt| match tt {
+        proc_macro2::TokenTree::Ident(i) => i == *ident,
+        proc_macro2::TokenTree::Group(g) => mentions(&g.stream(), ident),
+        _ => false,
+    })
 }

@@ -138,10 +138,11 @@ impl<T: HasPartial> HasPartial for Option<T> {
 }
 
 impl<T: HasPartial> HasPartial for Box<T> {
-    type Partial = T::Partial;
+    /// Boxed, so a recursive output's mirror has a size.
+    type Partial = Box<T::Partial>;
 
-    fn partial(value: &Value) -> Option<T::Partial> {
-        T::partial(value)
+    fn partial(value: &Value) -> Option<Box<T::Partial>> {
+        T::partial(value).map(Box::new)
     }
 
     fn check_partial(value: &Value, open: Option<&[OpenSeg]>, v: &mut Validation) {
