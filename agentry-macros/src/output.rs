@@ -6,6 +6,7 @@
 
 mod attrs;
 mod codegen;
+mod partial;
 mod serde_attrs;
 
 use proc_macro2::TokenStream;

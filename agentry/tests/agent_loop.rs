@@ -96,6 +96,7 @@ enum Call {
 
 impl Toolset<User, Trip> for Tools {
     type Call = Call;
+    type Event = serde_json::Value;
 
     fn definitions(&self) -> Vec<DefinitionRef> {
         vec![

@@ -10,7 +10,7 @@ use super::guardrails::GuardrailAttr;
 use super::middleware::{ReviewAttr, parse_middleware, parse_review};
 use super::sub_agent::AsTool;
 
-const KEYS: &str = "tools, output, context, state, max_turns, instructions, middleware, review, protocol, as_tool, guardrails";
+const KEYS: &str = "tools, output, context, state, events, max_turns, instructions, middleware, review, protocol, as_tool, guardrails";
 
 /// Where the system prompt comes from.
 pub enum InstructionsAttr {
@@ -36,6 +36,8 @@ pub struct AgentAttrs {
     pub output: Option<Type>,
     pub context: Option<Type>,
     pub state: Option<Type>,
+    /// `events = Type`: what the tools write through their `StreamWriter`s.
+    pub events: Option<Type>,
     pub max_turns: Option<LitInt>,
     pub instructions: Option<InstructionsAttr>,
     /// `middleware(...)`: middleware values, in order.
@@ -58,6 +60,7 @@ pub fn parse(attr: TokenStream, tools_required: bool) -> Result<AgentAttrs, syn:
     let mut output = None;
     let mut context = None;
     let mut state = None;
+    let mut events = None;
     let mut max_turns = None;
     let mut instructions = None;
     let mut middleware = None;
@@ -85,6 +88,8 @@ pub fn parse(attr: TokenStream, tools_required: bool) -> Result<AgentAttrs, syn:
                             .map(|t| set(&mut context, t, &key, &mut errors)),
                         "state" => value::<Type>(input, &key)
                             .map(|t| set(&mut state, t, &key, &mut errors)),
+                        "events" => value::<Type>(input, &key)
+                            .map(|t| set(&mut events, t, &key, &mut errors)),
                         "max_turns" => value::<Expr>(input, &key)
                             .and_then(|expr| max_turns_value(&expr))
                             .map(|lit| set(&mut max_turns, lit, &key, &mut errors)),
@@ -147,6 +152,7 @@ pub fn parse(attr: TokenStream, tools_required: bool) -> Result<AgentAttrs, syn:
         output,
         context,
         state,
+        events,
         max_turns,
         instructions,
         middleware: middleware.unwrap_or_default(),
@@ -274,11 +280,12 @@ fn skip_value(input: ParseStream<'_>) {
 
 /// The closest known key, for typos.
 fn suggestion(name: &str) -> Option<&'static str> {
-    const ALL: [&str; 11] = [
+    const ALL: [&str; 12] = [
         "tools",
         "output",
         "context",
         "state",
+        "events",
         "max_turns",
         "instructions",
         "middleware",

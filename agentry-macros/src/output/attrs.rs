@@ -93,6 +93,7 @@ struct RawField {
     length: Option<SpannedValue<RawLength>>,
     pattern: Option<Text>,
     validate: Option<syn::Path>,
+    partial_json: darling::util::Flag,
 }
 
 /// The checked field-level attributes.
@@ -102,6 +103,9 @@ pub struct FieldAttrs {
     pub length: Option<(Option<usize>, Option<usize>)>,
     pub pattern: Option<String>,
     pub validate: Option<syn::Path>,
+    /// `partial_json`: the field's partial is its JSON so far (for a type without a typed
+    /// partial).
+    pub partial_json: bool,
     /// The span of the first `#[output]` attribute, when there is one.
     pub span: Option<Span>,
 }
@@ -204,6 +208,7 @@ impl FieldAttrs {
             length,
             pattern,
             validate: raw.validate,
+            partial_json: raw.partial_json.is_present(),
             span,
         })
     }

@@ -13,7 +13,7 @@ use crate::crate_path::sdk_path;
 use crate::docs;
 
 /// Where a field's value sits relative to its parent's JSON and schema.
-enum Place {
+pub(super) enum Place {
     /// An object property.
     Key(String),
     /// An item of a tuple (`prefixItems`).
@@ -25,12 +25,15 @@ enum Place {
 }
 
 /// One field to check.
-struct FieldPlan<'a> {
-    ty: &'a Type,
+pub(super) struct FieldPlan<'a> {
+    pub(super) ty: &'a Type,
     /// How to reach the value: `&self.name`, or a binding in an enum arm.
     access: TokenStream,
-    place: Place,
-    attrs: FieldAttrs,
+    pub(super) place: Place,
+    pub(super) attrs: FieldAttrs,
+    /// The field's name and visibility (a struct's named field), for the partial mirror.
+    pub(super) ident: Option<&'a syn::Ident>,
+    pub(super) vis: Option<&'a syn::Visibility>,
 }
 
 pub fn expand(input: &DeriveInput) -> darling::Result<TokenStream> {
@@ -39,6 +42,7 @@ pub fn expand(input: &DeriveInput) -> darling::Result<TokenStream> {
     let container = errors.handle(ContainerAttrs::parse(&input.attrs));
     let serde = SerdeAttrs::parse(&input.attrs);
 
+    let mut partial = None;
     let (constraints, validation) = match &input.data {
         Data::Struct(data) => {
             let plans = errors
@@ -46,6 +50,12 @@ pub fn expand(input: &DeriveInput) -> darling::Result<TokenStream> {
                 .unwrap_or_default();
             let constraints = plans.iter().map(|p| field_constraints(&sdk, p)).collect();
             let validation = plans.iter().map(|p| field_validation(&sdk, p)).collect();
+            let mirrored = !serde.transparent;
+            partial = Some(super::partial::expand(
+                &sdk,
+                input,
+                mirrored.then_some(&plans[..]),
+            ));
             (constraints, validation)
         }
         Data::Enum(data) => errors
@@ -61,6 +71,7 @@ pub fn expand(input: &DeriveInput) -> darling::Result<TokenStream> {
             (TokenStream::new(), TokenStream::new())
         }
     };
+    let partial = partial.unwrap_or_else(|| super::partial::expand(&sdk, input, None));
     errors.finish()?;
     let container = container.unwrap_or(ContainerAttrs {
         name: None,
@@ -133,6 +144,8 @@ pub fn expand(input: &DeriveInput) -> darling::Result<TokenStream> {
 
     Ok(quote! {
         #assertion
+
+        #partial
 
         #[automatically_derived]
         impl #impl_generics #sdk::output::StructuredOutput for #ident #ty_generics #where_clause {
@@ -215,6 +228,8 @@ fn struct_plans<'a>(fields: &'a Fields, serde: &SerdeAttrs) -> darling::Result<V
             access,
             place,
             attrs,
+            ident: field.ident.as_ref(),
+            vis: Some(&field.vis),
         });
     }
     errors.finish_with(plans)
@@ -301,9 +316,17 @@ fn field_constraints(sdk: &TokenStream, plan: &FieldPlan) -> TokenStream {
 
 /// Checks one field's value: constraints, custom validator, nested outputs.
 fn field_validation(sdk: &TokenStream, plan: &FieldPlan) -> TokenStream {
+    field_validation_at(sdk, plan, plan.access.clone())
+}
+
+/// [`field_validation`] of the value `access` (a `&FieldType`) in place of the field.
+pub(super) fn field_validation_at(
+    sdk: &TokenStream,
+    plan: &FieldPlan,
+    access: TokenStream,
+) -> TokenStream {
     let ty = plan.ty;
     let o = quote!(#sdk::__private::output);
-    let access = &plan.access;
     let mut body = TokenStream::new();
     if let Some((min, max)) = plan.attrs.range {
         let (min, max) = (opt_f64(min), opt_f64(max));

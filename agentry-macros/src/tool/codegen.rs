@@ -153,6 +153,18 @@ pub fn generate(target: &Target<'_>, attrs: &ToolAttrs, sig: &Signature) -> Toke
         }
     });
 
+    // A tool taking a `StreamWriter<E>` tells the agents listing it what it writes, so an
+    // agent whose events are another type is a compile error at the tool's name.
+    let events = injected.iter().find(|p| is_stream_writer(&p.ty)).map(|p| {
+        let ty = &p.ty;
+        let sdk = respan(&sdk, ty.span());
+        quote_spanned! {ty.span()=>
+            impl #sdk::__private::checks::ToolEvents for #marker {
+                type Event = <#ty as #sdk::__private::checks::WriterEvent>::Event;
+            }
+        }
+    });
+
     let call_args = sig.params.iter().map(|p| &p.ident);
     let await_ = sig.is_async.then(|| quote!(.await));
     // Methods: the future owns a clone of the `Arc` so it does not borrow the marker.
@@ -300,6 +312,8 @@ pub fn generate(target: &Target<'_>, attrs: &ToolAttrs, sig: &Signature) -> Toke
 
         #(#arg_checks)*
 
+        #events
+
         impl #sdk::Tool for #marker #args_where {
             const NAME: &'static str = #name;
             const RETURN_DIRECT: bool = #return_direct;
@@ -343,6 +357,13 @@ pub fn generate(target: &Target<'_>, attrs: &ToolAttrs, sig: &Signature) -> Toke
             }
         }
     }
+}
+
+/// Whether `ty` is the SDK's `StreamWriter` (by its last path segment, as the extractors are
+/// recognized).
+fn is_stream_writer(ty: &Type) -> bool {
+    matches!(ty, Type::Path(p) if p.qself.is_none()
+        && p.path.segments.last().is_some_and(|s| s.ident == "StreamWriter"))
 }
 
 /// `tokens` with every span set to `span`, so errors about them point at the user's tokens.

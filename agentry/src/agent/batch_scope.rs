@@ -12,15 +12,16 @@ use crate::usage::Usage;
 
 /// The scope of one tool batch of `agent`'s run: its model and sub-agent options, its
 /// deadline, what is left of its token budget after `used`, and its stream, if any.
-pub(crate) fn batch_scope<T, O, C, S>(
+pub(crate) fn batch_scope<T, O, C, S, E>(
     agent: &Agent<T, O, C, S>,
     deadline: Option<Instant>,
     used: Usage,
-    events: Option<&EventSender<O::Output, S>>,
+    events: Option<&EventSender<O::Output, S, E>>,
 ) -> Arc<RunScope>
 where
     O: OutputSpec,
     S: Send + 'static,
+    E: Send + 'static,
 {
     let parts = &agent.parts;
     let events = events.map(|sender| {

@@ -64,7 +64,7 @@ pub(super) enum Answered<T> {
 }
 
 /// One run's state between the driver's awaits.
-pub(super) struct RunCore<'a, T, O: OutputSpec, C, S> {
+pub(super) struct RunCore<'a, T: Toolset<C, S>, O: OutputSpec, C, S> {
     pub(super) agent: &'a Agent<T, O, C, S>,
     pub(super) context: Arc<C>,
     pub(super) state: Arc<S>,
@@ -76,7 +76,7 @@ pub(super) struct RunCore<'a, T, O: OutputSpec, C, S> {
     decided: Vec<(String, Result<ToolOutput, ToolCallError>)>,
     /// Tool messages saved before a crash, put back as they were written.
     verbatim: Vec<Message>,
-    pub(super) sinks: Option<Sinks<O::Output, S>>,
+    pub(super) sinks: Option<Sinks<O::Output, S, T::Event>>,
     /// When the run started and its time limit, for a run with one.
     started: Option<(Instant, Duration)>,
     pub(super) deadline: Option<Instant>,
@@ -107,7 +107,7 @@ where
         agent: &'a Agent<T, O, C, S>,
         start: Start<S>,
         context: Arc<C>,
-        sinks: Option<Sinks<O::Output, S>>,
+        sinks: Option<Sinks<O::Output, S, T::Event>>,
     ) -> Self {
         let parts = &agent.parts;
         // The clock is read only for a run with a time limit.
@@ -175,7 +175,7 @@ where
     }
 
     /// Sends an event to a streamed run's stream.
-    pub(super) fn emit(&self, event: AgentEvent<O::Output, S>) {
+    pub(super) fn emit(&self, event: AgentEvent<O::Output, S, T::Event>) {
         if let Some(sinks) = &self.sinks {
             // A dropped receiver means the stream was dropped, which also drops the run.
             let _ = sinks.events.send(event);

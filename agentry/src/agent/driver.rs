@@ -35,15 +35,15 @@ use crate::telemetry;
 use crate::tool::ToolRuntime;
 
 /// Where a streamed run sends its events (tools' custom events included).
-pub(crate) struct Sinks<T, S> {
-    pub(crate) events: EventSender<T, S>,
+pub(crate) struct Sinks<T, S, E> {
+    pub(crate) events: EventSender<T, S, E>,
     /// The usage the request in flight has reported so far.
     pub(crate) reported: Reported,
 }
 
-impl<T, S> Sinks<T, S> {
+impl<T, S, E> Sinks<T, S, E> {
     /// The sinks of a new streamed run, and the stream's end of its queue.
-    pub(crate) fn new() -> (Sinks<T, S>, EventReceiver<T, S>) {
+    pub(crate) fn new() -> (Sinks<T, S, E>, EventReceiver<T, S, E>) {
         let (events, receiver) = event_queue();
         (
             Sinks {
@@ -67,7 +67,7 @@ pub(crate) fn drive<T, O, C, S>(
     agent: &Agent<T, O, C, S>,
     start: Start<S>,
     context: Arc<C>,
-    sinks: Option<Sinks<O::Output, S>>,
+    sinks: Option<Sinks<O::Output, S, T::Event>>,
 ) -> Pin<Box<impl Future<Output = RunEnd<O::Output, S>>>>
 where
     T: Toolset<C, S>,
@@ -84,7 +84,7 @@ pub(crate) fn drive_saving<T, O, C, S>(
     agent: &Agent<T, O, C, S>,
     start: Start<S>,
     context: Arc<C>,
-    sinks: Option<Sinks<O::Output, S>>,
+    sinks: Option<Sinks<O::Output, S, T::Event>>,
     journal: Option<&mut (dyn Journal<S> + Send)>,
 ) -> Pin<Box<impl Future<Output = RunEnd<O::Output, S>>>>
 where
@@ -107,7 +107,7 @@ async fn drive_loop<T, O, C, S>(
     agent: &Agent<T, O, C, S>,
     start: Start<S>,
     context: Arc<C>,
-    sinks: Option<Sinks<O::Output, S>>,
+    sinks: Option<Sinks<O::Output, S, T::Event>>,
     mut journal: Option<&mut (dyn Journal<S> + Send)>,
 ) -> Result<Outcome<O::Output, S>, RunError>
 where
@@ -387,7 +387,7 @@ where
 }
 
 /// Saves the run at `point`.
-fn save<'j, T, O: OutputSpec, C, S>(
+fn save<'j, T: Toolset<C, S>, O: OutputSpec, C, S>(
     journal: &'j mut (dyn Journal<S> + Send),
     point: SavePoint,
     core: &'j RunCore<'_, T, O, C, S>,

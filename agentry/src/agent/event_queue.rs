@@ -17,37 +17,37 @@ use std::task::{Context, Poll};
 use futures::task::AtomicWaker;
 
 use crate::run::AgentEvent;
-use crate::tool::CustomEvent;
+use crate::tool::{CustomEvent, ErasedEvent, ToolCallId, take_event};
 
-struct Shared<T, S> {
-    queue: Mutex<VecDeque<AgentEvent<T, S>>>,
+struct Shared<T, S, E> {
+    queue: Mutex<VecDeque<AgentEvent<T, S, E>>>,
     /// The stream's waker, registered only while it waits with an empty queue.
     waker: AtomicWaker,
     /// Set when the stream is dropped: later events are dropped instead of kept.
     closed: AtomicBool,
 }
 
-impl<T, S> Shared<T, S> {
-    fn lock(&self) -> MutexGuard<'_, VecDeque<AgentEvent<T, S>>> {
+impl<T, S, E> Shared<T, S, E> {
+    fn lock(&self) -> MutexGuard<'_, VecDeque<AgentEvent<T, S, E>>> {
         // A panic while holding the lock leaves a whole queue behind: use it.
         self.queue.lock().unwrap_or_else(|p| p.into_inner())
     }
 }
 
 /// The run's end: sends events to the stream.
-pub(crate) struct EventSender<T, S>(Arc<Shared<T, S>>);
+pub(crate) struct EventSender<T, S, E>(Arc<Shared<T, S, E>>);
 
 /// The stream's end.
-pub(crate) struct EventReceiver<T, S>(Arc<Shared<T, S>>);
+pub(crate) struct EventReceiver<T, S, E>(Arc<Shared<T, S, E>>);
 
-impl<T, S> Clone for EventSender<T, S> {
+impl<T, S, E> Clone for EventSender<T, S, E> {
     fn clone(&self) -> Self {
         EventSender(Arc::clone(&self.0))
     }
 }
 
 /// A new queue.
-pub(crate) fn event_queue<T, S>() -> (EventSender<T, S>, EventReceiver<T, S>) {
+pub(crate) fn event_queue<T, S, E>() -> (EventSender<T, S, E>, EventReceiver<T, S, E>) {
     let shared = Arc::new(Shared {
         // Room for a turn's worth of events: a run queues what one poll produces.
         queue: Mutex::new(VecDeque::with_capacity(16)),
@@ -57,9 +57,9 @@ pub(crate) fn event_queue<T, S>() -> (EventSender<T, S>, EventReceiver<T, S>) {
     (EventSender(Arc::clone(&shared)), EventReceiver(shared))
 }
 
-impl<T, S> EventSender<T, S> {
+impl<T, S, E> EventSender<T, S, E> {
     /// Queues `event`; `false` (and the event dropped) when the stream is gone.
-    pub(crate) fn send(&self, event: AgentEvent<T, S>) -> bool {
+    pub(crate) fn send(&self, event: AgentEvent<T, S, E>) -> bool {
         {
             // Checked under the lock the receiver's drop takes: no event is queued after it.
             let mut queue = self.0.lock();
@@ -73,18 +73,27 @@ impl<T, S> EventSender<T, S> {
     }
 }
 
-impl<T: Send + 'static, S: Send + 'static> EventSender<T, S> {
+impl<T: Send + 'static, S: Send + 'static, E: Send + 'static> EventSender<T, S, E> {
     /// Where a tool's [`StreamWriter`](crate::StreamWriter) sends: this queue, as
-    /// [`AgentEvent::Custom`].
+    /// [`AgentEvent::Custom`] of the agent's event type `E` (an event of another type, which
+    /// `#[agent]` rules out at compile time, is dropped with a warning).
     pub(crate) fn custom_sink(&self) -> crate::tool::CustomSink {
         let sender = self.clone();
-        Arc::new(move |event: CustomEvent| sender.send(AgentEvent::Custom(event)))
+        Arc::new(move |call_id: &ToolCallId, event: Box<dyn ErasedEvent>| {
+            let Some(data) = take_event::<E>(event) else {
+                return false;
+            };
+            sender.send(AgentEvent::Custom(CustomEvent {
+                call_id: call_id.as_str().to_string(),
+                data,
+            }))
+        })
     }
 }
 
-impl<T, S> EventReceiver<T, S> {
+impl<T, S, E> EventReceiver<T, S, E> {
     /// The next queued event, if any.
-    pub(crate) fn pop(&self) -> Option<AgentEvent<T, S>> {
+    pub(crate) fn pop(&self) -> Option<AgentEvent<T, S, E>> {
         self.0.lock().pop_front()
     }
 
@@ -95,7 +104,7 @@ impl<T, S> EventReceiver<T, S> {
 
     /// `Ready` with the next event, or `Pending` with the stream's waker registered for the
     /// next one.
-    pub(crate) fn poll_pop(&self, cx: &mut Context<'_>) -> Poll<AgentEvent<T, S>> {
+    pub(crate) fn poll_pop(&self, cx: &mut Context<'_>) -> Poll<AgentEvent<T, S, E>> {
         if let Some(event) = self.pop() {
             return Poll::Ready(event);
         }
@@ -108,7 +117,7 @@ impl<T, S> EventReceiver<T, S> {
     }
 }
 
-impl<T, S> Drop for EventReceiver<T, S> {
+impl<T, S, E> Drop for EventReceiver<T, S, E> {
     fn drop(&mut self) {
         let mut queue = self.0.lock();
         self.0.closed.store(true, Ordering::Relaxed);
@@ -137,7 +146,7 @@ mod tests {
 
     #[test]
     fn events_come_out_in_order() {
-        let (tx, rx) = event_queue::<String, ()>();
+        let (tx, rx) = event_queue::<String, (), serde_json::Value>();
         assert!(tx.send(turn(1)) && tx.clone().send(turn(2)));
         assert_eq!(rx.pop().map(turn_of), Some(1));
         assert_eq!(rx.pop().map(turn_of), Some(2));
@@ -146,7 +155,7 @@ mod tests {
 
     #[test]
     fn a_waiting_stream_is_woken_by_a_send_from_another_thread() {
-        let (tx, rx) = event_queue::<String, ()>();
+        let (tx, rx) = event_queue::<String, (), serde_json::Value>();
         let (waker, woken) = counting_waker();
         let mut cx = Context::from_waker(&waker);
         assert!(rx.poll_pop(&mut cx).is_pending());
@@ -160,7 +169,7 @@ mod tests {
 
     #[test]
     fn after_unregister_a_send_does_not_wake() {
-        let (tx, rx) = event_queue::<String, ()>();
+        let (tx, rx) = event_queue::<String, (), serde_json::Value>();
         let (waker, woken) = counting_waker();
         assert!(rx.poll_pop(&mut Context::from_waker(&waker)).is_pending());
         rx.unregister();
@@ -171,7 +180,7 @@ mod tests {
 
     #[test]
     fn once_the_stream_is_dropped_events_are_dropped_not_kept() {
-        let (tx, rx) = event_queue::<String, ()>();
+        let (tx, rx) = event_queue::<String, (), serde_json::Value>();
         tx.send(turn(1));
         drop(rx);
         assert!(!tx.send(turn(2)));

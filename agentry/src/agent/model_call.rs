@@ -37,8 +37,8 @@ where
 }
 
 /// Where a streamed request's deltas go.
-pub(super) struct Forward<'a, T, S> {
-    pub(super) events: &'a EventSender<T, S>,
+pub(super) struct Forward<'a, T, S, E> {
+    pub(super) events: &'a EventSender<T, S, E>,
     pub(super) turn: u32,
     pub(super) tap: OutputTap,
     pub(super) is_output_tool: &'a (dyn Fn(&str) -> bool + Sync),
@@ -51,10 +51,10 @@ pub(super) struct Forward<'a, T, S> {
 ///
 /// Not an `async fn`, like [`within`](super::driver::within): an `async fn` keeps its
 /// arguments twice in its state, and this future sits in the run's.
-pub(super) fn call_model<'a, T, S>(
+pub(super) fn call_model<'a, T, S, E>(
     model: &'a dyn ChatModel,
     request: ChatRequest,
-    forward: Option<Forward<'a, T, S>>,
+    forward: Option<Forward<'a, T, S, E>>,
 ) -> impl Future<Output = Result<ChatResponse, ModelError>> + 'a {
     match forward {
         None => Either::Left(model.invoke(request)),
@@ -64,9 +64,9 @@ pub(super) fn call_model<'a, T, S>(
 }
 
 /// Reads a model's stream to its final answer, forwarding the deltas.
-async fn forward_stream<T, S>(
+async fn forward_stream<T, S, E>(
     mut stream: EventStream,
-    mut fw: Forward<'_, T, S>,
+    mut fw: Forward<'_, T, S, E>,
 ) -> Result<ChatResponse, ModelError> {
     while let Some(event) = stream.next().await {
         match event? {
@@ -81,13 +81,16 @@ async fn forward_stream<T, S>(
 
 /// Sends one of the model's stream events on as the run's event (the final answer as
 /// partial outputs).
-pub(super) fn send<T, S>(fw: &mut Forward<'_, T, S>, event: StreamEvent) {
+pub(super) fn send<T, S, E>(fw: &mut Forward<'_, T, S, E>, event: StreamEvent) {
     let turn = fw.turn;
     let event = match event {
         StreamEvent::TextDelta { text } => {
             if let Some(partial) = fw.tap.feed_text(&text) {
                 let _ = fw.events.send(AgentEvent::TextDelta { text });
-                AgentEvent::PartialOutput { turn, partial }
+                AgentEvent::PartialOutput {
+                    turn,
+                    partial: partial.retype(),
+                }
             } else {
                 AgentEvent::TextDelta { text }
             }
@@ -103,7 +106,10 @@ pub(super) fn send<T, S>(fw: &mut Forward<'_, T, S>, event: StreamEvent) {
         StreamEvent::ToolCallDelta { index, arguments } => {
             if fw.tap.is_output_call(index) {
                 match fw.tap.feed_call(&arguments) {
-                    Some(partial) => AgentEvent::PartialOutput { turn, partial },
+                    Some(partial) => AgentEvent::PartialOutput {
+                        turn,
+                        partial: partial.retype(),
+                    },
                     None => return,
                 }
             } else {

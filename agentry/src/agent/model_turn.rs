@@ -56,7 +56,7 @@ pub(super) async fn middleware_turn<T, O, C, S>(
     turn: u32,
     with_tools: bool,
     deadline: Option<Instant>,
-    sinks: Option<&Sinks<O::Output, S>>,
+    sinks: Option<&Sinks<O::Output, S, T::Event>>,
 ) -> Result<MiddlewareTurn, RunErrorKind>
 where
     T: Toolset<C, S>,
@@ -97,7 +97,7 @@ pub(super) async fn model_turn<T, O, C, S>(
     turn: u32,
     with_tools: bool,
     deadline: Option<Instant>,
-    sinks: Option<&Sinks<O::Output, S>>,
+    sinks: Option<&Sinks<O::Output, S, T::Event>>,
 ) -> Result<Turned, RunErrorKind>
 where
     T: Toolset<C, S>,

@@ -73,11 +73,6 @@ impl OutputTap {
                 return None;
             }
         }
-        let value = self.parser.shared()?;
-        if self.wrapped {
-            PartialOutput::unwrapping(value)
-        } else {
-            Some(PartialOutput::new(value))
-        }
+        PartialOutput::tapped(&self.parser, self.wrapped)
     }
 }

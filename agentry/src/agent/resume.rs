@@ -124,7 +124,7 @@ where
         pause: Pause<S>,
         decisions: impl IntoIterator<Item = (String, Decision)>,
         context: impl Into<Arc<C>>,
-    ) -> AgentStream<'_, O::Output, S> {
+    ) -> AgentStream<'_, O::Output, S, T::Event> {
         let (sinks, events) = Sinks::new();
         let id = pause.id.clone();
         let context = context.into();

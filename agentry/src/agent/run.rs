@@ -66,7 +66,7 @@ where
         &self,
         input: impl Into<Input>,
         context: impl Into<Arc<C>>,
-    ) -> AgentStream<'_, O::Output, S>
+    ) -> AgentStream<'_, O::Output, S, T::Event>
     where
         S: Default,
     {
@@ -79,7 +79,7 @@ where
         input: impl Into<Input>,
         context: impl Into<Arc<C>>,
         state: S,
-    ) -> AgentStream<'_, O::Output, S> {
+    ) -> AgentStream<'_, O::Output, S, T::Event> {
         let (sinks, events) = Sinks::new();
         let start = Start::Fresh {
             input: input.into(),

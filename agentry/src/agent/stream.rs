@@ -11,7 +11,8 @@ use futures::future::BoxFuture;
 use crate::run::{AgentEvent, Outcome, RunError, RunResult};
 
 /// The events of a streamed run, ending in [`AgentEvent::Done`],
-/// [`AgentEvent::Paused`] or an `Err`.
+/// [`AgentEvent::Paused`] or an `Err`. `E` is the type of the tools' custom events (the
+/// agent's `#[agent(events = E)]`, JSON by default).
 ///
 /// The run makes progress only while the stream is polled; dropping the stream cancels the
 /// run (its model and tool calls are futures owned by the stream).
@@ -41,9 +42,9 @@ use crate::run::{AgentEvent, Outcome, RunError, RunResult};
 /// assert_eq!((text.as_str(), run.output.as_str()), ("Hi!", "Hi!"));
 /// # });
 /// ```
-pub struct AgentStream<'a, T, S> {
+pub struct AgentStream<'a, T, S, E = serde_json::Value> {
     run: Option<BoxFuture<'a, Result<Outcome<T, S>, RunError>>>,
-    events: EventReceiver<T, S>,
+    events: EventReceiver<T, S, E>,
     end: End<T, S>,
 }
 
@@ -59,10 +60,10 @@ enum End<T, S> {
     Taken,
 }
 
-impl<'a, T, S> AgentStream<'a, T, S> {
+impl<'a, T, S, E> AgentStream<'a, T, S, E> {
     pub(crate) fn new(
         run: BoxFuture<'a, Result<Outcome<T, S>, RunError>>,
-        events: EventReceiver<T, S>,
+        events: EventReceiver<T, S, E>,
     ) -> Self {
         AgentStream {
             run: Some(run),
@@ -109,10 +110,10 @@ fn already_taken<T, S>() -> Result<Outcome<T, S>, RunError> {
     ))
 }
 
-impl<T, S> Unpin for AgentStream<'_, T, S> {}
+impl<T, S, E> Unpin for AgentStream<'_, T, S, E> {}
 
-impl<T, S> Stream for AgentStream<'_, T, S> {
-    type Item = Result<AgentEvent<T, S>, RunError>;
+impl<T, S, E> Stream for AgentStream<'_, T, S, E> {
+    type Item = Result<AgentEvent<T, S, E>, RunError>;
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         let this = &mut *self;

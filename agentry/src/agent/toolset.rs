@@ -19,6 +19,12 @@ pub trait Toolset<C, S>: Send + Sync + 'static {
     /// A parsed call of one of the tools.
     type Call: Send + 'static;
 
+    /// What the tools write through their [`StreamWriter`](crate::StreamWriter)s: the type of
+    /// the agent stream's [`AgentEvent::Custom`](crate::run::AgentEvent::Custom) events.
+    /// `#[agent(events = E)]` sets it (checking every tool's writer against it), JSON
+    /// ([`serde_json::Value`]) when the agent declares none.
+    type Event: serde::Serialize + Send + 'static;
+
     /// The tools' definitions, in declaration order.
     fn definitions(&self) -> Vec<DefinitionRef>;
 
@@ -73,6 +79,7 @@ pub enum NoCall {}
 
 impl<C: Send + Sync + 'static, S: Send + Sync + 'static> Toolset<C, S> for NoTools {
     type Call = NoCall;
+    type Event = serde_json::Value;
 
     fn definitions(&self) -> Vec<DefinitionRef> {
         Vec::new()

@@ -11,6 +11,7 @@ use serde_json::Value;
 use super::structured::{SchemaPatch, StructuredOutput};
 use super::validate::{LengthKind, Validation};
 
+pub use super::typed_partial::{check_complete, complete, open_member};
 pub use super::validate::{check_custom, check_length, check_pattern, check_range};
 pub use regex::Regex;
 
@@ -31,6 +32,9 @@ impl<T: DeserializeOwned> OutputDeserialize for T {}
 )]
 pub trait OutputJsonSchema {}
 impl<T: JsonSchema> OutputJsonSchema for T {}
+
+/// Checks that a field's type has a typed partial, where the field's type is written.
+pub const fn assert_has_partial<T: crate::output::HasPartial + ?Sized>() {}
 
 /// Checks the supertraits of `StructuredOutput` with messages that name the missing derive.
 pub const fn assert_output_bounds<T: OutputDeserialize + OutputJsonSchema + Send + 'static>() {}

@@ -18,6 +18,7 @@ mod partial_output;
 mod reask;
 mod strategy;
 mod structured;
+mod typed_partial;
 mod validate;
 
 /// `#[derive(StructuredOutput)]`: see the trait of the same name.
@@ -31,6 +32,7 @@ pub use partial_output::PartialOutput;
 pub use reask::{DEFAULT_MAX_RETRIES, correction_messages};
 pub use strategy::{Interpretation, OutputMode, StructuredSpec};
 pub use structured::{SchemaPatch, StructuredOutput, output_schema};
+pub use typed_partial::{HasPartial, OpenSeg, Partial};
 pub use validate::{
     LengthKind, LengthValue, PatternValue, RangeValue, Validation, ValidationError, Violation,
 };

@@ -88,9 +88,11 @@ pub enum ParseFailure {
 /// An item of [`StructuredModel::stream`].
 #[derive(Debug)]
 pub enum StructuredEvent<T> {
-    /// The value so far (the bare value, unwrapped): complete fields, strings so far.
-    /// Not validated. Shared with the parser, not copied: see [`PartialOutput`].
-    Partial(PartialOutput),
+    /// The value so far (the bare value, unwrapped): complete fields, strings so far, as JSON
+    /// and, for a derived output, as its typed [`Partial<T>`](super::Partial) mirror with the
+    /// constraints of its complete fields checked ([`PartialOutput::typed`],
+    /// [`PartialOutput::check`]). Shared with the parser, not copied: see [`PartialOutput`].
+    Partial(PartialOutput<T>),
     /// The answer was invalid and the model is being asked again; partial values start over.
     Retry(FailedAttempt),
     /// The final value, validated.
@@ -436,7 +438,7 @@ impl<T: StructuredOutput, M: ChatModel + ?Sized> StreamRun<'_, T, M> {
     }
 
     /// Feeds a delta; the unwrapped value so far when it changed.
-    fn feed(&mut self, delta: &str) -> Option<PartialOutput> {
+    fn feed(&mut self, delta: &str) -> Option<PartialOutput<T>> {
         if self.broken {
             return None;
         }
@@ -449,12 +451,7 @@ impl<T: StructuredOutput, M: ChatModel + ?Sized> StreamRun<'_, T, M> {
                 return None;
             }
         }
-        let value = self.parser.shared()?;
         let unwrap = self.spec.is_wrapped() && self.mode != OutputMode::Prompted;
-        if unwrap {
-            PartialOutput::unwrapping(value)
-        } else {
-            Some(PartialOutput::new(value))
-        }
+        PartialOutput::tapped(&self.parser, unwrap)
     }
 }

@@ -147,6 +147,24 @@ impl PartialJson {
         self.root.clone()
     }
 
+    /// The path from the root to the innermost value still being received (an open
+    /// container, or a string being read); everything off this path is complete. `None` once
+    /// the root value is complete.
+    pub fn open_path(&self) -> Option<Vec<super::OpenSeg>> {
+        if self.state == State::Done {
+            return None;
+        }
+        Some(
+            self.path
+                .iter()
+                .map(|seg| match seg {
+                    Seg::Index(i) => super::OpenSeg::Index(*i),
+                    Seg::Key(k) => super::OpenSeg::Key(k.clone()),
+                })
+                .collect(),
+        )
+    }
+
     /// Whether the root value is complete.
     pub fn is_complete(&self) -> bool {
         self.state == State::Done

@@ -11,9 +11,13 @@ use crate::tool::CustomEvent;
 use crate::usage::Usage;
 
 /// One event of a streamed run.
+///
+/// `T` is the run's output, `S` its state, and `E` what its tools write through their
+/// [`StreamWriter`](crate::StreamWriter)s (the agent's `#[agent(events = E)]`; JSON when it
+/// declares none).
 #[derive(Clone, Debug)]
 #[non_exhaustive]
-pub enum AgentEvent<T, S> {
+pub enum AgentEvent<T, S, E = serde_json::Value> {
     /// Model request number `turn` (1-based) is about to be sent.
     TurnStart {
         /// The request's number.
@@ -50,15 +54,17 @@ pub enum AgentEvent<T, S> {
         /// The new argument text.
         arguments: String,
     },
-    /// The typed output so far, as it streams in (complete fields, strings so far; not
-    /// validated): from the final-answer tool's arguments in tool mode — that call is not
-    /// reported through `ToolCallStart`/`ToolCallDelta` — or from the answer's JSON text in
-    /// native mode. The value is shared with the parser, not copied per delta.
+    /// The output so far, as it streams in (complete fields, strings so far): from the
+    /// final-answer tool's arguments in tool mode — that call is not reported through
+    /// `ToolCallStart`/`ToolCallDelta` — or from the answer's JSON text in native mode. The
+    /// value is shared with the parser, not copied per delta; for a derived output,
+    /// [`PartialOutput::typed`] gives its `Partial<T>` mirror and [`PartialOutput::check`]
+    /// the violations of its complete fields.
     PartialOutput {
         /// The request's number.
         turn: u32,
         /// The output so far.
-        partial: PartialOutput,
+        partial: PartialOutput<T>,
     },
     /// The usage of request `turn`.
     Usage {
@@ -77,10 +83,12 @@ pub enum AgentEvent<T, S> {
     /// A tool call finished. (Boxed, like the other large events: every event is moved a few
     /// times on its way to the caller, so the enum is kept small.)
     ToolResult(Box<Step>),
-    /// An event a tool wrote through its [`StreamWriter`](crate::StreamWriter).
-    Custom(CustomEvent),
+    /// An event a tool wrote through its [`StreamWriter`](crate::StreamWriter), typed as the
+    /// agent's events.
+    Custom(CustomEvent<E>),
     /// An event of a sub-agent run by one of this run's tool calls (an `#[agent]` listed in
-    /// `tools(...)`), with the sub-agent's name.
+    /// `tools(...)`), with the sub-agent's name. Its types are erased: its custom events
+    /// arrive as JSON, whatever the sub-agent's event type.
     SubAgent(Box<SubAgentEvent>),
     /// The run finished; always the last event of a successful run. The result itself stays
     /// with the stream: call [`AgentStream::result`](crate::agent::AgentStream::result) (or

@@ -7,7 +7,8 @@ use super::event::AgentEvent;
 /// An event of a sub-agent's run, nested in the parent's stream as
 /// [`AgentEvent::SubAgent`].
 ///
-/// The sub-agent's own output and state types are erased (its `Done` and `Paused`
+/// The sub-agent's own output, state and event types are erased (its custom events arrive
+/// as JSON; its `Done` and `Paused`
 /// events are not forwarded: the parent sees the sub-agent's answer as the tool result of
 /// `call_id`). A grandchild's events arrive as a `SubAgent` event inside `event`.
 #[derive(Clone, Debug)]
@@ -34,9 +35,12 @@ impl SubAgentEvent {
     }
 }
 
-/// A sub-agent's event with its types erased; `None` for the events the parent does not
-/// forward (the end of the sub-agent's run).
-pub(crate) fn erase<T, S>(event: AgentEvent<T, S>) -> Option<AgentEvent<Value, ()>> {
+/// A sub-agent's event with its types erased (its custom events as JSON); `None` for the
+/// events the parent does not forward (the end of the sub-agent's run, a custom event that
+/// does not serialize).
+pub(crate) fn erase<T, S, E: serde::Serialize>(
+    event: AgentEvent<T, S, E>,
+) -> Option<AgentEvent<Value, ()>> {
     Some(match event {
         AgentEvent::TurnStart { turn } => AgentEvent::TurnStart { turn },
         AgentEvent::TextDelta { text } => AgentEvent::TextDelta { text },
@@ -48,11 +52,23 @@ pub(crate) fn erase<T, S>(event: AgentEvent<T, S>) -> Option<AgentEvent<Value, (
         AgentEvent::ToolCallDelta { index, arguments } => {
             AgentEvent::ToolCallDelta { index, arguments }
         }
-        AgentEvent::PartialOutput { turn, partial } => AgentEvent::PartialOutput { turn, partial },
+        AgentEvent::PartialOutput { turn, partial } => AgentEvent::PartialOutput {
+            turn,
+            partial: partial.retype(),
+        },
         AgentEvent::Usage { turn, usage } => AgentEvent::Usage { turn, usage },
         AgentEvent::Response { turn, message } => AgentEvent::Response { turn, message },
         AgentEvent::ToolResult(step) => AgentEvent::ToolResult(step),
-        AgentEvent::Custom(event) => AgentEvent::Custom(event),
+        AgentEvent::Custom(event) => match serde_json::to_value(&event.data) {
+            Ok(data) => AgentEvent::Custom(crate::tool::CustomEvent {
+                call_id: event.call_id,
+                data,
+            }),
+            Err(error) => {
+                tracing::warn!(%error, "a sub-agent's custom event is not serializable; dropped");
+                return None;
+            }
+        },
         AgentEvent::SubAgent(nested) => AgentEvent::SubAgent(nested),
         AgentEvent::Done { .. } | AgentEvent::Paused(_) => return None,
     })

@@ -27,8 +27,8 @@ pub(crate) enum Event<'a> {
     Answer(&'a AssistantMessage),
     /// A tool call's result.
     Result(&'a Step),
-    /// An event a tool wrote.
-    Custom(&'a CustomEvent),
+    /// An event a tool wrote, as JSON.
+    Custom(&'a CustomEvent<Value>),
 }
 
 /// Turns a run into one protocol's messages (JSON values, each sent as one SSE `data:`).

@@ -19,6 +19,7 @@ use super::request::RunRequest;
 use super::threads::RunSlot;
 use crate::agent::{AgentEvent, Outcome, ThreadState, Toolset};
 use crate::output::OutputSpec;
+use crate::tool::CustomEvent;
 
 /// The body of a streamed run: drives the run while the client reads.
 pub(crate) struct RunBody {
@@ -205,7 +206,9 @@ where
                     encoder.event(Event::Answer(&message), &mut out)
                 }
                 Ok(AgentEvent::ToolResult(step)) => encoder.event(Event::Result(&step), &mut out),
-                Ok(AgentEvent::Custom(custom)) => encoder.event(Event::Custom(&custom), &mut out),
+                Ok(AgentEvent::Custom(custom)) => {
+                    encoder.event(Event::Custom(&custom_json(custom)), &mut out)
+                }
                 Ok(AgentEvent::Paused(pause)) => {
                     encoder.paused(&pause.calls, &json(pause.state()), &mut out)
                 }
@@ -245,5 +248,18 @@ where
         run: Some(Box::pin(run)),
         frames,
         keep_alive,
+    }
+}
+
+/// A tool's typed event as the JSON the protocols carry. An event that does not serialize
+/// (a map with non-string keys, say) is sent as `{"error": ..}` so the client still sees it.
+fn custom_json<E: Serialize>(custom: CustomEvent<E>) -> CustomEvent<Value> {
+    let data = serde_json::to_value(&custom.data).unwrap_or_else(|e| {
+        tracing::warn!(call_id = %custom.call_id, error = %e, "a tool's event does not serialize");
+        serde_json::json!({ "error": format!("the event does not serialize: {e}") })
+    });
+    CustomEvent {
+        call_id: custom.call_id,
+        data,
     }
 }

@@ -4,8 +4,6 @@ use std::fmt;
 use std::ops::Deref;
 use std::sync::Arc;
 
-use serde::{Deserialize, Serialize};
-
 use super::runtime::{Inject, InjectError, ToolRuntime, UpdateQueue, lock};
 use crate::store::Store;
 
@@ -160,106 +158,5 @@ impl<C, S> Inject<C, S> for Store {
         rt.store().cloned().ok_or_else(|| {
             InjectError::new::<Store>("this run has no store; configure one on the agent")
         })
-    }
-}
-
-/// A custom event written by a tool while it runs.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct CustomEvent {
-    /// The id of the tool call that wrote it.
-    pub call_id: String,
-    /// The event's payload.
-    pub data: serde_json::Value,
-}
-
-/// Lets a tool stream progress events to whoever is consuming the run.
-///
-/// Writing never blocks and never fails the tool. When nobody consumes events (a runtime
-/// built without an event sender), [`StreamWriter::write`] reports `false`.
-#[derive(Clone)]
-pub struct StreamWriter {
-    call_id: ToolCallId,
-    sender: Option<Sink>,
-}
-
-/// Where a run's tools send their custom events (the run's event queue); `false` when the
-/// consumer is gone.
-pub(crate) type CustomSink = std::sync::Arc<dyn Fn(CustomEvent) -> bool + Send + Sync>;
-
-#[derive(Clone)]
-enum Sink {
-    /// A channel given to [`ToolRuntime::with_event_sender`](crate::ToolRuntime::with_event_sender).
-    Channel(tokio::sync::mpsc::UnboundedSender<CustomEvent>),
-    /// A streamed run's event queue.
-    Run(CustomSink),
-}
-
-impl StreamWriter {
-    pub(crate) fn new(
-        call_id: ToolCallId,
-        sender: tokio::sync::mpsc::UnboundedSender<CustomEvent>,
-    ) -> Self {
-        StreamWriter {
-            call_id,
-            sender: Some(Sink::Channel(sender)),
-        }
-    }
-
-    pub(crate) fn to_sink(call_id: ToolCallId, sink: CustomSink) -> Self {
-        StreamWriter {
-            call_id,
-            sender: Some(Sink::Run(sink)),
-        }
-    }
-
-    pub(crate) fn disconnected() -> Self {
-        StreamWriter {
-            call_id: ToolCallId::default(),
-            sender: None,
-        }
-    }
-
-    pub(crate) fn for_call(&self, call_id: ToolCallId) -> Self {
-        StreamWriter {
-            call_id,
-            sender: self.sender.clone(),
-        }
-    }
-
-    /// Sends an event; returns whether a consumer received it.
-    pub fn write(&self, data: impl Serialize) -> bool {
-        let Some(sender) = &self.sender else {
-            return false;
-        };
-        let data = match serde_json::to_value(data) {
-            Ok(v) => v,
-            Err(e) => {
-                tracing::warn!(error = %e, "tool stream event is not serializable; dropped");
-                return false;
-            }
-        };
-        let event = CustomEvent {
-            call_id: self.call_id.as_str().to_string(),
-            data,
-        };
-        match sender {
-            Sink::Channel(channel) => channel.send(event).is_ok(),
-            Sink::Run(sink) => sink(event),
-        }
-    }
-}
-
-impl fmt::Debug for StreamWriter {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("StreamWriter")
-            .field("call_id", &self.call_id)
-            .field("connected", &self.sender.is_some())
-            .finish()
-    }
-}
-
-impl<C, S> Inject<C, S> for StreamWriter {
-    fn inject(rt: &ToolRuntime<C, S>) -> Result<Self, InjectError> {
-        Ok(rt.writer().clone())
     }
 }

@@ -19,20 +19,22 @@ pub(crate) mod interrupt;
 mod invoke;
 pub(crate) mod output;
 pub(crate) mod runtime;
+mod writer;
 
 pub use argument::ToolArgument;
 #[cfg(any(feature = "anthropic", feature = "gemini", feature = "openai"))]
 pub(crate) use custom_format::refuse_custom;
 pub use custom_format::{CustomToolFormat, GrammarSyntax};
 pub use definition::{DefinitionRef, ToolDefinition};
-pub(crate) use extract::CustomSink;
-pub use extract::{Context, CustomEvent, State, StreamWriter, ToolCallId};
+pub use extract::{Context, State, ToolCallId};
 pub use interrupt::{
     Interrupt, InterruptAnswer, InterruptQuestion, InterruptTypes, Question, QuestionKind,
 };
 pub use invoke::{ToolCallError, invoke, parse_arguments};
 pub use output::{Artifact, IntoToolOutput, IntoToolResult, ToolError, ToolOutput, WithArtifact};
 pub use runtime::{Inject, InjectError, StateUpdates, ToolRuntime};
+pub use writer::{CustomEvent, StreamWriter};
+pub(crate) use writer::{CustomSink, ErasedEvent, take_event};
 
 pub use crate::store::Store;
 

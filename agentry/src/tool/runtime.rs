@@ -3,8 +3,9 @@
 use std::any::Any;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use super::extract::{CustomEvent, StreamWriter, ToolCallId};
+use super::extract::ToolCallId;
 use super::interrupt::AskSlot;
+use super::writer::{CustomEvent, RawWriter};
 use crate::store::Store;
 
 /// Where a call's runtime keeps its run's scope (a `run::RunScope`, named only by the room
@@ -44,7 +45,7 @@ pub struct ToolRuntime<C = (), S = ()> {
     state: Arc<S>,
     updates: LazyQueue<S>,
     store: Option<Store>,
-    writer: StreamWriter,
+    writer: RawWriter,
     /// What a sub-agent run from this call inherits from the parent run (its model, budget,
     /// usage and event sinks); `None` outside an agent run unless set by hand. Opaque here:
     /// the scope is a value of the `run` room, above this one, which puts it in and reads it
@@ -88,7 +89,7 @@ impl<C, S> ToolRuntime<C, S> {
             state,
             updates: OnceLock::new(),
             store: None,
-            writer: StreamWriter::disconnected(),
+            writer: RawWriter::disconnected(),
             scope: None,
             answers: None,
             asks: OnceLock::new(),
@@ -203,18 +204,19 @@ impl<C, S> ToolRuntime<C, S> {
         self
     }
 
-    /// Sends custom events that tools write to `sender`.
+    /// Sends custom events that tools write to `sender`, as JSON (whatever the type of their
+    /// [`StreamWriter`](crate::StreamWriter)).
     pub fn with_event_sender(
         mut self,
         sender: tokio::sync::mpsc::UnboundedSender<CustomEvent>,
     ) -> Self {
-        self.writer = StreamWriter::new(self.call_id.clone(), sender);
+        self.writer = RawWriter::channel(self.call_id.clone(), sender);
         self
     }
 
     /// Sends custom events that tools write to a streamed run's event queue.
     pub(crate) fn with_custom_sink(mut self, sink: crate::tool::CustomSink) -> Self {
-        self.writer = StreamWriter::to_sink(self.call_id.clone(), sink);
+        self.writer = RawWriter::to_sink(self.call_id.clone(), sink);
         self
     }
 
@@ -286,7 +288,7 @@ impl<C, S> ToolRuntime<C, S> {
         &self.call_id
     }
 
-    pub(crate) fn writer(&self) -> &StreamWriter {
+    pub(crate) fn writer(&self) -> &RawWriter {
         &self.writer
     }
 

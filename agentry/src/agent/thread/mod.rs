@@ -227,7 +227,7 @@ where
         &self,
         input: impl Into<Input>,
         context: impl Into<Arc<C>>,
-    ) -> AgentStream<'_, O::Output, S>
+    ) -> AgentStream<'_, O::Output, S, T::Event>
     where
         S: Default,
     {
@@ -256,7 +256,7 @@ where
         &self,
         decisions: impl IntoIterator<Item = (String, Decision)>,
         context: impl Into<Arc<C>>,
-    ) -> AgentStream<'_, O::Output, S> {
+    ) -> AgentStream<'_, O::Output, S, T::Event> {
         let how = How::Resume(decisions.into_iter().collect());
         self.streamed(how, context.into())
     }
@@ -273,11 +273,14 @@ where
     }
 
     /// [`Thread::recover`], streaming events.
-    pub fn recover_stream(&self, context: impl Into<Arc<C>>) -> AgentStream<'_, O::Output, S> {
+    pub fn recover_stream(
+        &self,
+        context: impl Into<Arc<C>>,
+    ) -> AgentStream<'_, O::Output, S, T::Event> {
         self.streamed(How::Recover, context.into())
     }
 
-    fn streamed(&self, how: How<S>, context: Arc<C>) -> AgentStream<'_, O::Output, S> {
+    fn streamed(&self, how: How<S>, context: Arc<C>) -> AgentStream<'_, O::Output, S, T::Event> {
         let (sinks, events) = Sinks::new();
         let run = self.go(how, context, Some(sinks)).boxed();
         AgentStream::new(run, events)
@@ -364,7 +367,7 @@ where
         &self,
         how: How<S>,
         context: Arc<C>,
-        sinks: Option<Sinks<O::Output, S>>,
+        sinks: Option<Sinks<O::Output, S, T::Event>>,
     ) -> Result<Outcome<O::Output, S>, RunError> {
         let checkpointer = self.checkpointer().map_err(fail)?;
         let latest = checkpointer.latest(&self.id).await.map_err(fail)?;

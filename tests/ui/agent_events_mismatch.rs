@@ -1,0 +1,29 @@
+use agentry::{StreamWriter, agent, tool};
+use serde::Serialize;
+
+#[derive(Serialize)]
+struct Progress {
+    done: u32,
+}
+
+#[derive(Serialize)]
+struct Status {
+    text: String,
+}
+
+/// Import rows, reporting progress.
+#[tool]
+fn import(progress: StreamWriter<Progress>) -> String {
+    progress.write(Progress { done: 1 });
+    "imported".to_string()
+}
+
+/// An importer whose stream carries statuses.
+#[agent(tools(import), events = Status)]
+struct Importer;
+
+fn main() {
+    let model = agentry::testing::ScriptedModel::new([]);
+    let agent = Importer::builder(model).build();
+    let _stream = agent.stream("Import", ());
+}
