@@ -358,7 +358,7 @@ pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 /// A tool parameter the runtime fills in, instead of the model.
 ///
 /// Implemented by the SDK's extractors ([`Context`](crate::Context), [`State`](crate::State),
-/// [`Store`], [`ToolCallId`], [`StreamWriter`]). Implement it for your own types and mark the
+/// [`Store`], [`ToolCallId`], [`StreamWriter`](crate::tool::StreamWriter)). Implement it for your own types and mark the
 /// parameter `#[inject]` to derive a value from the context or state:
 ///
 /// ```
