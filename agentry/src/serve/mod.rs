@@ -63,7 +63,7 @@ use futures::StreamExt;
 use serde::Serialize;
 use serde_json::{Value, json};
 
-pub use ag_ui::{TOOL_APPROVAL, TOOL_EVENT};
+pub use ag_ui::{EXTERNAL_TOOL, TOOL_APPROVAL, TOOL_EVENT, TOOL_QUESTION};
 pub use auth::{Authenticate, Caller, RequestHead, anonymous};
 pub use error::ServeError;
 
@@ -312,7 +312,7 @@ where
                     ),
                 });
             }
-            (ThreadStatus::New | ThreadStatus::Idle, RunRequest::Decide(_)) => {
+            (ThreadStatus::New | ThreadStatus::Idle, run) if run.resumes() => {
                 return Err(ServeError::Conflict {
                     code: "not_paused",
                     message: format!("thread `{id}` has no run waiting for review"),
@@ -320,6 +320,18 @@ where
             }
             _ => {}
         }
+        let run = match run {
+            RunRequest::Messages(_) => {
+                let pause = self.agent.thread(id.as_str()).pending().await?;
+                let waiting: Vec<&str> = pause
+                    .iter()
+                    .flat_map(|p| p.questions())
+                    .map(|q| q.call.id.as_str())
+                    .collect();
+                run.keep_waiting(&waiting)
+            }
+            run => run,
+        };
         let keep_alive = self.keep_alive;
         let (body, headers): (run::RunBody, &[(&str, &str)]) = match protocol {
             Protocol::AiSdk => (
@@ -517,12 +529,26 @@ where
                     }))
                 })
                 .collect();
+            let questions: Vec<Value> = pending
+                .iter()
+                .flat_map(|p| p.questions())
+                .map(|q| {
+                    json!({
+                        "toolCallId": q.call.id,
+                        "toolName": q.call.name,
+                        "input": event::input_of(&q.call.arguments),
+                        "question": q.question(),
+                        "external": q.is_external(),
+                    })
+                })
+                .collect();
             Ok(axum::Json(json!({
                 "id": id,
                 "status": status_name(status),
                 "cancelled": thread.was_cancelled().await?,
                 "messages": messages,
                 "pending": reviews,
+                "questions": questions,
                 "state": state,
             }))
             .into_response())

@@ -18,6 +18,7 @@ use super::event::{Encoder, Event};
 use super::request::RunRequest;
 use super::threads::RunSlot;
 use crate::agent::{AgentEvent, Outcome, ThreadState, Toolset};
+use crate::middleware::Decision;
 use crate::output::OutputSpec;
 use crate::tool::CustomEvent;
 
@@ -163,11 +164,16 @@ where
                 return;
             }
         };
-        if matches!(request, RunRequest::Decide(_))
+        if let RunRequest::Decide(decisions) = &request
             && let Ok(Some(pause)) = thread.pending().await
         {
             let calls: Vec<String> = pause.calls.iter().map(|c| c.call.id.clone()).collect();
-            encoder.resumed(&calls);
+            let rejected: Vec<String> = decisions
+                .iter()
+                .filter(|(_, d)| matches!(d, Decision::Reject { .. }))
+                .map(|(call, _)| call.clone())
+                .collect();
+            encoder.resumed(&calls, &rejected);
         }
         encoder.start(&initial, &mut out);
         if send(&mut out).await.is_err() {
@@ -175,7 +181,9 @@ where
         }
         let mut events = match request {
             RunRequest::Input(text) => thread.stream(text, Arc::clone(&context)),
-            RunRequest::Decide(decisions) => thread.resume_stream(decisions, Arc::clone(&context)),
+            RunRequest::Decide(decisions) | RunRequest::Messages(decisions) => {
+                thread.resume_stream(decisions, Arc::clone(&context))
+            }
         };
         let mut done = false;
         while let Some(item) = events.next().await {
