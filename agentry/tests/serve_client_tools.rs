@@ -313,5 +313,65 @@ async fn a_rejected_call_streams_tool_output_denied() {
     );
     assert!(of_type(&events, "tool-output-available").is_empty());
     assert_eq!(of_type(&events, "data-state")[0]["data"]["sent"], json!([]));
+    // After a reload, the history shows the call as the stream left it.
+    let (_, part) = ai_sdk_last(&served, "deny", "e1").await;
+    assert_eq!(part["state"], "output-denied", "{part}");
+    assert_eq!(part["approval"]["approved"], false);
+    served.model.assert_complete();
+}
+
+#[tokio::test]
+async fn a_call_that_ran_beside_a_question_is_streamed_once() {
+    let served = serve(ScriptedModel::new([
+        Turn::tool_calls([
+            ToolCall::new("s1", "search", r#"{"query":"a.txt"}"#),
+            ToolCall::new("d1", "delete_file", r#"{"file":"a.txt"}"#),
+        ]),
+        Turn::text("Deleted."),
+    ]))
+    .await;
+    let events = post_events(
+        &served,
+        "/threads/q3/runs/ai-sdk",
+        &chat("Find and delete a.txt"),
+    )
+    .await;
+    let outputs = of_type(&events, "tool-output-available");
+    assert_eq!(outputs.len(), 1, "{events:?}");
+    assert_eq!(outputs[0]["toolCallId"], "s1");
+    assert_eq!(of_type(&events, "data-question").len(), 1);
+    // History: the search's result, the delete waiting at its question, each once.
+    let (last, search) = ai_sdk_last(&served, "q3", "s1").await;
+    assert_eq!(search["state"], "output-available");
+    let parts = last["parts"].as_array().unwrap();
+    assert_eq!(parts.iter().filter(|p| p["toolCallId"] == "d1").count(), 1);
+    assert_eq!(
+        parts
+            .iter()
+            .filter(|p| p["type"] == "data-question")
+            .count(),
+        1
+    );
+    // AG-UI history: the search's tool message, none yet for the delete.
+    let (_, history) = served
+        .get_json("/threads/q3/messages?protocol=ag-ui", "ada")
+        .await;
+    let answered: Vec<&Value> = history
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .map(|m| &m["toolCallId"])
+        .collect();
+    assert_eq!(answered, [&json!("s1")], "{history}");
+    let answer = json!({"decisions": {"d1": {"decision": "answer", "answer": true}}});
+    let events = post_events(&served, "/threads/q3/runs/ai-sdk", &answer).await;
+    let ids: Vec<&str> = of_type(&events, "tool-output-available")
+        .iter()
+        .map(|e| e["toolCallId"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["d1"], "{events:?}");
+    // The search ran once.
+    assert_eq!(of_type(&events, "data-state")[0]["data"]["searches"], 1);
     served.model.assert_complete();
 }

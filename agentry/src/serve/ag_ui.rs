@@ -138,7 +138,8 @@ impl Encoder for AgUi {
         }
     }
 
-    fn resumed(&mut self, calls: &[String], _rejected: &[String]) {
+    fn resumed(&mut self, calls: &[String], ran: &[String], _rejected: &[String]) {
+        self.results.extend(ran.iter().cloned());
         self.ended.extend(calls.iter().cloned());
     }
 

@@ -111,9 +111,10 @@ impl Encoder for AiSdk {
         out.push(json!({ "type": "start" }));
     }
 
-    fn resumed(&mut self, calls: &[String], rejected: &[String]) {
+    fn resumed(&mut self, calls: &[String], ran: &[String], rejected: &[String]) {
         self.started.extend(calls.iter().cloned());
         self.available.extend(calls.iter().cloned());
+        self.output.extend(ran.iter().cloned());
         self.rejected.extend(rejected.iter().cloned());
     }
 

@@ -1,6 +1,8 @@
 //! A thread's messages as each protocol's message list: the AI SDK's `UIMessage[]` (what
 //! `useChat` starts from) and AG-UI's `Message[]`.
 
+use std::collections::HashSet;
+
 use serde_json::{Value, json};
 
 use super::ai_sdk::question_part;
@@ -27,12 +29,13 @@ fn reasoning_of(blocks: &[ContentBlock]) -> String {
 /// per run of answers and tool results between them (as `useChat` shows a streamed run).
 /// The paused answer (`paused`: its text, without its calls) and its calls (`pending`) close
 /// the last assistant message, the calls waiting for review in state `approval-requested`,
-/// the calls waiting for an answer (a tool's question, followed by its `data-question` part,
+/// calls a reviewer rejected (`denied`) in state `output-denied`, the calls waiting for an answer (a tool's question, followed by its `data-question` part,
 /// or an external tool's call for the client) in state `input-available`.
 pub(crate) fn ai_sdk(
     messages: &[Message],
     paused: Option<&AssistantMessage>,
     pending: &[PendingCall],
+    denied: &HashSet<String>,
 ) -> Vec<Value> {
     let mut out: Vec<Value> = Vec::new();
     let mut assistant: Option<Vec<Value>> = None;
@@ -81,7 +84,10 @@ pub(crate) fn ai_sdk(
                     .find(|p| p["toolCallId"] == result.call_id.as_str())
                 {
                     let text = text_of(&result.content);
-                    if result.is_error {
+                    if denied.contains(&result.call_id) {
+                        part["state"] = json!("output-denied");
+                        part["approval"] = json!({ "id": result.call_id, "approved": false });
+                    } else if result.is_error {
                         part["state"] = json!("output-error");
                         part["errorText"] = json!(text);
                     } else {

@@ -584,7 +584,10 @@ where
             // The paused answer's text is in the pause, not yet in the thread's messages.
             let paused = pending.as_ref().map(|p| &p.answer.response.message);
             let list = match protocol {
-                Protocol::AiSdk => history::ai_sdk(&messages, paused, calls),
+                Protocol::AiSdk => {
+                    let denied = inner.owners.denied(&id).await?;
+                    history::ai_sdk(&messages, paused, calls, &denied)
+                }
                 Protocol::AgUi => history::ag_ui(&messages, paused, calls),
             };
             Ok(axum::Json(Value::Array(list)).into_response())

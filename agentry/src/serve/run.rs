@@ -164,16 +164,27 @@ where
                 return;
             }
         };
-        if let RunRequest::Decide(decisions) = &request
-            && let Ok(Some(pause)) = thread.pending().await
-        {
-            let calls: Vec<String> = pause.calls.iter().map(|c| c.call.id.clone()).collect();
-            let rejected: Vec<String> = decisions
+        let rejected: Vec<String> = match &request {
+            RunRequest::Decide(decisions) => decisions
                 .iter()
                 .filter(|(_, d)| matches!(d, Decision::Reject { .. }))
                 .map(|(call, _)| call.clone())
+                .collect(),
+            _ => Vec::new(),
+        };
+        // The rejected calls whose rejection the run streamed: recorded for the history.
+        let mut denied = Vec::new();
+        if matches!(request, RunRequest::Decide(_))
+            && let Ok(Some(pause)) = thread.pending().await
+        {
+            let calls: Vec<String> = pause.calls.iter().map(|c| c.call.id.clone()).collect();
+            let ran: Vec<String> = pause
+                .calls
+                .iter()
+                .filter(|c| c.result.is_some())
+                .map(|c| c.call.id.clone())
                 .collect();
-            encoder.resumed(&calls, &rejected);
+            encoder.resumed(&calls, &ran, &rejected);
         }
         encoder.start(&initial, &mut out);
         if send(&mut out).await.is_err() {
@@ -213,7 +224,12 @@ where
                 Ok(AgentEvent::Response { message, .. }) => {
                     encoder.event(Event::Answer(&message), &mut out)
                 }
-                Ok(AgentEvent::ToolResult(step)) => encoder.event(Event::Result(&step), &mut out),
+                Ok(AgentEvent::ToolResult(step)) => {
+                    if rejected.contains(&step.call.id) {
+                        denied.push(step.call.id.clone());
+                    }
+                    encoder.event(Event::Result(&step), &mut out)
+                }
                 Ok(AgentEvent::Custom(custom)) => {
                     encoder.event(Event::Custom(&custom_json(custom)), &mut out)
                 }
@@ -239,6 +255,11 @@ where
                 }
                 Err(error) => encoder.failed(&error.to_string(), &mut out),
             }
+        }
+        if !denied.is_empty()
+            && let Err(error) = inner.owners.deny(&thread_id, &denied).await
+        {
+            tracing::warn!(thread = %thread_id, %error, "the rejected calls could not be recorded");
         }
         // The run ended and is saved: nothing to cancel from here.
         guard.armed = None;
