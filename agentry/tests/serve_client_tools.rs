@@ -375,3 +375,50 @@ async fn a_call_that_ran_beside_a_question_is_streamed_once() {
     assert_eq!(of_type(&events, "data-state")[0]["data"]["searches"], 1);
     served.model.assert_complete();
 }
+
+#[tokio::test]
+async fn the_history_denies_only_the_rejected_result_when_call_ids_repeat() {
+    let email = || {
+        Turn::tool_calls([ToolCall::new(
+            "e1",
+            "send_email",
+            r#"{"to":"bob@example.com"}"#,
+        )])
+    };
+    let served = serve(ScriptedModel::new([
+        email(),
+        Turn::text("Sent."),
+        email(),
+        Turn::text("Not sent."),
+    ]))
+    .await;
+    for approved in [true, false] {
+        post_events(&served, "/threads/twice/runs/ai-sdk", &chat("Email Bob")).await;
+        let (last, part) = ai_sdk_last(&served, "twice", "e1").await;
+        let mut responded = part.clone();
+        responded["state"] = json!("approval-responded");
+        responded["approval"] = json!({"id": "e1", "approved": approved});
+        post_events(
+            &served,
+            "/threads/twice/runs/ai-sdk",
+            &with_tool_part(&last, responded),
+        )
+        .await;
+    }
+    let (_, history) = served
+        .get_json("/threads/twice/messages?protocol=ai-sdk", "ada")
+        .await;
+    let states: Vec<&Value> = history
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|m| m["parts"].as_array().unwrap())
+        .filter(|p| p["toolCallId"] == "e1")
+        .map(|p| &p["state"])
+        .collect();
+    assert_eq!(
+        states,
+        [&json!("output-available"), &json!("output-denied")]
+    );
+    served.model.assert_complete();
+}

@@ -1,12 +1,13 @@
 //! A thread's messages as each protocol's message list: the AI SDK's `UIMessage[]` (what
 //! `useChat` starts from) and AG-UI's `Message[]`.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use serde_json::{Value, json};
 
 use super::ai_sdk::question_part;
 use super::event::input_of;
+use super::run::result_key;
 use crate::message::{AssistantMessage, ContentBlock, Message};
 use crate::run::PendingCall;
 use crate::tool::QuestionKind;
@@ -39,6 +40,8 @@ pub(crate) fn ai_sdk(
 ) -> Vec<Value> {
     let mut out: Vec<Value> = Vec::new();
     let mut assistant: Option<Vec<Value>> = None;
+    // Results seen per call id (ids repeat in a thread): the key of a denied call.
+    let mut seen: HashMap<&str, usize> = HashMap::new();
     let flush = |out: &mut Vec<Value>, parts: Option<Vec<Value>>| {
         if let Some(parts) = parts {
             let id = format!("m{}", out.len() + 1);
@@ -78,13 +81,16 @@ pub(crate) fn ai_sdk(
                 }
             }
             Message::Tool(result) => {
+                let n = seen.entry(result.call_id.as_str()).or_default();
+                let key = result_key(&result.call_id, *n);
+                *n += 1;
                 let parts = assistant.get_or_insert_with(Vec::new);
                 if let Some(part) = parts
                     .iter_mut()
                     .find(|p| p["toolCallId"] == result.call_id.as_str())
                 {
                     let text = text_of(&result.content);
-                    if denied.contains(&result.call_id) {
+                    if denied.contains(&key) {
                         part["state"] = json!("output-denied");
                         part["approval"] = json!({ "id": result.call_id, "approved": false });
                     } else if result.is_error {

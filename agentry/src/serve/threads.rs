@@ -7,8 +7,9 @@
 //!   checkpointer);
 //! - `serve:user:{user}`: the user's threads, one user message per thread (append-only, so
 //!   listing reads one transcript);
-//! - `serve:denied:{thread}`: the tool calls of the thread a reviewer rejected, one user
-//!   message per call (append-only), so the history shows them denied as the stream did.
+//! - `serve:denied:{thread}`: the tool results of the thread whose call a reviewer rejected,
+//!   one user message `{n}:{call_id}` per result (the `n`th result of that call id in the
+//!   thread: ids repeat), append-only, so the history shows them denied as the stream did.
 
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
@@ -114,7 +115,7 @@ impl Owners {
             .await
     }
 
-    /// Records that a reviewer rejected the calls `call_ids` of `thread_id`.
+    /// Records that a reviewer rejected the calls of the results `keys` of `thread_id`.
     pub(crate) async fn deny(
         &self,
         thread_id: &str,
@@ -128,7 +129,7 @@ impl Owners {
             .await
     }
 
-    /// The calls of `thread_id` a reviewer rejected.
+    /// The keys of the results of `thread_id` whose call a reviewer rejected.
     pub(crate) async fn denied(&self, thread_id: &str) -> Result<HashSet<String>, ServeError> {
         let latest = self
             .checkpointer
