@@ -447,7 +447,8 @@ async fn client_tools_and_questions_parse_with_ag_ui_core() {
 }
 
 /// The checker itself must be able to fail: a chunk the AI SDK does not know, a delta of a
-/// part never started, an AG-UI event missing a field, an argument of a call never started.
+/// part never started, an AG-UI event missing a field, an argument of a call never started,
+/// a pending frontend call never sent, a question of an unknown call.
 #[tokio::test]
 async fn the_checker_refuses_invalid_and_out_of_order_output() {
     let streams = ai_sdk_streams().await;
@@ -476,6 +477,37 @@ async fn the_checker_refuses_invalid_and_out_of_order_output() {
     };
     let problems = check("ag-ui", &broken(r#""toolCallName""#, r#""toolName""#)).unwrap_err();
     assert!(problems.contains("is not an AG-UI event"), "{problems}");
+    // A frontend call the run never sent.
+    let mut client = ag_ui_client_streams().await;
+    let sse = client[0]["sse"].as_str().unwrap().replacen(
+        r#""pendingToolCallIds":["l1"]"#,
+        r#""pendingToolCallIds":["l9"]"#,
+        1,
+    );
+    client[0]["sse"] = json!(sse);
+    let problems = check("ag-ui", &client).unwrap_err();
+    assert!(problems.contains("pending call l9"), "{problems}");
+    // A question of a call whose input was never sent.
+    let mut client = ai_sdk_client_streams().await;
+    let sse: Vec<String> = client[2]["sse"]
+        .as_str()
+        .unwrap()
+        .split("\n\n")
+        .map(|frame| match frame.strip_prefix("data: ") {
+            Some(data) if data.contains("data-question") => {
+                let mut chunk: Value = serde_json::from_str(data).unwrap();
+                chunk["data"]["toolCallId"] = json!("x9");
+                format!("data: {chunk}")
+            }
+            _ => frame.to_owned(),
+        })
+        .collect();
+    client[2]["sse"] = json!(sse.join("\n\n"));
+    let problems = check("ai-sdk", &client).unwrap_err();
+    assert!(
+        problems.contains("a question of unknown call x9"),
+        "{problems}"
+    );
     let problems = check(
         "ag-ui",
         &broken(

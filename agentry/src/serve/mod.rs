@@ -1,6 +1,7 @@
 //! Serving an agent over HTTP: an axum [`Router`] that streams runs as the Vercel AI SDK's UI
 //! message stream or as AG-UI events, keeps each user's threads in the agent's checkpointer,
-//! carries human review through each protocol, and cancels a run when its client goes away.
+//! carries human review through each protocol, runs external tools as the protocols'
+//! client-side tools and shows a tool's questions, and cancels a run when its client goes away.
 //!
 //! The routes (mount the router where you like, e.g. under `/api` with
 //! [`Router::nest`]) are described in the guide's chapter "Serving an agent":
