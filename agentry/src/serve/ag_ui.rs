@@ -4,22 +4,35 @@
 //! A pause for review ends the run with `RUN_FINISHED` whose `outcome` is
 //! `{"type": "interrupt", "interrupts": [...]}`, one interrupt per reviewed call (its `id` and
 //! `toolCallId` are the call id, `reason` is `tool_approval`); the next request answers them
-//! in `RunAgentInput.resume`. A tool's events are `CUSTOM` events named `agentry.tool_event`;
-//! the typed output is `RUN_FINISHED.result`.
+//! in `RunAgentInput.resume`. A tool's question is an interrupt too (`reason`
+//! `tool_question`, the question in `metadata.question`), answered by a `resume` payload
+//! `{"answer": ..}`. Calls of external tools are the client's (AG-UI's frontend tools): when
+//! nothing else waits, the run finishes with outcome `success` naming them in
+//! `pendingToolCallIds`, and the client sends their results as `tool` messages; beside a
+//! question they are interrupts of reason `external_tool`. A tool's events are `CUSTOM`
+//! events named `agentry.tool_event`; the typed output is `RUN_FINISHED.result`.
 
 use std::collections::{HashMap, HashSet};
 
 use serde_json::{Value, json};
 
-use super::event::{Encoder, Event, result_text};
+use super::event::{Encoder, Event, input_of, result_text};
 use super::json_patch;
 use crate::run::PendingCall;
+use crate::tool::QuestionKind;
 
 /// The name of the `CUSTOM` event carrying what a tool wrote to its `StreamWriter`.
 pub const TOOL_EVENT: &str = "agentry.tool_event";
 
 /// The `reason` of the interrupt asking to approve a tool call.
 pub const TOOL_APPROVAL: &str = "tool_approval";
+
+/// The `reason` of the interrupt carrying a tool's question (an `Interrupt` in the tool).
+pub const TOOL_QUESTION: &str = "tool_question";
+
+/// The `reason` of the interrupt asking the client to run an external tool's call (sent only
+/// beside other interrupts; alone, such calls are the `pendingToolCallIds` of a finished run).
+pub const EXTERNAL_TOOL: &str = "external_tool";
 
 /// The AG-UI encoder of one run.
 pub(crate) struct AgUi {
@@ -39,6 +52,8 @@ pub(crate) struct AgUi {
     open: Vec<String>,
     /// Calls ended.
     ended: HashSet<String>,
+    /// Calls whose result was sent.
+    results: HashSet<String>,
 }
 
 impl AgUi {
@@ -54,6 +69,7 @@ impl AgUi {
             calls: HashMap::new(),
             open: Vec::new(),
             ended: HashSet::new(),
+            results: HashSet::new(),
         }
     }
 
@@ -122,7 +138,8 @@ impl Encoder for AgUi {
         }
     }
 
-    fn resumed(&mut self, calls: &[String]) {
+    fn resumed(&mut self, calls: &[String], ran: &[String], _rejected: &[String]) {
+        self.results.extend(ran.iter().cloned());
         self.ended.extend(calls.iter().cloned());
     }
 
@@ -202,6 +219,9 @@ impl Encoder for AgUi {
                 let content = match result_text(step) {
                     Ok(text) | Err(text) => text,
                 };
+                if !self.results.insert(step.call.id.clone()) {
+                    return;
+                }
                 let id = format!("result-{}", step.call.id);
                 out.push(json!({
                     "type": "TOOL_CALL_RESULT",
@@ -230,26 +250,74 @@ impl Encoder for AgUi {
                 }
             }
         }
+        self.end_calls(out);
+        // A call that ran beside one that asked: its result stands.
+        for pending in calls {
+            if let Some(result) = &pending.result
+                && self.results.insert(pending.call.id.clone())
+            {
+                let content: String = result.content.iter().filter_map(|b| b.as_text()).collect();
+                out.push(json!({
+                    "type": "TOOL_CALL_RESULT",
+                    "messageId": format!("result-{}", pending.call.id),
+                    "toolCallId": pending.call.id,
+                    "content": content,
+                    "role": "tool",
+                }));
+            }
+        }
         self.end_step(out);
         self.state_delta(state, out);
-        let interrupts: Vec<Value> = calls
+        let external = |c: &&PendingCall| {
+            c.question
+                .as_ref()
+                .is_some_and(|q| q.kind == QuestionKind::External)
+        };
+        let others: Vec<Value> = calls
             .iter()
-            .filter_map(|c| {
-                let review = c.review.as_ref()?;
-                Some(json!({
+            .filter_map(|c| match (&c.review, &c.question) {
+                (Some(review), _) => Some(json!({
                     "id": c.call.id,
                     "reason": TOOL_APPROVAL,
                     "message": review.description,
                     "toolCallId": c.call.id,
                     "metadata": { "toolName": c.call.name, "allowed": review.allowed },
-                }))
+                })),
+                (None, Some(question)) if question.kind == QuestionKind::Ask => Some(json!({
+                    "id": c.call.id,
+                    "reason": TOOL_QUESTION,
+                    "message": format!("tool `{}` asks a question", c.call.name),
+                    "toolCallId": c.call.id,
+                    "metadata": { "toolName": c.call.name, "question": question.question },
+                })),
+                _ => None,
             })
             .collect();
+        let external_ids: Vec<&str> = calls
+            .iter()
+            .filter(external)
+            .map(|c| c.call.id.as_str())
+            .collect();
+        let outcome = if others.is_empty() && !external_ids.is_empty() {
+            json!({ "type": "success", "pendingToolCallIds": external_ids })
+        } else {
+            let mut interrupts = others;
+            interrupts.extend(calls.iter().filter(external).map(|c| {
+                json!({
+                    "id": c.call.id,
+                    "reason": EXTERNAL_TOOL,
+                    "message": format!("run tool `{}`", c.call.name),
+                    "toolCallId": c.call.id,
+                    "metadata": { "toolName": c.call.name, "arguments": input_of(&c.call.arguments) },
+                })
+            }));
+            json!({ "type": "interrupt", "interrupts": interrupts })
+        };
         out.push(json!({
             "type": "RUN_FINISHED",
             "threadId": self.thread_id,
             "runId": self.run_id,
-            "outcome": { "type": "interrupt", "interrupts": interrupts },
+            "outcome": outcome,
         }));
     }
 

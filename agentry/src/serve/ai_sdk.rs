@@ -6,14 +6,19 @@
 //! a tool's events as `data-event` parts; then `data-output` (the typed output) and
 //! `data-state` (the typed state), `finish`, and `[DONE]`. A pause for review sends one
 //! `tool-approval-request` per reviewed call (its `approvalId` is the call id) and finishes
-//! with reason `tool-calls`; a failure sends `error`.
+//! with reason `tool-calls`; a call the reviewer rejected ends as `tool-output-denied`. A
+//! pause at a tool's question sends a `data-question` part per question; a call of an
+//! external tool is left at `tool-input-available` for the client to run (a client-side
+//! tool). A failure sends `error`.
 
 use std::collections::{HashMap, HashSet};
 
 use serde_json::{Value, json};
 
 use super::event::{Encoder, Event, input_of, result_text};
+use crate::message::ToolCall;
 use crate::run::PendingCall;
+use crate::tool::QuestionKind;
 
 /// The headers of a UI message stream response.
 pub(crate) const HEADERS: [(&str, &str); 4] = [
@@ -40,6 +45,19 @@ pub(crate) struct AiSdk {
     started: HashSet<String>,
     /// Calls whose `tool-input-available` was sent.
     available: HashSet<String>,
+    /// Calls whose output was sent.
+    output: HashSet<String>,
+    /// Calls the reviewer rejected.
+    rejected: HashSet<String>,
+}
+
+/// The `data-question` part of a call that stopped at a tool's question.
+pub(crate) fn question_part(call: &ToolCall, question: &Value) -> Value {
+    json!({
+        "type": "data-question",
+        "id": format!("question-{}", call.id),
+        "data": { "toolCallId": call.id, "tool": call.name, "question": question },
+    })
 }
 
 impl AiSdk {
@@ -93,9 +111,11 @@ impl Encoder for AiSdk {
         out.push(json!({ "type": "start" }));
     }
 
-    fn resumed(&mut self, calls: &[String]) {
+    fn resumed(&mut self, calls: &[String], ran: &[String], rejected: &[String]) {
         self.started.extend(calls.iter().cloned());
         self.available.extend(calls.iter().cloned());
+        self.output.extend(ran.iter().cloned());
+        self.rejected.extend(rejected.iter().cloned());
     }
 
     fn event(&mut self, event: Event<'_>, out: &mut Vec<Value>) {
@@ -176,6 +196,13 @@ impl Encoder for AiSdk {
             }
             Event::Result(step) => {
                 self.close(out);
+                if !self.output.insert(step.call.id.clone()) {
+                    return;
+                }
+                if self.rejected.contains(&step.call.id) {
+                    out.push(json!({ "type": "tool-output-denied", "toolCallId": step.call.id }));
+                    return;
+                }
                 out.push(match result_text(step) {
                     Ok(text) => json!({
                         "type": "tool-output-available",
@@ -203,12 +230,35 @@ impl Encoder for AiSdk {
             let call = &pending.call;
             self.input_available(&call.id, &call.name, &call.arguments, out);
         }
-        for pending in calls.iter().filter(|c| c.review.is_some()) {
-            out.push(json!({
-                "type": "tool-approval-request",
-                "approvalId": pending.call.id,
-                "toolCallId": pending.call.id,
-            }));
+        for pending in calls {
+            let id = &pending.call.id;
+            if pending.review.is_some() {
+                out.push(json!({
+                    "type": "tool-approval-request",
+                    "approvalId": id,
+                    "toolCallId": id,
+                }));
+            }
+            // A call that ran beside one that asked: its result stands.
+            if let Some(result) = &pending.result
+                && self.output.insert(id.clone())
+            {
+                let text: String = result.content.iter().filter_map(|b| b.as_text()).collect();
+                out.push(match result.is_error {
+                    false => {
+                        json!({ "type": "tool-output-available", "toolCallId": id, "output": text })
+                    }
+                    true => {
+                        json!({ "type": "tool-output-error", "toolCallId": id, "errorText": text })
+                    }
+                });
+            }
+            // An external tool's call waits at `tool-input-available` for the client.
+            if let Some(question) = &pending.question
+                && question.kind == QuestionKind::Ask
+            {
+                out.push(question_part(&pending.call, &question.question));
+            }
         }
         self.end_step(out);
         if !state.is_null() {

@@ -39,11 +39,13 @@ pub(crate) trait Encoder: Send + 'static {
     /// The run starts; `state` is the thread's typed state before it.
     fn start(&mut self, state: &Value, out: &mut Vec<Value>);
     /// The run resumes a pause: the client has seen these calls already (their input, and
-    /// their approval request).
-    fn resumed(&mut self, calls: &[String]);
+    /// their approval request or question), and the results of those in `ran` (they ran
+    /// before the pause); the reviewer rejected the calls in `rejected`.
+    fn resumed(&mut self, calls: &[String], ran: &[String], rejected: &[String]);
     /// An event of the run.
     fn event(&mut self, event: Event<'_>, out: &mut Vec<Value>);
-    /// The run stopped for review of some of `calls`; `state` as it is at the pause.
+    /// The run stopped for review of some of `calls`, at a tool's question, or at calls of
+    /// external tools the client runs; `state` as it is at the pause.
     fn paused(&mut self, calls: &[PendingCall], state: &Value, out: &mut Vec<Value>);
     /// The run finished with `output` and `state`.
     fn finished(&mut self, output: &Value, state: &Value, out: &mut Vec<Value>);

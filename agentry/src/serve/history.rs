@@ -1,11 +1,16 @@
 //! A thread's messages as each protocol's message list: the AI SDK's `UIMessage[]` (what
 //! `useChat` starts from) and AG-UI's `Message[]`.
 
+use std::collections::{HashMap, HashSet};
+
 use serde_json::{Value, json};
 
+use super::ai_sdk::question_part;
 use super::event::input_of;
+use super::run::result_key;
 use crate::message::{AssistantMessage, ContentBlock, Message};
 use crate::run::PendingCall;
+use crate::tool::QuestionKind;
 
 fn text_of(blocks: &[ContentBlock]) -> String {
     blocks.iter().filter_map(|b| b.as_text()).collect()
@@ -24,14 +29,19 @@ fn reasoning_of(blocks: &[ContentBlock]) -> String {
 /// The thread as AI SDK UI messages: one message per user message, and one assistant message
 /// per run of answers and tool results between them (as `useChat` shows a streamed run).
 /// The paused answer (`paused`: its text, without its calls) and its calls (`pending`) close
-/// the last assistant message, the calls waiting for review in state `approval-requested`.
+/// the last assistant message, the calls waiting for review in state `approval-requested`,
+/// calls a reviewer rejected (`denied`) in state `output-denied`, the calls waiting for an answer (a tool's question, followed by its `data-question` part,
+/// or an external tool's call for the client) in state `input-available`.
 pub(crate) fn ai_sdk(
     messages: &[Message],
     paused: Option<&AssistantMessage>,
     pending: &[PendingCall],
+    denied: &HashSet<String>,
 ) -> Vec<Value> {
     let mut out: Vec<Value> = Vec::new();
     let mut assistant: Option<Vec<Value>> = None;
+    // Results seen per call id (ids repeat in a thread): the key of a denied call.
+    let mut seen: HashMap<&str, usize> = HashMap::new();
     let flush = |out: &mut Vec<Value>, parts: Option<Vec<Value>>| {
         if let Some(parts) = parts {
             let id = format!("m{}", out.len() + 1);
@@ -71,13 +81,19 @@ pub(crate) fn ai_sdk(
                 }
             }
             Message::Tool(result) => {
+                let n = seen.entry(result.call_id.as_str()).or_default();
+                let key = result_key(&result.call_id, *n);
+                *n += 1;
                 let parts = assistant.get_or_insert_with(Vec::new);
                 if let Some(part) = parts
                     .iter_mut()
                     .find(|p| p["toolCallId"] == result.call_id.as_str())
                 {
                     let text = text_of(&result.content);
-                    if result.is_error {
+                    if denied.contains(&key) {
+                        part["state"] = json!("output-denied");
+                        part["approval"] = json!({ "id": result.call_id, "approved": false });
+                    } else if result.is_error {
                         part["state"] = json!("output-error");
                         part["errorText"] = json!(text);
                     } else {
@@ -90,8 +106,15 @@ pub(crate) fn ai_sdk(
     }
     if !pending.is_empty() {
         let parts = assistant.get_or_insert_with(Vec::new);
-        parts.push(json!({ "type": "step-start" }));
-        if let Some(answer) = paused {
+        // A pause at a question comes after its answer's calls ran: the thread's messages
+        // hold the answer already, and its parts only change state.
+        let shown = pending
+            .iter()
+            .any(|c| parts.iter().any(|p| p["toolCallId"] == c.call.id.as_str()));
+        if !shown {
+            parts.push(json!({ "type": "step-start" }));
+        }
+        if let Some(answer) = paused.filter(|_| !shown) {
             let reasoning = reasoning_of(&answer.content);
             if !reasoning.is_empty() {
                 parts.push(json!({ "type": "reasoning", "text": reasoning, "state": "done" }));
@@ -112,7 +135,30 @@ pub(crate) fn ai_sdk(
                 part["state"] = json!("approval-requested");
                 part["approval"] = json!({ "id": c.call.id });
             }
-            parts.push(part);
+            if let Some(result) = &c.result {
+                let text = text_of(&result.content);
+                if result.is_error {
+                    part["state"] = json!("output-error");
+                    part["errorText"] = json!(text);
+                } else {
+                    part["state"] = json!("output-available");
+                    part["output"] = json!(text);
+                }
+            }
+            match parts
+                .iter_mut()
+                .find(|p| p["toolCallId"] == c.call.id.as_str())
+            {
+                // A result the messages hold already stands.
+                Some(old) if old["state"] == "input-available" => *old = part,
+                Some(_) => {}
+                None => parts.push(part),
+            }
+            if let Some(question) = &c.question
+                && question.kind == QuestionKind::Ask
+            {
+                parts.push(question_part(&c.call, &question.question));
+            }
         }
     }
     flush(&mut out, assistant.take());
@@ -156,13 +202,37 @@ pub(crate) fn ag_ui(
             }
         }
     }
-    if !pending.is_empty() {
+    let asked = |id: &str| {
+        out.iter().any(|m: &Value| {
+            m["toolCalls"]
+                .as_array()
+                .is_some_and(|c| c.iter().any(|c| c["id"] == id))
+        })
+    };
+    if !pending.is_empty() && !pending.iter().any(|c| asked(&c.call.id)) {
         out.push(json!({
             "id": format!("m{}", messages.len() + 1),
             "role": "assistant",
             "content": paused.map(|a| text_of(&a.content)).unwrap_or_default(),
             "toolCalls": tool_calls(pending.iter().map(|c| &c.call)),
         }));
+    }
+    for c in pending {
+        let answered = out
+            .iter()
+            .any(|m| m["role"] == "tool" && m["toolCallId"] == c.call.id.as_str());
+        if !answered && let Some(result) = &c.result {
+            let mut m = json!({
+                "id": format!("m{}", out.len() + 1),
+                "role": "tool",
+                "toolCallId": c.call.id,
+                "content": text_of(&result.content),
+            });
+            if result.is_error {
+                m["error"] = json!(text_of(&result.content));
+            }
+            out.push(m);
+        }
     }
     out
 }

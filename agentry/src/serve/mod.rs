@@ -1,6 +1,7 @@
 //! Serving an agent over HTTP: an axum [`Router`] that streams runs as the Vercel AI SDK's UI
 //! message stream or as AG-UI events, keeps each user's threads in the agent's checkpointer,
-//! carries human review through each protocol, and cancels a run when its client goes away.
+//! carries human review through each protocol, runs external tools as the protocols'
+//! client-side tools and shows a tool's questions, and cancels a run when its client goes away.
 //!
 //! The routes (mount the router where you like, e.g. under `/api` with
 //! [`Router::nest`]) are described in the guide's chapter "Serving an agent":
@@ -63,7 +64,7 @@ use futures::StreamExt;
 use serde::Serialize;
 use serde_json::{Value, json};
 
-pub use ag_ui::{TOOL_APPROVAL, TOOL_EVENT};
+pub use ag_ui::{EXTERNAL_TOOL, TOOL_APPROVAL, TOOL_EVENT, TOOL_QUESTION};
 pub use auth::{Authenticate, Caller, RequestHead, anonymous};
 pub use error::ServeError;
 
@@ -312,7 +313,7 @@ where
                     ),
                 });
             }
-            (ThreadStatus::New | ThreadStatus::Idle, RunRequest::Decide(_)) => {
+            (ThreadStatus::New | ThreadStatus::Idle, run) if run.resumes() => {
                 return Err(ServeError::Conflict {
                     code: "not_paused",
                     message: format!("thread `{id}` has no run waiting for review"),
@@ -320,6 +321,18 @@ where
             }
             _ => {}
         }
+        let run = match run {
+            RunRequest::Messages(_) => {
+                let pause = self.agent.thread(id.as_str()).pending().await?;
+                let waiting: Vec<&str> = pause
+                    .iter()
+                    .flat_map(|p| p.questions())
+                    .map(|q| q.call.id.as_str())
+                    .collect();
+                run.keep_waiting(&waiting)
+            }
+            run => run,
+        };
         let keep_alive = self.keep_alive;
         let (body, headers): (run::RunBody, &[(&str, &str)]) = match protocol {
             Protocol::AiSdk => (
@@ -517,12 +530,26 @@ where
                     }))
                 })
                 .collect();
+            let questions: Vec<Value> = pending
+                .iter()
+                .flat_map(|p| p.questions())
+                .map(|q| {
+                    json!({
+                        "toolCallId": q.call.id,
+                        "toolName": q.call.name,
+                        "input": event::input_of(&q.call.arguments),
+                        "question": q.question(),
+                        "external": q.is_external(),
+                    })
+                })
+                .collect();
             Ok(axum::Json(json!({
                 "id": id,
                 "status": status_name(status),
                 "cancelled": thread.was_cancelled().await?,
                 "messages": messages,
                 "pending": reviews,
+                "questions": questions,
                 "state": state,
             }))
             .into_response())
@@ -558,7 +585,10 @@ where
             // The paused answer's text is in the pause, not yet in the thread's messages.
             let paused = pending.as_ref().map(|p| &p.answer.response.message);
             let list = match protocol {
-                Protocol::AiSdk => history::ai_sdk(&messages, paused, calls),
+                Protocol::AiSdk => {
+                    let denied = inner.owners.denied(&id).await?;
+                    history::ai_sdk(&messages, paused, calls, &denied)
+                }
                 Protocol::AgUi => history::ag_ui(&messages, paused, calls),
             };
             Ok(axum::Json(Value::Array(list)).into_response())

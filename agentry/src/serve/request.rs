@@ -14,6 +14,49 @@ pub(crate) enum RunRequest {
     Input(String),
     /// Decisions on the paused run's reviewed calls, by tool call id.
     Decide(Vec<(String, Decision)>),
+    /// Decisions read from a message list the client sent back: approvals, and the results
+    /// of tool calls the client ran (or its answers to a tool's question) as
+    /// [`Decision::Answer`]. The list repeats the conversation, so an answer is kept only for
+    /// a call that waits for one ([`RunRequest::keep_waiting`]).
+    Messages(Vec<(String, Decision)>),
+}
+
+impl RunRequest {
+    /// Whether the request resumes a paused run.
+    pub(crate) fn resumes(&self) -> bool {
+        !matches!(self, RunRequest::Input(_))
+    }
+
+    /// The decisions to resume with: for [`RunRequest::Messages`], the answers of calls in
+    /// `waiting` (the paused calls that stopped at a question) and every other decision.
+    pub(crate) fn keep_waiting(self, waiting: &[&str]) -> Self {
+        match self {
+            RunRequest::Messages(decisions) => RunRequest::Decide(
+                decisions
+                    .into_iter()
+                    .filter(|(call, decision)| {
+                        !matches!(decision, Decision::Answer { .. })
+                            || waiting.contains(&call.as_str())
+                    })
+                    .collect(),
+            ),
+            other => other,
+        }
+    }
+}
+
+/// A client-run tool's result as an answer: the JSON value (`output`) it returned; a failure
+/// (`errorText`) is answered with its text, a string, which the model reads.
+fn tool_result(output: Option<&Value>, error: Option<&str>) -> Option<Decision> {
+    match (output, error) {
+        (_, Some(error)) => Some(Decision::Answer {
+            answer: Value::String(error.to_owned()),
+        }),
+        (Some(output), None) => Some(Decision::Answer {
+            answer: output.clone(),
+        }),
+        (None, None) => None,
+    }
 }
 
 /// What the model reads for a call the user rejected without a reason.
@@ -101,23 +144,26 @@ pub(crate) fn ai_sdk(body: &[u8]) -> Result<RunRequest, ServeError> {
             let decided: Vec<(String, Decision)> = last
                 .parts
                 .iter()
-                .filter(|p| p["state"] == "approval-responded")
                 .filter_map(|p| {
-                    let call = p["toolCallId"].as_str()?;
-                    let approved = p["approval"]["approved"].as_bool()?;
-                    Some((
-                        call.to_owned(),
-                        approval(approved, &p["approval"]["reason"]),
-                    ))
+                    let call = p["toolCallId"].as_str()?.to_owned();
+                    match p["state"].as_str()? {
+                        "approval-responded" => {
+                            let approved = p["approval"]["approved"].as_bool()?;
+                            Some((call, approval(approved, &p["approval"]["reason"])))
+                        }
+                        "output-available" => Some((call, tool_result(p.get("output"), None)?)),
+                        "output-error" => Some((call, tool_result(None, p["errorText"].as_str())?)),
+                        _ => None,
+                    }
                 })
                 .collect();
             if decided.is_empty() {
                 return Err(ServeError::BadRequest(
-                    "the last message is the assistant's and answers no approval request"
+                    "the last message is the assistant's and answers no approval request or tool call"
                         .to_owned(),
                 ));
             }
-            Ok(RunRequest::Decide(decided))
+            Ok(RunRequest::Messages(decided))
         }
         other => Err(ServeError::BadRequest(format!(
             "the last message's role is `{other}`: expected `user`, or `assistant` with approval responses"
@@ -190,6 +236,11 @@ pub(crate) fn ag_ui(body: &[u8], thread_id: &str) -> Result<AgUiRun, ServeError>
                 ("resolved", None) => Decision::Approve,
                 ("resolved", Some(payload)) => match payload.get("approved") {
                     Some(Value::Bool(approved)) => approval(*approved, &payload["reason"]),
+                    _ if payload.get("decision").is_none() && payload.get("answer").is_some() => {
+                        Decision::Answer {
+                            answer: payload["answer"].clone(),
+                        }
+                    }
                     _ => serde_json::from_value(payload).map_err(|e| {
                         ServeError::BadRequest(format!(
                             "the resume payload of `{}` is neither {{\"approved\": bool}} nor a decision: {e}",
@@ -206,6 +257,19 @@ pub(crate) fn ag_ui(body: &[u8], thread_id: &str) -> Result<AgUiRun, ServeError>
             decided.push((entry.interrupt_id, decision));
         }
         RunRequest::Decide(decided)
+    } else if input.messages.last().is_some_and(|m| m["role"] == "tool") {
+        // The client ran its tools: their results are the `tool` messages.
+        let results: Vec<(String, Decision)> = input
+            .messages
+            .iter()
+            .filter(|m| m["role"] == "tool")
+            .filter_map(|m| {
+                let call = m["toolCallId"].as_str()?.to_owned();
+                let output = m["content"].as_str().map(content_value);
+                Some((call, tool_result(output.as_ref(), m["error"].as_str())?))
+            })
+            .collect();
+        RunRequest::Messages(results)
     } else {
         let last = input
             .messages
@@ -224,6 +288,12 @@ pub(crate) fn ag_ui(body: &[u8], thread_id: &str) -> Result<AgUiRun, ServeError>
         run_id: input.run_id,
         request,
     })
+}
+
+/// A `tool` message's content: its JSON when it is JSON (a client sends a result with
+/// `JSON.stringify`), else the text itself.
+fn content_value(content: &str) -> Value {
+    serde_json::from_str(content).unwrap_or_else(|_| Value::String(content.to_owned()))
 }
 
 #[cfg(test)]
@@ -245,7 +315,7 @@ mod tests {
         let read = ai_sdk(body.to_string().as_bytes()).unwrap();
         assert_eq!(
             read,
-            RunRequest::Decide(vec![
+            RunRequest::Messages(vec![
                 ("c1".into(), Decision::Approve),
                 (
                     "c2".into(),
@@ -260,6 +330,47 @@ mod tests {
             ai_sdk(b"{\"messages\": 3}"),
             Err(ServeError::BadRequest(_))
         ));
+    }
+
+    #[test]
+    fn tool_results_are_answers_kept_only_for_the_calls_that_wait() {
+        let body = json!({"messages": [{"id": "2", "role": "assistant", "parts": [
+            {"type": "tool-search", "toolCallId": "s1", "state": "output-available", "output": "3 results"},
+            {"type": "tool-locate", "toolCallId": "l1", "state": "output-available", "output": {"lat": 1.0}},
+            {"type": "tool-locate", "toolCallId": "l2", "state": "output-error", "errorText": "denied"},
+            {"type": "tool-locate", "toolCallId": "l3", "state": "input-available", "input": {}},
+        ]}]});
+        let read = ai_sdk(body.to_string().as_bytes()).unwrap();
+        let answer = |v: Value| Decision::Answer { answer: v };
+        assert_eq!(
+            read.keep_waiting(&["l1", "l2", "l3"]),
+            RunRequest::Decide(vec![
+                ("l1".into(), answer(json!({"lat": 1.0}))),
+                ("l2".into(), answer(json!("denied"))),
+            ])
+        );
+        let body = json!({"threadId": "t", "runId": "r", "messages": [
+            {"id": "1", "role": "user", "content": "Where?"},
+            {"id": "2", "role": "tool", "toolCallId": "s1", "content": "3 results"},
+            {"id": "3", "role": "tool", "toolCallId": "l1", "content": "{\"lat\": 1}"},
+            {"id": "4", "role": "tool", "toolCallId": "l2", "content": "", "error": "denied"},
+        ]});
+        let run = ag_ui(body.to_string().as_bytes(), "t").unwrap();
+        assert_eq!(
+            run.request.keep_waiting(&["l1", "l2"]),
+            RunRequest::Decide(vec![
+                ("l1".into(), answer(json!({"lat": 1}))),
+                ("l2".into(), answer(json!("denied"))),
+            ])
+        );
+        let body = json!({"threadId": "t", "runId": "r", "messages": [], "resume": [
+            {"interruptId": "d1", "status": "resolved", "payload": {"answer": false}},
+        ]});
+        let run = ag_ui(body.to_string().as_bytes(), "t").unwrap();
+        assert_eq!(
+            run.request,
+            RunRequest::Decide(vec![("d1".into(), answer(json!(false)))])
+        );
     }
 
     #[test]

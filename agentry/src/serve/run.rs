@@ -2,6 +2,7 @@
 //! when the client goes away (the body is dropped) the run is dropped with it, and the
 //! thread is then marked cancelled ([`Thread::cancel`](crate::agent::Thread::cancel)).
 
+use std::collections::HashMap;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
@@ -18,6 +19,8 @@ use super::event::{Encoder, Event};
 use super::request::RunRequest;
 use super::threads::RunSlot;
 use crate::agent::{AgentEvent, Outcome, ThreadState, Toolset};
+use crate::message::Message;
+use crate::middleware::Decision;
 use crate::output::OutputSpec;
 use crate::tool::CustomEvent;
 
@@ -163,11 +166,27 @@ where
                 return;
             }
         };
+        let rejected: Vec<String> = match &request {
+            RunRequest::Decide(decisions) => decisions
+                .iter()
+                .filter(|(_, d)| matches!(d, Decision::Reject { .. }))
+                .map(|(call, _)| call.clone())
+                .collect(),
+            _ => Vec::new(),
+        };
+        // The rejected calls whose rejection the run streamed: recorded for the history.
+        let mut denied = Vec::new();
         if matches!(request, RunRequest::Decide(_))
             && let Ok(Some(pause)) = thread.pending().await
         {
             let calls: Vec<String> = pause.calls.iter().map(|c| c.call.id.clone()).collect();
-            encoder.resumed(&calls);
+            let ran: Vec<String> = pause
+                .calls
+                .iter()
+                .filter(|c| c.result.is_some())
+                .map(|c| c.call.id.clone())
+                .collect();
+            encoder.resumed(&calls, &ran, &rejected);
         }
         encoder.start(&initial, &mut out);
         if send(&mut out).await.is_err() {
@@ -175,7 +194,9 @@ where
         }
         let mut events = match request {
             RunRequest::Input(text) => thread.stream(text, Arc::clone(&context)),
-            RunRequest::Decide(decisions) => thread.resume_stream(decisions, Arc::clone(&context)),
+            RunRequest::Decide(decisions) | RunRequest::Messages(decisions) => {
+                thread.resume_stream(decisions, Arc::clone(&context))
+            }
         };
         let mut done = false;
         while let Some(item) = events.next().await {
@@ -205,7 +226,12 @@ where
                 Ok(AgentEvent::Response { message, .. }) => {
                     encoder.event(Event::Answer(&message), &mut out)
                 }
-                Ok(AgentEvent::ToolResult(step)) => encoder.event(Event::Result(&step), &mut out),
+                Ok(AgentEvent::ToolResult(step)) => {
+                    if rejected.contains(&step.call.id) {
+                        denied.push(step.call.id.clone());
+                    }
+                    encoder.event(Event::Result(&step), &mut out)
+                }
                 Ok(AgentEvent::Custom(custom)) => {
                     encoder.event(Event::Custom(&custom_json(custom)), &mut out)
                 }
@@ -232,6 +258,20 @@ where
                 Err(error) => encoder.failed(&error.to_string(), &mut out),
             }
         }
+        if !denied.is_empty() {
+            // Call ids repeat in a thread (some models count from 1 in each answer): the
+            // record names the rejected call's result by its id and its occurrence.
+            let recorded = match thread.messages().await {
+                Ok(messages) => {
+                    let keys = denied_keys(&messages, &denied);
+                    inner.owners.deny(&thread_id, &keys).await
+                }
+                Err(error) => Err(error.into()),
+            };
+            if let Err(error) = recorded {
+                tracing::warn!(thread = %thread_id, %error, "the rejected calls could not be recorded");
+            }
+        }
         // The run ended and is saved: nothing to cancel from here.
         guard.armed = None;
         if send(&mut out).await.is_err() {
@@ -249,6 +289,29 @@ where
         frames,
         keep_alive,
     }
+}
+
+/// The keys of the rejected calls `denied` (each the newest result of its id in `messages`):
+/// see [`result_key`].
+fn denied_keys(messages: &[Message], denied: &[String]) -> Vec<String> {
+    let mut seen: HashMap<&str, usize> = HashMap::new();
+    let mut newest: HashMap<&str, String> = HashMap::new();
+    for message in messages {
+        if let Message::Tool(result) = message {
+            let n = seen.entry(result.call_id.as_str()).or_default();
+            newest.insert(result.call_id.as_str(), result_key(&result.call_id, *n));
+            *n += 1;
+        }
+    }
+    denied
+        .iter()
+        .filter_map(|id| newest.get(id.as_str()).cloned())
+        .collect()
+}
+
+/// The key of the `n`th (from 0) result of call id `call_id` in a thread.
+pub(crate) fn result_key(call_id: &str, n: usize) -> String {
+    format!("{n}:{call_id}")
 }
 
 /// A tool's typed event as the JSON the protocols carry. An event that does not serialize

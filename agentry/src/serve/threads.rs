@@ -6,7 +6,10 @@
 //!   (the first writer wins: the write of a thread that exists is refused by the
 //!   checkpointer);
 //! - `serve:user:{user}`: the user's threads, one user message per thread (append-only, so
-//!   listing reads one transcript).
+//!   listing reads one transcript);
+//! - `serve:denied:{thread}`: the tool results of the thread whose call a reviewer rejected,
+//!   one user message `{n}:{call_id}` per result (the `n`th result of that call id in the
+//!   thread: ids repeat), append-only, so the history shows them denied as the stream did.
 
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
@@ -19,6 +22,7 @@ use crate::persist::{CheckpointWrite, Checkpointer, PersistError};
 
 const OWNER: &str = "serve:owner:";
 const USER: &str = "serve:user:";
+const DENIED: &str = "serve:denied:";
 
 /// Thread ids a client may use: 1 to 200 bytes of ASCII letters, digits, `-`, `_` and `.`.
 pub(crate) fn check_thread_id(id: &str) -> Result<(), ServeError> {
@@ -107,18 +111,58 @@ impl Owners {
     /// Appends `thread_id` to `user`'s list of threads.
     async fn index(&self, thread_id: &str, user: &str) -> Result<(), ServeError> {
         let list = format!("{USER}{user}");
-        let message = [Message::user(thread_id)];
+        self.append(&list, &[Message::user(thread_id)], "thread list")
+            .await
+    }
+
+    /// Records that a reviewer rejected the calls of the results `keys` of `thread_id`.
+    pub(crate) async fn deny(
+        &self,
+        thread_id: &str,
+        call_ids: &[String],
+    ) -> Result<(), ServeError> {
+        let messages: Vec<Message> = call_ids
+            .iter()
+            .map(|id| Message::user(id.as_str()))
+            .collect();
+        self.append(&format!("{DENIED}{thread_id}"), &messages, "denied calls")
+            .await
+    }
+
+    /// The keys of the results of `thread_id` whose call a reviewer rejected.
+    pub(crate) async fn denied(&self, thread_id: &str) -> Result<HashSet<String>, ServeError> {
+        let latest = self
+            .checkpointer
+            .latest(&format!("{DENIED}{thread_id}"))
+            .await
+            .map_err(|e| ServeError::Thread(e.into()))?;
+        Ok(latest
+            .map(|c| c.messages)
+            .unwrap_or_default()
+            .iter()
+            .map(Message::text)
+            .collect())
+    }
+
+    /// Appends `messages` to the bookkeeping thread `list`.
+    async fn append(
+        &self,
+        list: &str,
+        messages: &[Message],
+        what: &'static str,
+    ) -> Result<(), ServeError> {
         let state = Value::Null;
-        // Two threads created at once by one user race on the list: the loser reads again.
+        // Two writers at once (two threads created by one user) race on the list: the loser
+        // reads again.
         for _ in 0..8 {
             let latest = self
                 .checkpointer
-                .latest(&list)
+                .latest(list)
                 .await
                 .map_err(|e| ServeError::Thread(e.into()))?;
             let write = match &latest {
-                None => CheckpointWrite::first(&list, &message, &state),
-                Some(c) => CheckpointWrite::next(&list, c.step, &message, &state),
+                None => CheckpointWrite::first(list, messages, &state),
+                Some(c) => CheckpointWrite::next(list, c.step, messages, &state),
             };
             match self.checkpointer.put(write).await {
                 Ok(_) => return Ok(()),
@@ -128,8 +172,8 @@ impl Owners {
         }
         Err(ServeError::Thread(
             PersistError::Invalid {
-                what: "thread list",
-                reason: format!("the thread list of `{user}` kept changing"),
+                what,
+                reason: format!("`{list}` kept changing"),
             }
             .into(),
         ))

@@ -1,5 +1,6 @@
 //! A served agent for the `serve_*` tests: tools that search (writing a custom event), send
-//! email (reviewed) and wait (to be cancelled), a typed state, a bearer-token auth, a SQLite
+//! email (reviewed), wait (to be cancelled), locate (external: the client runs it) and
+//! delete a file (asks the user), a typed state, a bearer-token auth, a SQLite
 //! checkpointer in a temporary directory, and a real TCP server.
 #![allow(dead_code)]
 
@@ -57,8 +58,41 @@ pub async fn wait() -> String {
     "waited".to_string()
 }
 
+/// A place on Earth.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Location {
+    pub lat: f64,
+    pub lon: f64,
+}
+
+/// The user's location, from their browser (the client runs it).
+///
+/// # Arguments
+/// * `precise` - Street-level rather than city-level.
+#[tool(external)]
+pub fn locate(precise: bool) -> Location;
+
+/// What deleting a file asks the user.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ConfirmDelete {
+    pub file: String,
+}
+
+/// Delete a file, once the user confirms.
+///
+/// # Arguments
+/// * `file` - The file.
+#[tool]
+pub async fn delete_file(file: String, ask: Interrupt<ConfirmDelete, bool>) -> String {
+    if ask.ask(ConfirmDelete { file: file.clone() }).await {
+        format!("deleted {file}")
+    } else {
+        format!("kept {file}")
+    }
+}
+
 /// You help with email.
-#[agent(tools(search, send_email, wait), context = User, state = Notes)]
+#[agent(tools(search, send_email, wait, locate, delete_file), context = User, state = Notes)]
 pub struct Helper;
 
 /// A running server and what the tests look at.

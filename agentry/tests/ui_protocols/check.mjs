@@ -153,8 +153,13 @@ function checkAiSdkOrder(where, chunks, previous) {
       case 'tool-approval-request':
         if (!available.has(c.toolCallId)) fail(at, `approval before the input of ${c.toolCallId}`);
         break;
+      case 'data-question':
+        // agentry's question of a paused call: it names a call whose input was sent.
+        if (!available.has(c.data?.toolCallId)) fail(at, `a question of unknown call ${c.data?.toolCallId}`);
+        break;
       case 'tool-output-available':
       case 'tool-output-error':
+      case 'tool-output-denied':
         if (!available.has(c.toolCallId)) fail(at, `output before the input of ${c.toolCallId}`);
         if (outputs.has(c.toolCallId)) fail(at, `two outputs for ${c.toolCallId}`);
         outputs.add(c.toolCallId);
@@ -312,6 +317,10 @@ function checkAgUiOrder(where, events, ended) {
       case 'RUN_ERROR':
         if (text !== null || reasoning !== null || open.size > 0 || step !== null) {
           fail(at, `still open: text ${text}, reasoning ${reasoning}, calls ${[...open]}, step ${step}`);
+        }
+        // Frontend tool calls a finished run leaves to the client: calls it announced.
+        for (const id of e.outcome?.pendingToolCallIds ?? []) {
+          if (!ended.has(id)) fail(at, `pending call ${id} was never sent`);
         }
         if (e.type === 'RUN_FINISHED' && e.outcome?.type === 'interrupt') {
           for (const interrupt of e.outcome.interrupts) {
