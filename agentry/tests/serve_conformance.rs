@@ -69,21 +69,12 @@ struct Location {
     lon: f64,
 }
 
-// The client runs it: nothing here reads its arguments (`#[tool(external)]` makes a struct of
-// them, and `dead_code` sees no reader).
-#[allow(dead_code)]
-mod client {
-    use super::Location;
-    use agentry::prelude::*;
-
-    /// The user's location, from their browser (the client runs it).
-    ///
-    /// # Arguments
-    /// * `precise` - Street-level rather than city-level.
-    #[tool(external)]
-    pub fn locate(precise: bool) -> Location;
-}
-use client::locate;
+/// The user's location, from their browser (the client runs it).
+///
+/// # Arguments
+/// * `precise` - Street-level rather than city-level.
+#[tool(external)]
+fn locate(precise: bool) -> Location;
 
 /// Delete a file, once the user confirms.
 ///

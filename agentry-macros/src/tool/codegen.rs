@@ -297,6 +297,12 @@ pub fn generate(target: &Target<'_>, attrs: &ToolAttrs, sig: &Signature) -> Toke
         ),
     };
     let args_doc = format!("The arguments of the `{name}` tool, as the model fills them.");
+    // An external tool's arguments are read by the caller (`arguments_as`), or only passed on
+    // to a client: never by generated code, so unread fields are no warning of the user's.
+    let args_allow = match target {
+        Target::External(_) => quote!(#[allow(dead_code)]),
+        _ => quote!(),
+    };
 
     quote! {
         #marker_item
@@ -306,6 +312,7 @@ pub fn generate(target: &Target<'_>, attrs: &ToolAttrs, sig: &Signature) -> Toke
         #[serde(crate = #serde_crate, deny_unknown_fields)]
         #[schemars(crate = #schemars_crate)]
         #[allow(missing_docs)]
+        #args_allow
         #vis struct #args_ident #args_where {
             #(#fields)*
         }
