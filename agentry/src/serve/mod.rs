@@ -48,6 +48,7 @@ mod event;
 mod history;
 mod json_patch;
 mod request;
+mod routes;
 mod run;
 mod threads;
 
@@ -56,13 +57,11 @@ use std::time::Duration;
 
 use axum::Router;
 use axum::body::Body;
-use axum::extract::{Path, Request, State};
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::extract::Request;
+use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
 use futures::StreamExt;
 use serde::Serialize;
-use serde_json::{Value, json};
 
 pub use ag_ui::{EXTERNAL_TOOL, TOOL_APPROVAL, TOOL_EVENT, TOOL_QUESTION};
 pub use auth::{Authenticate, Caller, RequestHead, anonymous};
@@ -105,7 +104,7 @@ impl<T, O, C, S> std::fmt::Debug for Server<T, O, C, S> {
 pub(crate) struct Inner<T, O, C, S> {
     pub(crate) agent: Arc<Agent<T, O, C, S>>,
     auth: Box<dyn Authenticate<C>>,
-    owners: Owners,
+    pub(super) owners: Owners,
     running: Running,
     body_limit: usize,
     keep_alive: Duration,
@@ -179,31 +178,19 @@ where
 
     /// The router with every route (see the [module documentation](self)).
     pub fn router(&self) -> Router {
-        Router::new()
-            .route(
-                "/threads",
-                get(list::<T, O, C, S>).post(create::<T, O, C, S>),
-            )
-            .route("/threads/{id}", get(show::<T, O, C, S>))
-            .route("/threads/{id}/messages", get(messages::<T, O, C, S>))
-            .route("/threads/{id}/runs", post(run_by_query::<T, O, C, S>))
-            .route("/threads/{id}/runs/ai-sdk", post(run_ai_sdk::<T, O, C, S>))
-            .route("/threads/{id}/runs/ag-ui", post(run_ag_ui::<T, O, C, S>))
-            .with_state(Arc::clone(&self.inner))
+        routes::router(Arc::clone(&self.inner))
     }
 }
 
-type Shared<T, O, C, S> = State<Arc<Inner<T, O, C, S>>>;
-
 /// Which protocol a run streams.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Protocol {
+pub(super) enum Protocol {
     AiSdk,
     AgUi,
 }
 
 impl Protocol {
-    fn from_query(query: Option<&str>) -> Result<Self, ServeError> {
+    pub(super) fn from_query(query: Option<&str>) -> Result<Self, ServeError> {
         let value = query
             .unwrap_or("")
             .split('&')
@@ -226,7 +213,7 @@ where
     C: Send + Sync + 'static,
     S: ThreadState + Default,
 {
-    fn caller(
+    pub(super) fn caller(
         &self,
         request: &Request,
     ) -> futures::future::BoxFuture<'static, Result<Caller<C>, ServeError>> {
@@ -265,7 +252,7 @@ where
     }
 
     /// Checks that `user` may read thread `id`: 404 unknown, 403 another user's.
-    async fn readable(&self, id: &str, user: &str) -> Result<(), ServeError> {
+    pub(super) async fn readable(&self, id: &str, user: &str) -> Result<(), ServeError> {
         check_thread_id(id)?;
         match self.owners.check(id, user).await? {
             Ownership::Mine => Ok(()),
@@ -273,7 +260,7 @@ where
         }
     }
 
-    async fn start(
+    pub(super) async fn start(
         self: Arc<Self>,
         id: String,
         request: Request,
@@ -368,231 +355,4 @@ where
         }
         Ok(response)
     }
-}
-
-fn respond(result: Result<Response, ServeError>) -> Response {
-    result.unwrap_or_else(IntoResponse::into_response)
-}
-
-async fn run_ai_sdk<T, O, C, S>(
-    State(inner): Shared<T, O, C, S>,
-    Path(id): Path<String>,
-    request: Request,
-) -> Response
-where
-    T: Toolset<C, S> + Send + Sync + 'static,
-    O: OutputSpec + Send + Sync + 'static,
-    O::Output: Serialize + Send,
-    C: Send + Sync + 'static,
-    S: ThreadState + Default,
-{
-    respond(inner.start(id, request, Protocol::AiSdk).await)
-}
-
-async fn run_ag_ui<T, O, C, S>(
-    State(inner): Shared<T, O, C, S>,
-    Path(id): Path<String>,
-    request: Request,
-) -> Response
-where
-    T: Toolset<C, S> + Send + Sync + 'static,
-    O: OutputSpec + Send + Sync + 'static,
-    O::Output: Serialize + Send,
-    C: Send + Sync + 'static,
-    S: ThreadState + Default,
-{
-    respond(inner.start(id, request, Protocol::AgUi).await)
-}
-
-async fn run_by_query<T, O, C, S>(
-    State(inner): Shared<T, O, C, S>,
-    Path(id): Path<String>,
-    request: Request,
-) -> Response
-where
-    T: Toolset<C, S> + Send + Sync + 'static,
-    O: OutputSpec + Send + Sync + 'static,
-    O::Output: Serialize + Send,
-    C: Send + Sync + 'static,
-    S: ThreadState + Default,
-{
-    let protocol = match Protocol::from_query(request.uri().query()) {
-        Ok(protocol) => protocol,
-        Err(error) => return error.into_response(),
-    };
-    respond(inner.start(id, request, protocol).await)
-}
-
-async fn list<T, O, C, S>(State(inner): Shared<T, O, C, S>, request: Request) -> Response
-where
-    T: Toolset<C, S> + Send + Sync + 'static,
-    O: OutputSpec + Send + Sync + 'static,
-    O::Output: Serialize + Send,
-    C: Send + Sync + 'static,
-    S: ThreadState + Default,
-{
-    let caller = inner.caller(&request);
-    drop(request);
-    respond(
-        async {
-            let caller = caller.await?;
-            let ids = inner.owners.list(&caller.user, 1000).await?;
-            let mut threads = Vec::with_capacity(ids.len());
-            for id in ids {
-                let info = inner.owners.checkpointer().latest(&id).await;
-                let (messages, updated) = match info {
-                    Ok(Some(c)) => (c.messages.len(), Some(epoch_ms(c.created_at))),
-                    _ => (0, None),
-                };
-                threads.push(json!({ "id": id, "messageCount": messages, "updatedAt": updated }));
-            }
-            Ok(axum::Json(json!({ "threads": threads })).into_response())
-        }
-        .await,
-    )
-}
-
-fn epoch_ms(time: std::time::SystemTime) -> u64 {
-    time.duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as u64)
-}
-
-async fn create<T, O, C, S>(State(inner): Shared<T, O, C, S>, request: Request) -> Response
-where
-    T: Toolset<C, S> + Send + Sync + 'static,
-    O: OutputSpec + Send + Sync + 'static,
-    O::Output: Serialize + Send,
-    C: Send + Sync + 'static,
-    S: ThreadState + Default,
-{
-    let caller = inner.caller(&request);
-    drop(request);
-    respond(
-        async {
-            let caller = caller.await?;
-            let id = format!("t-{:032x}", rand::random::<u128>());
-            inner.owners.claim(&id, &caller.user).await?;
-            Ok((StatusCode::CREATED, axum::Json(json!({ "id": id }))).into_response())
-        }
-        .await,
-    )
-}
-
-fn status_name(status: ThreadStatus) -> &'static str {
-    match status {
-        ThreadStatus::New => "new",
-        ThreadStatus::Idle => "idle",
-        ThreadStatus::Running => "running",
-        ThreadStatus::Paused => "paused",
-    }
-}
-
-async fn show<T, O, C, S>(
-    State(inner): Shared<T, O, C, S>,
-    Path(id): Path<String>,
-    request: Request,
-) -> Response
-where
-    T: Toolset<C, S> + Send + Sync + 'static,
-    O: OutputSpec + Send + Sync + 'static,
-    O::Output: Serialize + Send,
-    C: Send + Sync + 'static,
-    S: ThreadState + Default,
-{
-    let caller = inner.caller(&request);
-    drop(request);
-    respond(
-        async {
-            let caller = caller.await?;
-            inner.readable(&id, &caller.user).await?;
-            let thread = inner.agent.thread(id.as_str());
-            let status = thread.status().await?;
-            let messages = thread.messages().await?;
-            let pending = thread.pending().await?;
-            let state = match &pending {
-                Some(pause) => Some(serde_json::to_value(pause.state()).unwrap_or(Value::Null)),
-                None => thread
-                    .state()
-                    .await?
-                    .map(|s| serde_json::to_value(s).unwrap_or(Value::Null)),
-            };
-            let reviews: Vec<Value> = pending
-                .iter()
-                .flat_map(|p| p.calls.iter())
-                .filter_map(|c| {
-                    let review = c.review.as_ref()?;
-                    Some(json!({
-                        "toolCallId": c.call.id,
-                        "toolName": c.call.name,
-                        "input": event::input_of(&c.call.arguments),
-                        "description": review.description,
-                        "allowed": review.allowed,
-                    }))
-                })
-                .collect();
-            let questions: Vec<Value> = pending
-                .iter()
-                .flat_map(|p| p.questions())
-                .map(|q| {
-                    json!({
-                        "toolCallId": q.call.id,
-                        "toolName": q.call.name,
-                        "input": event::input_of(&q.call.arguments),
-                        "question": q.question(),
-                        "external": q.is_external(),
-                    })
-                })
-                .collect();
-            Ok(axum::Json(json!({
-                "id": id,
-                "status": status_name(status),
-                "cancelled": thread.was_cancelled().await?,
-                "messages": messages,
-                "pending": reviews,
-                "questions": questions,
-                "state": state,
-            }))
-            .into_response())
-        }
-        .await,
-    )
-}
-
-async fn messages<T, O, C, S>(
-    State(inner): Shared<T, O, C, S>,
-    Path(id): Path<String>,
-    request: Request,
-) -> Response
-where
-    T: Toolset<C, S> + Send + Sync + 'static,
-    O: OutputSpec + Send + Sync + 'static,
-    O::Output: Serialize + Send,
-    C: Send + Sync + 'static,
-    S: ThreadState + Default,
-{
-    let protocol = Protocol::from_query(request.uri().query());
-    let caller = inner.caller(&request);
-    drop(request);
-    respond(
-        async {
-            let protocol = protocol?;
-            let caller = caller.await?;
-            inner.readable(&id, &caller.user).await?;
-            let thread = inner.agent.thread(id.as_str());
-            let messages = thread.messages().await?;
-            let pending = thread.pending().await?;
-            let calls = pending.as_ref().map_or(&[][..], |p| &p.calls[..]);
-            // The paused answer's text is in the pause, not yet in the thread's messages.
-            let paused = pending.as_ref().map(|p| &p.answer.response.message);
-            let list = match protocol {
-                Protocol::AiSdk => {
-                    let denied = inner.owners.denied(&id).await?;
-                    history::ai_sdk(&messages, paused, calls, &denied)
-                }
-                Protocol::AgUi => history::ag_ui(&messages, paused, calls),
-            };
-            Ok(axum::Json(Value::Array(list)).into_response())
-        }
-        .await,
-    )
 }

@@ -7,10 +7,13 @@
 //! binaries from making it twice; a marker holding the lock file it was made from tells a
 //! finished environment from one a killed process left half-made (that one is made again).
 
-use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
+
+#[path = "../../../examples/support/setup.rs"]
+mod setup;
+use setup::{lock, run, target_dir};
 
 const PACKAGE: &str = include_str!("../ui_protocols/package.json");
 const LOCK: &str = include_str!("../ui_protocols/package-lock.json");
@@ -25,7 +28,7 @@ pub fn ensure() -> Result<PathBuf, String> {
 }
 
 fn find_or_make() -> Result<PathBuf, String> {
-    let target = target_dir();
+    let target = target_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("../target"));
     let dir = target.join("ui-protocols");
     std::fs::create_dir_all(&target)
         .map_err(|e| format!("cannot create {}: {e}", target.display()))?;
@@ -73,49 +76,6 @@ fn make(dir: &Path) -> Result<(), String> {
     )?;
     std::fs::write(dir.join(MARKER), LOCK)
         .map_err(|e| format!("cannot write {}: {e}", dir.join(MARKER).display()))
-}
-
-/// Runs a set-up command; a failure says what ran, what it printed last and what to do.
-fn run(command: &mut Command, what: &str, advice: &str) -> Result<(), String> {
-    let output = command
-        .output()
-        .map_err(|e| format!("could not start `{what}`: {e}; {advice}"))?;
-    if output.status.success() {
-        return Ok(());
-    }
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    let tail: Vec<&str> = stderr.lines().rev().take(15).collect();
-    let tail: Vec<&str> = tail.into_iter().rev().collect();
-    Err(format!(
-        "`{what}` failed ({}); {advice}\n{}",
-        output.status,
-        tail.join("\n")
-    ))
-}
-
-/// An exclusive lock on `path`, held until the returned file is dropped.
-fn lock(path: &Path) -> Result<File, String> {
-    use std::os::fd::AsRawFd;
-    let file = File::create(path).map_err(|e| format!("cannot create {}: {e}", path.display()))?;
-    // SAFETY: flock on a descriptor this function owns; it blocks until the lock is ours.
-    if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } != 0 {
-        let err = std::io::Error::last_os_error();
-        return Err(format!("cannot lock {}: {err}", path.display()));
-    }
-    Ok(file)
-}
-
-/// Cargo's target folder: the nearest ancestor of this executable holding the
-/// `CACHEDIR.TAG` cargo writes there, else `target/` of the workspace.
-fn target_dir() -> PathBuf {
-    std::env::current_exe()
-        .ok()
-        .and_then(|exe| {
-            exe.ancestors()
-                .find(|dir| dir.join("CACHEDIR.TAG").is_file())
-                .map(Path::to_path_buf)
-        })
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../target"))
 }
 
 /// Runs `check.mjs` on `input` (JSON: `{"protocol", "streams": [{"sse", "continues"}]}`):

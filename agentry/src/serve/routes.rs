@@ -1,0 +1,238 @@
+//! The routes: which path runs which handler, and the handlers that read threads (the run
+//! routes start a run with [`Inner::start`]). The handlers are methods of one `impl` block,
+//! so the bounds a served agent meets are written once.
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::extract::{Path, Request, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use super::error::ServeError;
+use super::{Inner, Protocol, event, history};
+use crate::agent::{ThreadState, ThreadStatus, Toolset};
+use crate::output::OutputSpec;
+
+type Shared<T, O, C, S> = State<Arc<Inner<T, O, C, S>>>;
+
+/// The router with every route (see the module documentation of `serve`).
+pub(super) fn router<T, O, C, S>(inner: Arc<Inner<T, O, C, S>>) -> Router
+where
+    T: Toolset<C, S> + Send + Sync + 'static,
+    O: OutputSpec + Send + Sync + 'static,
+    O::Output: Serialize + Send,
+    C: Send + Sync + 'static,
+    S: ThreadState + Default,
+{
+    Router::new()
+        .route(
+            "/threads",
+            get(|State(inner): Shared<T, O, C, S>, request: Request| inner.list(request)).post(
+                |State(inner): Shared<T, O, C, S>, request: Request| inner.create(request),
+            ),
+        )
+        .route(
+            "/threads/{id}",
+            get(
+                |State(inner): Shared<T, O, C, S>, Path(id): Path<String>, request: Request| {
+                    inner.show(id, request)
+                },
+            ),
+        )
+        .route(
+            "/threads/{id}/messages",
+            get(
+                |State(inner): Shared<T, O, C, S>, Path(id): Path<String>, request: Request| {
+                    inner.messages(id, request)
+                },
+            ),
+        )
+        .route(
+            "/threads/{id}/runs",
+            post(
+                |State(inner): Shared<T, O, C, S>, Path(id): Path<String>, request: Request| async move {
+                    match Protocol::from_query(request.uri().query()) {
+                        Ok(protocol) => respond(inner.start(id, request, protocol).await),
+                        Err(error) => error.into_response(),
+                    }
+                },
+            ),
+        )
+        .route(
+            "/threads/{id}/runs/ai-sdk",
+            post(
+                |State(inner): Shared<T, O, C, S>, Path(id): Path<String>, request: Request| async move {
+                    respond(inner.start(id, request, Protocol::AiSdk).await)
+                },
+            ),
+        )
+        .route(
+            "/threads/{id}/runs/ag-ui",
+            post(
+                |State(inner): Shared<T, O, C, S>, Path(id): Path<String>, request: Request| async move {
+                    respond(inner.start(id, request, Protocol::AgUi).await)
+                },
+            ),
+        )
+        .with_state(inner)
+}
+
+fn respond(result: Result<Response, ServeError>) -> Response {
+    result.unwrap_or_else(IntoResponse::into_response)
+}
+
+fn epoch_ms(time: std::time::SystemTime) -> u64 {
+    time.duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
+fn status_name(status: ThreadStatus) -> &'static str {
+    match status {
+        ThreadStatus::New => "new",
+        ThreadStatus::Idle => "idle",
+        ThreadStatus::Running => "running",
+        ThreadStatus::Paused => "paused",
+    }
+}
+
+impl<T, O, C, S> Inner<T, O, C, S>
+where
+    T: Toolset<C, S> + Send + Sync + 'static,
+    O: OutputSpec + Send + Sync + 'static,
+    O::Output: Serialize + Send,
+    C: Send + Sync + 'static,
+    S: ThreadState + Default,
+{
+    /// `GET /threads`: the caller's threads, newest first.
+    async fn list(self: Arc<Self>, request: Request) -> Response {
+        let caller = self.caller(&request);
+        drop(request);
+        respond(
+            async {
+                let caller = caller.await?;
+                let ids = self.owners.list(&caller.user, 1000).await?;
+                let mut threads = Vec::with_capacity(ids.len());
+                for id in ids {
+                    let info = self.owners.checkpointer().latest(&id).await;
+                    let (messages, updated) = match info {
+                        Ok(Some(c)) => (c.messages.len(), Some(epoch_ms(c.created_at))),
+                        _ => (0, None),
+                    };
+                    threads
+                        .push(json!({ "id": id, "messageCount": messages, "updatedAt": updated }));
+                }
+                Ok(axum::Json(json!({ "threads": threads })).into_response())
+            }
+            .await,
+        )
+    }
+
+    /// `POST /threads`: a new thread of the caller.
+    async fn create(self: Arc<Self>, request: Request) -> Response {
+        let caller = self.caller(&request);
+        drop(request);
+        respond(
+            async {
+                let caller = caller.await?;
+                let id = format!("t-{:032x}", rand::random::<u128>());
+                self.owners.claim(&id, &caller.user).await?;
+                Ok((StatusCode::CREATED, axum::Json(json!({ "id": id }))).into_response())
+            }
+            .await,
+        )
+    }
+
+    /// `GET /threads/{id}`: status, messages, pending reviews and questions, state.
+    async fn show(self: Arc<Self>, id: String, request: Request) -> Response {
+        let caller = self.caller(&request);
+        drop(request);
+        respond(
+            async {
+                let caller = caller.await?;
+                self.readable(&id, &caller.user).await?;
+                let thread = self.agent.thread(id.as_str());
+                let status = thread.status().await?;
+                let messages = thread.messages().await?;
+                let pending = thread.pending().await?;
+                let state = match &pending {
+                    Some(pause) => Some(serde_json::to_value(pause.state()).unwrap_or(Value::Null)),
+                    None => thread
+                        .state()
+                        .await?
+                        .map(|s| serde_json::to_value(s).unwrap_or(Value::Null)),
+                };
+                let reviews: Vec<Value> = pending
+                    .iter()
+                    .flat_map(|p| p.calls.iter())
+                    .filter_map(|c| {
+                        let review = c.review.as_ref()?;
+                        Some(json!({
+                            "toolCallId": c.call.id,
+                            "toolName": c.call.name,
+                            "input": event::input_of(&c.call.arguments),
+                            "description": review.description,
+                            "allowed": review.allowed,
+                        }))
+                    })
+                    .collect();
+                let questions: Vec<Value> = pending
+                    .iter()
+                    .flat_map(|p| p.questions())
+                    .map(|q| {
+                        json!({
+                            "toolCallId": q.call.id,
+                            "toolName": q.call.name,
+                            "input": event::input_of(&q.call.arguments),
+                            "question": q.question(),
+                            "external": q.is_external(),
+                        })
+                    })
+                    .collect();
+                Ok(axum::Json(json!({
+                    "id": id,
+                    "status": status_name(status),
+                    "cancelled": thread.was_cancelled().await?,
+                    "messages": messages,
+                    "pending": reviews,
+                    "questions": questions,
+                    "state": state,
+                }))
+                .into_response())
+            }
+            .await,
+        )
+    }
+
+    /// `GET /threads/{id}/messages`: the history as the protocol's messages.
+    async fn messages(self: Arc<Self>, id: String, request: Request) -> Response {
+        let protocol = Protocol::from_query(request.uri().query());
+        let caller = self.caller(&request);
+        drop(request);
+        respond(
+            async {
+                let protocol = protocol?;
+                let caller = caller.await?;
+                self.readable(&id, &caller.user).await?;
+                let thread = self.agent.thread(id.as_str());
+                let messages = thread.messages().await?;
+                let pending = thread.pending().await?;
+                let calls = pending.as_ref().map_or(&[][..], |p| &p.calls[..]);
+                // The paused answer's text is in the pause, not yet in the thread's messages.
+                let paused = pending.as_ref().map(|p| &p.answer.response.message);
+                let list = match protocol {
+                    Protocol::AiSdk => {
+                        let denied = self.owners.denied(&id).await?;
+                        history::ai_sdk(&messages, paused, calls, &denied)
+                    }
+                    Protocol::AgUi => history::ag_ui(&messages, paused, calls),
+                };
+                Ok(axum::Json(Value::Array(list)).into_response())
+            }
+            .await,
+        )
+    }
+}
