@@ -133,14 +133,8 @@ async fn an_unknown_thread_is_404() {
 async fn another_users_thread_is_403() {
     let served = serve(ScriptedModel::new([Turn::text("Hello Ada.")])).await;
     let body = served
-        .post("/threads/ada-1/runs/ai-sdk", "ada")
-        .json(&chat("Hi"))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+        .post_text("/threads/ada-1/runs/ai-sdk", "ada", &chat("Hi"))
+        .await;
     assert!(body.contains("Hello Ada."));
     let requests = [
         served.get("/threads/ada-1", "bob"),
@@ -204,14 +198,8 @@ async fn a_message_on_a_paused_thread_is_409() {
     )])]))
     .await;
     let body = served
-        .post("/threads/p/runs/ai-sdk", "ada")
-        .json(&chat("Email Bob"))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+        .post_text("/threads/p/runs/ai-sdk", "ada", &chat("Email Bob"))
+        .await;
     assert!(body.contains("tool-approval-request"));
     let response = served
         .post("/threads/p/runs/ai-sdk", "ada")

@@ -131,14 +131,8 @@ fn email() -> Turn {
 async fn an_ai_sdk_approval_pauses_the_thread_and_the_answer_resumes_it() {
     let served = serve(ScriptedModel::new([email(), Turn::text("Sent.")])).await;
     let body = served
-        .post("/threads/mail/runs/ai-sdk", "ada")
-        .json(&chat("Email Bob"))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+        .post_text("/threads/mail/runs/ai-sdk", "ada", &chat("Email Bob"))
+        .await;
     let events = sse_events(&body);
     let approval = of_type(&events, "tool-approval-request");
     assert_eq!(approval.len(), 1);
@@ -185,14 +179,8 @@ async fn an_ai_sdk_approval_pauses_the_thread_and_the_answer_resumes_it() {
         {"id": last["id"], "role": "assistant", "parts": [responded]},
     ]});
     let body = served
-        .post("/threads/mail/runs/ai-sdk", "ada")
-        .json(&answer)
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+        .post_text("/threads/mail/runs/ai-sdk", "ada", &answer)
+        .await;
     let events = sse_events(&body);
     let outputs = of_type(&events, "tool-output-available");
     let ids: Vec<&str> = outputs
@@ -214,14 +202,12 @@ async fn an_ai_sdk_approval_pauses_the_thread_and_the_answer_resumes_it() {
 async fn an_ag_ui_interrupt_is_resumed_by_a_resume_entry() {
     let served = serve(ScriptedModel::new([email(), Turn::text("Not sent.")])).await;
     let body = served
-        .post("/threads/mail2/runs/ag-ui", "ada")
-        .json(&run_input("mail2", "r1", "Email Bob"))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+        .post_text(
+            "/threads/mail2/runs/ag-ui",
+            "ada",
+            &run_input("mail2", "r1", "Email Bob"),
+        )
+        .await;
     let events = sse_events(&body);
     let finished = events.last().unwrap();
     assert_eq!(finished["type"], "RUN_FINISHED");
@@ -236,14 +222,8 @@ async fn an_ag_ui_interrupt_is_resumed_by_a_resume_entry() {
     let mut resume = run_input("mail2", "r2", "Email Bob");
     resume["resume"] = json!([{"interruptId": "e1", "status": "resolved", "payload": {"approved": false, "reason": "not now"}}]);
     let body = served
-        .post("/threads/mail2/runs/ag-ui", "ada")
-        .json(&resume)
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+        .post_text("/threads/mail2/runs/ag-ui", "ada", &resume)
+        .await;
     let events = sse_events(&body);
     let results = of_type(&events, "TOOL_CALL_RESULT");
     let rejected = results.iter().find(|e| e["toolCallId"] == "e1").unwrap();
@@ -401,14 +381,8 @@ async fn a_client_that_goes_away_cancels_the_run_and_keeps_what_was_saved() {
     assert_eq!(cancelled["content"][0]["text"], agentry::agent::CANCELLED);
     // The thread takes the next message.
     let body = served
-        .post("/threads/gone/runs/ai-sdk", "ada")
-        .json(&chat("Again"))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+        .post_text("/threads/gone/runs/ai-sdk", "ada", &chat("Again"))
+        .await;
     assert!(body.contains("After the cancelled run."), "{body}");
     let (_, thread) = served.get_json("/threads/gone", "ada").await;
     assert_eq!(thread["cancelled"], false);

@@ -163,6 +163,12 @@ impl Served {
             .bearer_auth(token)
     }
 
+    /// POST `body` as JSON and read the whole answer (a run's stream) as text.
+    pub async fn post_text(&self, path: &str, token: &str, body: &impl serde::Serialize) -> String {
+        let response = self.post(path, token).json(body).send().await.unwrap();
+        response.text().await.unwrap()
+    }
+
     /// GET a JSON answer, with its status.
     pub async fn get_json(&self, path: &str, token: &str) -> (u16, Value) {
         let response = self.get(path, token).send().await.unwrap();
