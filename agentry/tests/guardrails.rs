@@ -6,11 +6,12 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use agentry::agent::{AgentBuilder, AgentEvent, NoTools, RunErrorKind};
+use agentry::agent::{Agent, AgentBuilder, AgentEvent, NoTools, RunError, RunErrorKind, Toolset};
 use agentry::guard::builtin::{BlockList, Listed};
 use agentry::guard::{
     InputGuardrail, OutputGuardrail, ToolInputGuardrail, ToolOutputGuardrail, Verdict,
 };
+use agentry::output::OutputSpec;
 use agentry::prelude::*;
 use agentry::testing::{MockResponse, MockServer, ScriptedModel, Turn};
 use futures::StreamExt;
@@ -91,6 +92,27 @@ async fn dropped(server: &MockServer, n: usize, within: Duration) -> bool {
     false
 }
 
+/// Runs `agent` on "hi", whose answer takes 3 s: a guardrail ends it well before then.
+async fn blocked_before_the_answer<T, O>(agent: &Agent<T, O, (), ()>) -> RunError
+where
+    T: Toolset<(), ()>,
+    O: OutputSpec,
+    O::Output: std::fmt::Debug,
+{
+    let started = Instant::now();
+    let error = agent.run("hi", ()).await.unwrap_err();
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(
+        matches!(error.kind(), RunErrorKind::Guardrail { .. }),
+        "{error}"
+    );
+    error
+}
+
 #[tokio::test]
 async fn an_input_guardrail_that_trips_mid_request_cancels_it_and_reports_its_usage() {
     let server = MockServer::with_script([slow_stream()]).await;
@@ -157,17 +179,7 @@ async fn a_request_cancelled_before_it_reported_usage_counts_as_one_request_with
             Verdict::Block("no".into()),
         ))
         .build();
-    let started = Instant::now();
-    let error = agent.run("hi", ()).await.unwrap_err();
-    assert!(
-        started.elapsed() < Duration::from_secs(2),
-        "{:?}",
-        started.elapsed()
-    );
-    assert!(
-        matches!(error.kind(), RunErrorKind::Guardrail { .. }),
-        "{error}"
-    );
+    let error = blocked_before_the_answer(&agent).await;
     assert_eq!(server.request_count(), 1);
     assert_eq!(error.partial().usage, usage(0, 0));
     assert_eq!(error.partial().request_usage[0].model, "m");
@@ -519,17 +531,7 @@ async fn an_input_guardrail_cancels_a_request_made_through_middleware() {
             Verdict::Block("no".into()),
         ))
         .build();
-    let started = Instant::now();
-    let error = agent.run("hi", ()).await.unwrap_err();
-    assert!(
-        started.elapsed() < Duration::from_secs(2),
-        "{:?}",
-        started.elapsed()
-    );
-    assert!(
-        matches!(error.kind(), RunErrorKind::Guardrail { .. }),
-        "{error}"
-    );
+    let error = blocked_before_the_answer(&agent).await;
     // The transcript as it was when the request was cancelled: instructions and input.
     let texts: Vec<String> = error.partial().messages.iter().map(Message::text).collect();
     assert_eq!(texts, ["Be brief.", "hi"]);

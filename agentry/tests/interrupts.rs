@@ -131,6 +131,11 @@ fn paused<T: std::fmt::Debug, S>(outcome: Outcome<T, S>) -> Pause<S> {
     }
 }
 
+/// The desk's run of "Refund A7": it stops at the refund's question.
+async fn refund_a7(agent: &DeskAgent, shop: impl Into<Arc<Shop>>) -> Pause<Ledger> {
+    paused(agent.run_or_pause("Refund A7", shop).await.unwrap())
+}
+
 fn yes() -> Approval {
     Approval {
         approved: true,
@@ -153,12 +158,7 @@ async fn a_question_pauses_the_run_and_the_answer_reruns_the_tool_from_its_start
     let model = model();
     let agent: DeskAgent = Desk::builder(Arc::clone(&model)).build();
     let shop = Arc::new(Shop::default());
-    let pause = paused(
-        agent
-            .run_or_pause("Refund A7", Arc::clone(&shop))
-            .await
-            .unwrap(),
-    );
+    let pause = refund_a7(&agent, Arc::clone(&shop)).await;
     assert_eq!(pause.format_version, agentry::agent::PAUSE_FORMAT_VERSION);
     assert_eq!(pause.format_version, 3);
     // The ordinary call of the same answer ran before the stop; the asking call stopped at
@@ -236,12 +236,7 @@ async fn a_wrong_shaped_answer_is_a_resume_error_and_nothing_runs() {
     let model = model();
     let agent: DeskAgent = Desk::builder(Arc::clone(&model)).build();
     let shop = Arc::new(Shop::default());
-    let pause = paused(
-        agent
-            .run_or_pause("Refund A7", Arc::clone(&shop))
-            .await
-            .unwrap(),
-    );
+    let pause = refund_a7(&agent, Arc::clone(&shop)).await;
     let bad = Decision::Answer {
         answer: json!({"approved": "yes please"}),
     };
@@ -345,12 +340,7 @@ async fn several_asks_in_one_tool_are_answered_in_order() {
 async fn a_sealed_pause_with_a_question_resumes_and_a_changed_one_does_not() {
     let key = || PauseKey::new(*b"0123456789abcdef0123456789abcdef");
     let agent: DeskAgent = Desk::builder(model()).pause_key(key()).build();
-    let pause = paused(
-        agent
-            .run_or_pause("Refund A7", Shop::default())
-            .await
-            .unwrap(),
-    );
+    let pause = refund_a7(&agent, Shop::default()).await;
     assert!(pause.seal.is_some());
     // Changing the saved result of the call that ran breaks the seal.
     let mut forged = pause.clone();
@@ -381,12 +371,7 @@ async fn a_pause_with_a_question_resumes_once() {
     let agent: DeskAgent = Desk::builder(model())
         .shared_checkpointer(Arc::clone(&cp) as Arc<dyn Checkpointer>)
         .build();
-    let pause = paused(
-        agent
-            .run_or_pause("Refund A7", Shop::default())
-            .await
-            .unwrap(),
-    );
+    let pause = refund_a7(&agent, Shop::default()).await;
     assert!(pause.id.is_some());
     let answer = pause.questions().next().unwrap().answer(yes()).unwrap();
     agent
@@ -594,12 +579,7 @@ async fn a_middleware_that_handles_tool_errors_does_not_swallow_a_question() {
     let agent: DeskAgent = Desk::builder(model())
         .middleware(agentry::middleware::ToolErrorHandler::always("unavailable"))
         .build();
-    let pause = paused(
-        agent
-            .run_or_pause("Refund A7", Shop::default())
-            .await
-            .unwrap(),
-    );
+    let pause = refund_a7(&agent, Shop::default()).await;
     assert_eq!(pause.questions().count(), 1);
     let answer = pause.questions().next().unwrap().answer(yes()).unwrap();
     let run = agent
