@@ -8,7 +8,9 @@
 mod cache;
 mod error;
 mod event;
+mod known_models;
 mod profile;
+mod profile_lookup;
 pub(crate) mod provider_tool;
 mod request;
 mod response;

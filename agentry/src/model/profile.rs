@@ -3,8 +3,13 @@
 use serde::{Deserialize, Serialize};
 
 /// A model's capabilities, used to refuse or drop settings it cannot honour before a request
-/// is sent.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// is sent, and by the agent to choose how it asks for structured output and whether tools go
+/// through native calls or the ReAct text protocol.
+///
+/// The provider builders start from [`ModelProfile::for_model`] (the table of known models,
+/// else the provider's defaults); `.profile(..)` and `.adjust_profile(..)` on a builder
+/// override it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ModelProfile {
     /// Native tool (function) calling: a request may carry `tools`. Without it an agent with
     /// tools uses the ReAct text protocol ([`crate::protocol::ToolProtocol::for_profile`]).
@@ -28,10 +33,26 @@ pub struct ModelProfile {
     pub reasoning: bool,
     /// Sampling `seed`.
     pub seed: bool,
+    /// The most tokens of one request, input and output together (`None`: unknown).
+    #[serde(default)]
+    pub context_window: Option<u32>,
+    /// The most tokens of one answer (`None`: unknown).
+    #[serde(default)]
+    pub max_output_tokens: Option<u32>,
+    /// Images in user messages.
+    #[serde(default)]
+    pub image_input: bool,
+    /// Audio in user messages.
+    #[serde(default)]
+    pub audio_input: bool,
+    /// PDF documents in user messages.
+    #[serde(default)]
+    pub pdf_input: bool,
 }
 
 impl ModelProfile {
-    /// Everything supported (OpenAI's current chat models).
+    /// Everything supported, limits unknown: the base of OpenAI's chat models (without
+    /// reasoning; see [`for_model`](Self::for_model) for the profile of a known model).
     pub const fn full() -> Self {
         ModelProfile {
             tool_calling: true,
@@ -44,11 +65,17 @@ impl ModelProfile {
             streaming_usage: true,
             reasoning: false,
             seed: true,
+            context_window: None,
+            max_output_tokens: None,
+            image_input: true,
+            audio_input: true,
+            pdf_input: true,
         }
     }
 
     /// A conservative profile for unknown OpenAI-compatible servers: tools with `auto`
-    /// choice, no strict schemas, no native structured output.
+    /// choice, no strict schemas, no native structured output; images but no audio or PDF
+    /// input.
     pub const fn conservative() -> Self {
         ModelProfile {
             tool_calling: true,
@@ -61,6 +88,11 @@ impl ModelProfile {
             streaming_usage: false,
             reasoning: false,
             seed: false,
+            context_window: None,
+            max_output_tokens: None,
+            image_input: true,
+            audio_input: false,
+            pdf_input: false,
         }
     }
 }
@@ -84,6 +116,11 @@ impl ModelProfile {
             streaming_usage: false,
             reasoning: false,
             seed: false,
+            context_window: None,
+            max_output_tokens: None,
+            image_input: false,
+            audio_input: false,
+            pdf_input: false,
         }
     }
 

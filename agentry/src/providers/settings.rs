@@ -377,9 +377,18 @@ macro_rules! settings_setters {
             self
         }
 
-        /// What the model supports.
+        /// What the model supports, replacing the profile from the table of known models
+        /// ([`ModelProfile::for_model`]($crate::model::ModelProfile::for_model)).
         pub fn profile(mut self, profile: $crate::model::ModelProfile) -> Self {
             self.settings.profile = profile;
+            self
+        }
+
+        /// Changes some of what the model supports, keeping the rest of its profile: e.g.
+        /// `.adjust_profile(|p| p.context_window = Some(32_000))` for a deployment with a
+        /// smaller window, or `|p| p.reasoning = true` for a model the table does not know.
+        pub fn adjust_profile(mut self, adjust: impl FnOnce(&mut $crate::model::ModelProfile)) -> Self {
+            adjust(&mut self.settings.profile);
             self
         }
 

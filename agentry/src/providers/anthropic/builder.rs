@@ -34,10 +34,11 @@ pub struct AnthropicModelBuilder {
 
 impl AnthropicModelBuilder {
     pub(crate) fn new(model: String) -> Self {
+        let profile = ModelProfile::for_model(PROVIDER, &model);
         AnthropicModelBuilder {
             settings: Settings::new(
                 model,
-                profile(),
+                profile,
                 Some("ANTHROPIC_BASE_URL"),
                 ANTHROPIC_BASE_URL,
                 &["ANTHROPIC_API_KEY"],
@@ -86,16 +87,6 @@ impl AnthropicModelBuilder {
         Ok(AnthropicModel {
             driver: self.settings.into_driver(endpoint, format)?,
         })
-    }
-}
-
-/// Claude's current models: native structured output, parallel tool use and every tool
-/// choice; no strict tools, no seed.
-fn profile() -> ModelProfile {
-    ModelProfile {
-        strict_tools: false,
-        seed: false,
-        ..ModelProfile::full()
     }
 }
 

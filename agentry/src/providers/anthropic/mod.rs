@@ -54,6 +54,7 @@ pub const ANTHROPIC_VERSION: &str = "2023-06-01";
 /// | `parallel_tool_calls: false` | `disable_parallel_tool_use: true` |
 /// | `response_format: json_schema` | `output_config.format` |
 /// | `response_format: json_object` | refused: [`ModelError::Unsupported`] |
+/// | `response_format: json_schema` on a model without structured outputs (before Claude Sonnet 4.5 and Opus 4.1) | refused: [`ModelError::Unsupported`] |
 /// | `max_tokens` (required by Anthropic) | the request's, else the builder's default (4096) |
 /// | `seed` | dropped with a warning |
 /// | `temperature` with thinking on | dropped with a warning |
@@ -106,7 +107,7 @@ impl WireFormat for Anthropic {
     fn body(
         &self,
         model: &str,
-        _profile: &ModelProfile,
+        profile: &ModelProfile,
         request: &ChatRequest,
         stream: bool,
         buffer: Vec<u8>,
@@ -115,6 +116,7 @@ impl WireFormat for Anthropic {
             model,
             default_max_tokens: self.default_max_tokens,
             thinking_budget: self.thinking_budget,
+            structured_output: profile.native_structured_output,
         };
         encode(&request::lower(request, &opts, stream)?, buffer)
     }

@@ -28,6 +28,8 @@ pub(crate) struct LowerOptions<'a> {
     pub model: &'a str,
     pub default_max_tokens: u32,
     pub thinking_budget: Option<u32>,
+    /// The model takes `output_config.format` (its profile's native structured output).
+    pub structured_output: bool,
 }
 
 /// `POST /v1/messages` body.
@@ -173,6 +175,11 @@ pub(crate) fn lower<'a>(
         Some(ResponseFormat::JsonObject) => {
             return Err(unsupported(
                 "response_format: json_object (use a JSON schema)",
+            ));
+        }
+        Some(ResponseFormat::JsonSchema { .. }) if !opts.structured_output => {
+            return Err(unsupported(
+                "response_format: json_schema (native structured output)",
             ));
         }
         Some(ResponseFormat::JsonSchema {

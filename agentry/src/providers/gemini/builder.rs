@@ -30,13 +30,11 @@ pub struct GeminiModelBuilder {
 
 impl GeminiModelBuilder {
     pub(crate) fn new(model: String) -> Self {
+        let profile = ModelProfile::for_model(PROVIDER, &model);
         GeminiModelBuilder {
             settings: Settings::new(
                 model,
-                ModelProfile {
-                    strict_tools: false,
-                    ..ModelProfile::full()
-                },
+                profile,
                 Some("GEMINI_BASE_URL"),
                 GEMINI_BASE_URL,
                 &["GEMINI_API_KEY", "GOOGLE_API_KEY"],

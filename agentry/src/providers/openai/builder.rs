@@ -44,6 +44,7 @@ pub struct OpenAiModelBuilder {
     settings: Settings,
     key_rule: KeyRule,
     max_tokens_field: MaxTokensField,
+    reasoning_effort: Option<String>,
 }
 
 impl OpenAiModelBuilder {
@@ -53,11 +54,13 @@ impl OpenAiModelBuilder {
             settings: Settings::new(model, ModelProfile::full(), None, OPENAI_BASE_URL, &[]),
             key_rule: KeyRule::Optional,
             max_tokens_field: MaxTokensField::MaxCompletionTokens,
+            reasoning_effort: None,
         }
     }
 
     pub(crate) fn openai(model: String) -> Self {
         let mut b = Self::base(model);
+        b.settings.profile = ModelProfile::for_model("openai", &b.settings.model);
         b.settings.base_url_env = Some("OPENAI_BASE_URL".into());
         b.settings.api_key_env = vec!["OPENAI_API_KEY".into()];
         b.key_rule = KeyRule::WhenOpenAi;
@@ -112,6 +115,28 @@ impl OpenAiModelBuilder {
         self
     }
 
+    /// Asks a reasoning model for this effort (`reasoning_effort`: `minimal`, `low`, `medium`,
+    /// `high`, as the model accepts), and marks the model's profile as reasoning (no
+    /// temperature is then sent). The profile of a known reasoning model (o3, gpt-5, ...) is
+    /// already reasoning; this only adds the effort.
+    ///
+    /// ```
+    /// use agentry::model::ChatModel;
+    /// use agentry::providers::openai::OpenAiModel;
+    ///
+    /// let model = OpenAiModel::builder("o4-mini")
+    ///     .api_key("sk-test-0123456789")
+    ///     .reasoning_effort("low")
+    ///     .build()
+    ///     .unwrap();
+    /// assert!(model.profile().reasoning);
+    /// ```
+    pub fn reasoning_effort(mut self, effort: impl Into<String>) -> Self {
+        self.reasoning_effort = Some(effort.into());
+        self.settings.profile.reasoning = true;
+        self
+    }
+
     /// The request field that carries the token limit.
     pub fn max_tokens_field(mut self, field: MaxTokensField) -> Self {
         self.max_tokens_field = field;
@@ -140,6 +165,7 @@ impl OpenAiModelBuilder {
         let format = ChatCompletions {
             provider: self.provider,
             max_tokens_field: self.max_tokens_field,
+            reasoning_effort: self.reasoning_effort,
         };
         Ok(OpenAiModel {
             driver: self.settings.into_driver(endpoint, format)?,

@@ -198,6 +198,7 @@ impl OpenAiModel {
             model: &parts.model,
             profile: &parts.profile,
             max_tokens_field: parts.format.max_tokens_field,
+            reasoning_effort: parts.format.reasoning_effort.as_deref(),
         };
         let mut wire = request::lower(request, &opts, stream)?;
         wire.n = Some(n);

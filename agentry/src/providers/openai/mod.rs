@@ -69,8 +69,12 @@ pub enum MaxTokensField {
 /// | strict tools | dropped with a `tracing` warning: sent in the plain `openai` dialect |
 /// | `parallel_tool_calls` | dropped with a warning |
 /// | `seed` | dropped with a warning |
-/// | `temperature` on a reasoning model | dropped with a warning |
+/// | `temperature`, `top_p` on a reasoning model | dropped with a warning |
 /// | usage in streams | `stream_options` not sent |
+///
+/// Reasoning models (the `reasoning` of [`ModelProfile::for_model`]: o1, o3, o4-mini, gpt-5
+/// and later) get `max_completion_tokens` and, with
+/// [`reasoning_effort`](OpenAiModelBuilder::reasoning_effort), `reasoning_effort`.
 ///
 /// It implements [`ChatModel`](crate::model::ChatModel).
 #[derive(Clone)]
@@ -82,6 +86,8 @@ pub struct OpenAiModel {
 pub(crate) struct ChatCompletions {
     provider: String,
     pub(crate) max_tokens_field: MaxTokensField,
+    /// `reasoning_effort` for a reasoning model.
+    pub(crate) reasoning_effort: Option<String>,
 }
 
 impl OpenAiModel {
@@ -132,6 +138,7 @@ impl WireFormat for ChatCompletions {
             model,
             profile,
             max_tokens_field: self.max_tokens_field,
+            reasoning_effort: self.reasoning_effort.as_deref(),
         };
         encode(&request::lower(request, &opts, stream)?, buffer)
     }
@@ -154,7 +161,9 @@ impl WireFormat for ChatCompletions {
     }
 
     fn debug_fields(&self, debug: &mut fmt::DebugStruct<'_, '_>) {
-        debug.field("max_tokens_field", &self.max_tokens_field);
+        debug
+            .field("max_tokens_field", &self.max_tokens_field)
+            .field("reasoning_effort", &self.reasoning_effort);
     }
 }
 

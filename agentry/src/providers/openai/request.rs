@@ -10,7 +10,8 @@
 //! | strict tools | dropped with a warning: the tool is sent in the plain `openai` dialect |
 //! | `parallel_tool_calls` | dropped with a warning |
 //! | `seed` | dropped with a warning |
-//! | `temperature` on a reasoning model | dropped with a warning |
+//! | `temperature`, `top_p` on a reasoning model | dropped with a warning |
+//! | `reasoning_effort` on a model without reasoning | dropped with a warning |
 //! | usage in streams | `stream_options` is not sent |
 //!
 //! User mistakes are refused too: a `tool_choice` naming a tool that is not in the request,
@@ -33,6 +34,8 @@ pub(crate) struct LowerOptions<'a> {
     pub model: &'a str,
     pub profile: &'a ModelProfile,
     pub max_tokens_field: MaxTokensField,
+    /// `reasoning_effort`, for a reasoning model.
+    pub reasoning_effort: Option<&'a str>,
 }
 
 /// Lowers `req`; `stream` asks for a streamed answer.
@@ -147,6 +150,18 @@ pub(crate) fn lower<'a>(
         other => other,
     };
 
+    let reasoning_effort = match opts.reasoning_effort {
+        Some(effort) if !profile.reasoning => {
+            tracing::warn!(
+                model = opts.model,
+                effort,
+                "the model's profile has no reasoning; not sending reasoning_effort"
+            );
+            None
+        }
+        other => other,
+    };
+
     let (max_completion_tokens, max_tokens) = match opts.max_tokens_field {
         MaxTokensField::MaxCompletionTokens => (req.max_tokens, None),
         MaxTokensField::MaxTokens => (None, req.max_tokens),
@@ -205,6 +220,7 @@ pub(crate) fn lower<'a>(
         stream,
         stream_options,
         prompt_cache_key: req.prompt_cache_key.as_deref(),
+        reasoning_effort,
         n: None,
     })
 }

@@ -44,6 +44,8 @@ pub(crate) struct WireRequest<'a> {
     pub stream_options: Option<StreamOptions>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub prompt_cache_key: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reasoning_effort: Option<&'a str>,
     /// Choices to generate (the model-level API for several choices).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub n: Option<u32>,

@@ -30,13 +30,15 @@ pub struct OpenAiResponsesModelBuilder {
 
 impl OpenAiResponsesModelBuilder {
     pub(crate) fn new(model: String) -> Self {
+        // The Responses API has no seed.
+        let profile = ModelProfile {
+            seed: false,
+            ..ModelProfile::for_model(PROVIDER, &model)
+        };
         OpenAiResponsesModelBuilder {
             settings: Settings::new(
                 model,
-                ModelProfile {
-                    seed: false,
-                    ..ModelProfile::full()
-                },
+                profile,
                 Some("OPENAI_BASE_URL"),
                 "https://api.openai.com/v1",
                 &["OPENAI_API_KEY"],

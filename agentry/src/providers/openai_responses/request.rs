@@ -95,9 +95,10 @@ pub(crate) fn lower(
     if let Some(choice) = choice {
         body.insert("tool_choice".into(), choice);
     }
+    let reasoning = opts.reasoning_effort.is_some() || opts.profile.reasoning;
     match (req.temperature, req.top_p) {
         (None, None) => {}
-        _ if opts.reasoning_effort.is_some() => {
+        _ if reasoning => {
             tracing::warn!(
                 model = opts.model,
                 "reasoning models do not accept temperature or top_p; not sending them"
@@ -159,9 +160,11 @@ pub(crate) fn lower(
             "reasoning".into(),
             json!({ "effort": effort, "summary": opts.reasoning_summary }),
         );
-        if !opts.store {
-            body.insert("include".into(), json!(["reasoning.encrypted_content"]));
-        }
+    }
+    // Without stored responses, a reasoning model's items come back encrypted so that the
+    // next turn can carry them (a function call's reasoning must precede it).
+    if reasoning && !opts.store {
+        body.insert("include".into(), json!(["reasoning.encrypted_content"]));
     }
     if let Some(prompt) = opts.prompt {
         body.insert("prompt".into(), json!(prompt));
