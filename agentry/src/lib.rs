@@ -113,7 +113,7 @@ pub mod prelude {
         RunResult, StopReason,
     };
     pub use crate::message::{ContentBlock, Message, ToolCall};
-    pub use crate::model::ChatModel;
+    pub use crate::model::{ChatModel, ChatModelExt};
     pub use crate::output::{OutputMode, StructuredExt, StructuredOutput};
     pub use crate::tool::{
         CallTool, Context, Interrupt, State, Store, StreamWriter, Tool, ToolCallError, ToolCallId,

@@ -232,7 +232,12 @@ async fn overrides_win_over_the_table() {
 
 #[tokio::test]
 async fn init_chat_model_consults_the_table() {
-    let server = Server::start(vec![chat_answer("a"), claude_answer("b"), gemini_answer("c")]).await;
+    let server = Server::start(vec![
+        chat_answer("a"),
+        claude_answer("b"),
+        gemini_answer("c"),
+    ])
+    .await;
     // SAFETY: the only test in this binary that reads or writes these variables; the others
     // give every builder its base URL and key.
     unsafe {

@@ -5,9 +5,11 @@
 //! Every provider lowers the request into its own wire format and refuses, with a typed
 //! [`ModelError`], settings its [`ModelProfile`] says it cannot honour.
 
+mod bind_tools;
 mod cache;
 mod error;
 mod event;
+mod ext;
 mod known_models;
 mod profile;
 mod profile_lookup;
@@ -18,9 +20,11 @@ mod settings;
 mod shared;
 mod usage_tracker;
 
+pub use bind_tools::{BoundTools, ToolAnswer, TypedCall};
 pub use cache::PromptCache;
 pub use error::ModelError;
 pub use event::StreamEvent;
+pub use ext::ChatModelExt;
 pub use profile::ModelProfile;
 pub use provider_tool::ProviderTool;
 pub use request::{ChatRequest, ResponseFormat, ToolChoice, Tools};

@@ -73,9 +73,7 @@ impl ModelProfile {
     /// ```
     pub fn for_model(provider: &str, model: &str) -> ModelProfile {
         match Family::of(provider) {
-            Some(family) => {
-                find(family.rows(), model).unwrap_or_else(|| family.default_profile())
-            }
+            Some(family) => find(family.rows(), model).unwrap_or_else(|| family.default_profile()),
             None => ModelProfile::for_compatible_model(model),
         }
     }
@@ -116,9 +114,8 @@ fn find(rows: &[Row], model: &str) -> Option<ModelProfile> {
 
 /// Whether `id` is `family` followed by a separator and more.
 fn extends(id: &str, family: &str) -> bool {
-    id.strip_prefix(family).is_some_and(|rest| {
-        rest.len() > 1 && matches!(rest.as_bytes()[0], b'-' | b'@' | b':')
-    })
+    id.strip_prefix(family)
+        .is_some_and(|rest| rest.len() > 1 && matches!(rest.as_bytes()[0], b'-' | b'@' | b':'))
 }
 
 #[cfg(test)]

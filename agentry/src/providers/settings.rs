@@ -387,7 +387,10 @@ macro_rules! settings_setters {
         /// Changes some of what the model supports, keeping the rest of its profile: e.g.
         /// `.adjust_profile(|p| p.context_window = Some(32_000))` for a deployment with a
         /// smaller window, or `|p| p.reasoning = true` for a model the table does not know.
-        pub fn adjust_profile(mut self, adjust: impl FnOnce(&mut $crate::model::ModelProfile)) -> Self {
+        pub fn adjust_profile(
+            mut self,
+            adjust: impl FnOnce(&mut $crate::model::ModelProfile),
+        ) -> Self {
             adjust(&mut self.settings.profile);
             self
         }
