@@ -51,6 +51,7 @@ pub mod cost;
 mod env;
 pub mod error;
 pub mod guard;
+pub mod history;
 pub mod http;
 #[cfg(any(feature = "mcp-client", feature = "mcp-server"))]
 pub mod mcp;
