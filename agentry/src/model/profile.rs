@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 /// The provider builders start from [`ModelProfile::for_model`] (the table of known models,
 /// else the provider's defaults); `.profile(..)` and `.adjust_profile(..)` on a builder
 /// override it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ModelProfile {
     /// Native tool (function) calling: a request may carry `tools`. Without it an agent with
     /// tools uses the ReAct text protocol ([`crate::protocol::ToolProtocol::for_profile`]).

@@ -104,12 +104,12 @@ fn find(rows: &[Row], model: &str) -> Option<ModelProfile> {
     let lower = model.trim().to_ascii_lowercase();
     let id = lower.strip_prefix("models/").unwrap_or(&lower);
     if let Some((_, profile)) = rows.iter().find(|(name, _)| *name == id) {
-        return Some(*profile);
+        return Some(profile.clone());
     }
     rows.iter()
         .filter(|(name, _)| extends(id, name))
         .max_by_key(|(name, _)| name.len())
-        .map(|(_, profile)| *profile)
+        .map(|(_, profile)| profile.clone())
 }
 
 /// Whether `id` is `family` followed by a separator and more.
