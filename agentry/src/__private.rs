@@ -32,7 +32,7 @@ pub mod multi {
     };
 }
 
-pub use crate::tool::argument::tool_argument;
+pub use crate::tool::argument::{tool_argument, tool_argument_parse, tool_argument_schema};
 pub use crate::tool::interrupt::{InterruptTypes, external_ask, external_result};
 pub use crate::tool::output::tool_result;
 
