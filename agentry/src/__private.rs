@@ -32,7 +32,14 @@ pub mod multi {
     };
 }
 
-pub use crate::tool::argument::{tool_argument, tool_argument_parse, tool_argument_schema};
+pub use crate::tool::argument::tool_argument;
+/// Probing a tool parameter's type for what it lacks (see `ArgumentProbe`).
+pub mod argument {
+    pub use crate::tool::argument::{
+        ArgumentOk, ArgumentProbe, MissingBoth, MissingParse, MissingSchema, ProbeArgumentOk,
+        ProbeMissingBoth, ProbeMissingParse, ProbeMissingSchema,
+    };
+}
 pub use crate::tool::interrupt::{InterruptTypes, external_ask, external_result};
 pub use crate::tool::output::tool_result;
 

@@ -59,14 +59,13 @@ pub fn expand(input: &DeriveInput) -> darling::Result<TokenStream> {
         Data::Enum(data) => errors
             .handle(enum_code(&sdk, data, &serde))
             .unwrap_or_default(),
+        // Nothing to generate: the union is no output at all (and no impl is better than one
+        // that reports the union's missing derives besides).
         Data::Union(data) => {
-            errors.push(
-                Error::custom(
-                    "`StructuredOutput` cannot be derived for a union: use a struct or an enum",
-                )
-                .with_span(&data.union_token),
-            );
-            (TokenStream::new(), TokenStream::new())
+            return Err(Error::custom(
+                "`StructuredOutput` cannot be derived for a union: use a struct or an enum",
+            )
+            .with_span(&data.union_token));
         }
     };
     let partial = partial.unwrap_or_else(|| super::partial::expand(&sdk, input, None));

@@ -109,9 +109,19 @@ pub fn generate(target: &Target<'_>, attrs: &ToolAttrs, sig: &Signature) -> Toke
         .collect();
     let arg_checks = model_tys.iter().map(|ty| {
         let sdk = respan(&sdk, ty.span());
+        // One error naming what is missing (`Deserialize`, `JsonSchema` or both).
         quote_spanned! {ty.span()=>
-            const _: () = #sdk::__private::tool_argument_parse::<#ty>();
-            const _: () = #sdk::__private::tool_argument_schema::<#ty>();
+            const _: () = {
+                #[allow(unused_imports)]
+                use #sdk::__private::argument::{
+                    ProbeArgumentOk as _, ProbeMissingBoth as _, ProbeMissingParse as _,
+                    ProbeMissingSchema as _,
+                };
+                #[allow(dead_code)]
+                fn __agentry_check() {
+                    (&&&#sdk::__private::argument::ArgumentProbe::<#ty>::new()).probe().check();
+                }
+            };
         }
     });
     let arg_bounds: Vec<TokenStream> = model_tys

@@ -1,5 +1,7 @@
 //! [`ToolArgument`]: what a model-filled tool parameter needs.
 
+use std::marker::PhantomData;
+
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 
@@ -78,10 +80,116 @@ pub trait ArgumentSchema {}
 #[diagnostic::do_not_recommend]
 impl<T: JsonSchema> ArgumentSchema for T {}
 
-/// Checks that a tool parameter's type can be parsed (one error naming `Deserialize`). Used
-/// by `#[tool]`; public as `__private::tool_argument_parse`.
-pub const fn tool_argument_parse<T: ArgumentParse>() {}
+/// Probes a tool parameter's type, so that what it lacks is one error naming it:
+/// `(&&&ArgumentProbe::<T>::new()).probe().check()` picks, by auto-ref, [`ArgumentOk`] for a
+/// tool argument, [`MissingParse`] for a type with only a schema, [`MissingSchema`] for one
+/// that only parses, and [`MissingBoth`] for anything else. Used by `#[tool]`; public under
+/// `__private`.
+pub struct ArgumentProbe<T>(PhantomData<fn() -> T>);
 
-/// Checks that a tool parameter's type has a schema (one error naming `JsonSchema`). Used by
-/// `#[tool]`; public as `__private::tool_argument_schema`.
-pub const fn tool_argument_schema<T: ArgumentSchema>() {}
+impl<T> ArgumentProbe<T> {
+    /// A probe for `T`.
+    pub const fn new() -> Self {
+        ArgumentProbe(PhantomData)
+    }
+}
+
+impl<T> Clone for ArgumentProbe<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for ArgumentProbe<T> {}
+
+/// Chosen first: a tool argument.
+pub trait ProbeArgumentOk {
+    /// Nothing missing.
+    fn probe(&self) -> ArgumentOk;
+}
+
+impl<T: DeserializeOwned + JsonSchema> ProbeArgumentOk for &&ArgumentProbe<T> {
+    fn probe(&self) -> ArgumentOk {
+        ArgumentOk
+    }
+}
+
+/// Chosen second: a type with a schema that does not parse.
+pub trait ProbeMissingParse<T> {
+    /// `Deserialize` missing.
+    fn probe(&self) -> MissingParse<T>;
+}
+
+impl<T: JsonSchema> ProbeMissingParse<T> for &ArgumentProbe<T> {
+    fn probe(&self) -> MissingParse<T> {
+        MissingParse(PhantomData)
+    }
+}
+
+/// Chosen third: a type that parses without a schema.
+pub trait ProbeMissingSchema<T> {
+    /// `JsonSchema` missing.
+    fn probe(&self) -> MissingSchema<T>;
+}
+
+impl<T: DeserializeOwned> ProbeMissingSchema<T> for ArgumentProbe<T> {
+    fn probe(&self) -> MissingSchema<T> {
+        MissingSchema(PhantomData)
+    }
+}
+
+/// Chosen last: a type with neither.
+pub trait ProbeMissingBoth<T> {
+    /// Both missing.
+    fn probe(self) -> MissingBoth<T>;
+}
+
+impl<T> ProbeMissingBoth<T> for ArgumentProbe<T> {
+    fn probe(self) -> MissingBoth<T> {
+        MissingBoth(PhantomData)
+    }
+}
+
+/// A tool argument.
+pub struct ArgumentOk;
+
+impl ArgumentOk {
+    /// Nothing to report.
+    pub fn check(self) {}
+}
+
+/// A type without `Deserialize`.
+pub struct MissingParse<T>(PhantomData<fn() -> T>);
+
+impl<T> MissingParse<T> {
+    /// Reports the missing `Deserialize`.
+    pub fn check(self)
+    where
+        T: ArgumentParse,
+    {
+    }
+}
+
+/// A type without `JsonSchema`.
+pub struct MissingSchema<T>(PhantomData<fn() -> T>);
+
+impl<T> MissingSchema<T> {
+    /// Reports the missing `JsonSchema`.
+    pub fn check(self)
+    where
+        T: ArgumentSchema,
+    {
+    }
+}
+
+/// A type without either.
+pub struct MissingBoth<T>(PhantomData<fn() -> T>);
+
+impl<T> MissingBoth<T> {
+    /// Reports both missing.
+    pub fn check(self)
+    where
+        T: ToolArgument,
+    {
+    }
+}
