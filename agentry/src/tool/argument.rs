@@ -9,7 +9,7 @@ use serde::de::DeserializeOwned;
 /// parsed from the model's JSON (serde).
 ///
 /// Implemented for every `DeserializeOwned + JsonSchema` type; derive both on your own
-/// argument types:
+/// argument types (do not implement `ToolArgument` itself, which adds nothing):
 ///
 /// ```
 /// use agentry::prelude::*;
