@@ -158,11 +158,14 @@ pub trait EventsFit<E> {}
 
 impl<E> EventsFit<E> for E {}
 
+/// Names types without owning them.
+type Marker<T> = PhantomData<fn() -> T>;
+
 /// Probes how to call a listed tool: `(&CallProbe::<T, C, S>::new()).probe_call()` is a
 /// [`Calls`] when `T` runs with context `C` and state `S`, and a [`CannotCall`] otherwise.
 /// The agent's `Toolset` calls its tools through it, so a tool that does not fit is reported
 /// once, by [`IsTool::fits_agent`], and not again at every use of the agent.
-pub struct CallProbe<T, C, S>(PhantomData<fn() -> (T, C, S)>);
+pub struct CallProbe<T, C, S>(Marker<(T, C, S)>);
 
 impl<T, C, S> CallProbe<T, C, S> {
     /// A probe for `T` in an agent with context `C` and state `S`.
@@ -200,7 +203,7 @@ pub trait ProbeCannotCall {
 impl<T, C, S> ProbeCannotCall for &CallProbe<T, C, S> {}
 
 /// A tool that fits the agent.
-pub struct Calls<T, C, S>(PhantomData<fn() -> (T, C, S)>);
+pub struct Calls<T, C, S>(Marker<(T, C, S)>);
 
 impl<T: CallTool<C, S>, C, S> Calls<T, C, S> {
     /// Calls the tool.

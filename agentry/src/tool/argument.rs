@@ -94,6 +94,12 @@ impl<T> ArgumentProbe<T> {
     }
 }
 
+impl<T> Default for ArgumentProbe<T> {
+    fn default() -> Self {
+        ArgumentProbe::new()
+    }
+}
+
 impl<T> Clone for ArgumentProbe<T> {
     fn clone(&self) -> Self {
         *self
