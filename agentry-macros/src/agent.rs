@@ -21,12 +21,14 @@ use crate::docs::doc_text;
 
 pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     let parsed_item: Option<Item> = syn::parse2(item.clone()).ok();
-    let (result, fallback) = match parsed_item {
+    // The agent is generated from the keys that parsed, even beside errors in others, so its
+    // uses add no errors of their own (see `attrs::parse`).
+    let (result, fallback, attr_error) = match parsed_item {
         Some(Item::Struct(s)) => {
             let fallback = s.to_token_stream();
-            let result = attrs::parse(attr, true)
-                .and_then(|attrs| codegen::generate_struct(&s, &attrs, &doc_text(&s.attrs)));
-            (result, fallback)
+            let (attrs, attr_error) = attrs::parse(attr, true);
+            let result = codegen::generate_struct(&s, &attrs, &doc_text(&s.attrs));
+            (result, fallback, attr_error)
         }
         Some(Item::Impl(i)) => {
             // On error the block is emitted without its `#[tool]` attributes: expanded on
@@ -39,16 +41,15 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
             }
             let fallback = stripped.to_token_stream();
             let docs = doc_text(&i.attrs);
-            let result = attrs::parse(attr, false).and_then(|attrs| {
-                if let Some(span) = attrs.as_tool.as_ref().and_then(|a| a.span) {
-                    return Err(syn::Error::new(
-                        span,
-                        "`as_tool` goes on an `#[agent]` struct (`#[agent(tools(search), as_tool())] struct Researcher;`); an impl-block agent cannot be a tool of another agent",
-                    ));
-                }
-                impl_block::generate(i, &attrs, &docs)
-            });
-            (result, fallback)
+            let (attrs, attr_error) = attrs::parse(attr, false);
+            let result = match attrs.as_tool.as_ref().and_then(|a| a.span) {
+                Some(span) => Err(syn::Error::new(
+                    span,
+                    "`as_tool` goes on an `#[agent]` struct (`#[agent(tools(search), as_tool())] struct Researcher;`); an impl-block agent cannot be a tool of another agent",
+                )),
+                None => impl_block::generate(i, &attrs, &docs),
+            };
+            (result, fallback, attr_error)
         }
         _ => {
             let mut out = item.clone();
@@ -59,13 +60,13 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
                 )
                 .to_compile_error(),
             );
-            if let Err(e) = attrs::parse(attr, false) {
+            if let (_, Some(e)) = attrs::parse(attr, false) {
                 out.extend(e.to_compile_error());
             }
             return out;
         }
     };
-    match result {
+    let mut out = match result {
         Ok(tokens) => tokens,
         Err(e) => {
             // Keep the item so the user's other code still resolves it.
@@ -73,7 +74,11 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
             out.extend(e.to_compile_error());
             out
         }
+    };
+    if let Some(e) = attr_error {
+        out.extend(e.to_compile_error());
     }
+    out
 }
 
 /// The first few tokens of an item, to span an error on its head rather than its body.

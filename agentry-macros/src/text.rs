@@ -26,7 +26,13 @@ impl FromMeta for Text {
             .get_ident()
             .map(ToString::to_string)
             .unwrap_or_default();
-        let message = format!("`{key}` takes a string: write `{key} = \"...\"`");
+        let message = match key.as_str() {
+            // A number alone has no unit: show the forms that parse.
+            "timeout" => "`timeout` is a duration in a string, a whole number with a unit: \
+                          write `timeout = \"5s\"` (or `\"500ms\"`, `\"2m\"`, `\"1h\"`)"
+                .to_string(),
+            _ => format!("`{key}` takes a string: write `{key} = \"...\"`"),
+        };
         match item {
             Meta::NameValue(nv) => match &nv.value {
                 Expr::Lit(ExprLit {

@@ -52,9 +52,12 @@ pub struct AgentAttrs {
     pub guardrails: Vec<GuardrailAttr>,
 }
 
-/// Parses the attribute; `Err` holds every error found, combined. `tools(...)` is required on
-/// a struct, optional on an impl block (whose `#[tool]` methods are tools).
-pub fn parse(attr: TokenStream, tools_required: bool) -> Result<AgentAttrs, syn::Error> {
+/// Parses the attribute: the keys that parsed, and every error found, combined. `tools(...)`
+/// is required on a struct, optional on an impl block (whose `#[tool]` methods are tools).
+///
+/// The agent is generated from the keys that parsed even when others did not, so its uses
+/// (`Planner::builder(..)`) add no errors of their own beside the one on the attribute.
+pub fn parse(attr: TokenStream, tools_required: bool) -> (AgentAttrs, Option<syn::Error>) {
     let mut errors: Vec<syn::Error> = Vec::new();
     let mut tools: Option<(Vec<Path>, Span)> = None;
     let mut output = None;
@@ -102,7 +105,15 @@ pub fn parse(attr: TokenStream, tools_required: bool) -> Result<AgentAttrs, syn:
                         "protocol" => parse_protocol(input, &key)
                             .map(|p| set(&mut protocol, p, &key, &mut errors)),
                         "as_tool" => super::sub_agent::parse(input, &key)
-                            .map(|a| set(&mut as_tool, a, &key, &mut errors)),
+                            .map(|a| set(&mut as_tool, a, &key, &mut errors))
+                            .inspect_err(|_| {
+                                // The struct is still meant to be a tool: generate it with
+                                // the default options, so its parent adds no "not a tool".
+                                as_tool.get_or_insert_with(|| AsTool {
+                                    span: Some(key.span()),
+                                    ..AsTool::default()
+                                });
+                            }),
                         "guardrails" => super::guardrails::parse(input, &key)
                             .map(|g| set(&mut guardrails, g, &key, &mut errors)),
                         _ => {
@@ -139,14 +150,12 @@ pub fn parse(attr: TokenStream, tools_required: bool) -> Result<AgentAttrs, syn:
             "`#[agent]` needs its tools: write `#[agent(tools(get_weather, book_hotel))]`, or `tools()` for an agent without tools",
         ));
     }
-    if let Some(e) = errors.into_iter().reduce(|mut a, b| {
+    let error = errors.into_iter().reduce(|mut a, b| {
         a.combine(b);
         a
-    }) {
-        return Err(e);
-    }
+    });
     let (tools, tools_span) = tools.unwrap_or_else(|| (Vec::new(), Span::call_site()));
-    Ok(AgentAttrs {
+    let attrs = AgentAttrs {
         tools,
         tools_span,
         output,
@@ -160,7 +169,8 @@ pub fn parse(attr: TokenStream, tools_required: bool) -> Result<AgentAttrs, syn:
         protocol,
         as_tool,
         guardrails: guardrails.unwrap_or_default(),
-    })
+    };
+    (attrs, error)
 }
 
 fn set<T>(slot: &mut Option<T>, value: T, key: &Ident, errors: &mut Vec<syn::Error>) {

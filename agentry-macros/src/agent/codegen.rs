@@ -185,11 +185,10 @@ pub fn generate_toolset(
     let call_arms = entries.iter().map(|e| {
         let (v, ty, make, sdk) = (&e.variant, &e.ty, &e.make, respan(&sdk, e.span));
         quote_spanned! {e.span=>
-            #call_enum::#v(args) => #sdk::__private::agent::call_tool::<#ty, #context, #state>(
-                &#make,
-                args,
-                runtime,
-            ).await,
+            #call_enum::#v(args) => (&#sdk::__private::checks::CallProbe::<#ty, #context, #state>::new())
+                .probe_call()
+                .call(&#make, args, runtime)
+                .await,
         }
     });
     // A listed type that is not a tool is reported here, once, at the user's token: every
@@ -204,6 +203,19 @@ pub fn generate_toolset(
         quote_spanned! {e.span=>
             (&#sdk::__private::checks::ToolProbe::<#ty>::new()).probe().fits_agent::<#context, #state>();
             (&#sdk::__private::checks::EventsProbe::<#ty>::new()).probe_events().fit_events::<#events>();
+        }
+    });
+    // A `return_direct` tool's result must be the agent's output (when it is structured).
+    let direct_checks = attrs.output.as_ref().filter(|ty| !is_string(ty)).map(|output| {
+        let checks = entries.iter().map(|e| {
+            let (ty, sdk) = (&e.ty, respan(&sdk, e.span));
+            quote_spanned! {e.span=>
+                (&#sdk::__private::checks::DirectProbe::<#ty>::new()).probe_direct().fit_output::<#output>();
+            }
+        });
+        quote! {
+            use #sdk::__private::checks::{ProbeDirect as _, ProbeNoDirect as _};
+            #(#checks)*
         }
     });
     let bounds = tool_bounds(&sdk, attrs, entries);
@@ -258,8 +270,10 @@ pub fn generate_toolset(
     quote! {
         #(#items)*
 
+        // The variants hold the tools' argument types, as private as the tools: an agent
+        // more public than its tools is fine (the enum is only matched by the agent).
         #[doc = #call_enum_doc]
-        #[allow(non_camel_case_types)]
+        #[allow(non_camel_case_types, private_interfaces)]
         #vis enum #call_enum where #(#enum_bounds,)* {
             #(#[allow(missing_docs)] #enum_variants,)*
         }
@@ -274,6 +288,7 @@ pub fn generate_toolset(
                     ProbeEvents as _, ProbeNoEvents as _, ProbeOther as _, ProbeTool as _,
                 };
                 #(#fit_checks)*
+                #direct_checks
             }
         };
 
@@ -324,6 +339,8 @@ pub fn generate_toolset(
             ) -> impl ::core::future::Future<
                 Output = ::core::result::Result<#sdk::ToolOutput, #sdk::ToolCallError>,
             > + ::core::marker::Send {
+                #[allow(unused_imports)]
+                use #sdk::__private::checks::{ProbeCall as _, ProbeCannotCall as _};
                 async move {
                     match call { #(#call_arms)* }
                 }
@@ -369,23 +386,24 @@ pub fn builder_bounds(sdk: &TokenStream, attrs: &AgentAttrs, entries: &[ToolEntr
     quote!(where #(#bounds,)*)
 }
 
-/// What the generated items assume of each tool: it runs with the agent's context and state
-/// (and, listed by path, is made with `Default`). Higher-ranked, so rustc does not check them
-/// as trivially false bounds: a tool that is not one, or does not fit, is reported once by the
-/// explicit checks in [`generate_toolset`] instead of at every use.
+/// What the generated items assume of each tool: it is a tool (and, listed by path, is made
+/// with `Default`). Higher-ranked, so rustc does not check them as trivially false bounds: a
+/// type that is not a tool is reported once by the explicit checks in [`generate_toolset`].
+/// Whether a tool fits the agent's context and state is no bound at all (a misfit would be
+/// reported again at every use of the agent): the explicit fit check reports it, and the
+/// `Toolset` calls the tool through a probe that compiles either way.
 pub fn tool_bounds(
     sdk: &TokenStream,
-    attrs: &AgentAttrs,
+    _attrs: &AgentAttrs,
     entries: &[ToolEntry],
 ) -> Vec<TokenStream> {
-    let (context, state) = context_state(attrs);
     entries
         .iter()
         .map(|e| {
             let (ty, sdk) = (&e.ty, respan(sdk, e.span));
             let default = e.needs_default.then(|| quote!(+ ::core::default::Default));
             quote_spanned! {e.span=>
-                for<'__agentry> #ty: #sdk::CallTool<#context, #state> #default
+                for<'__agentry> #ty: #sdk::Tool #default
             }
         })
         .collect()

@@ -59,9 +59,7 @@ pub fn parse_review(input: ParseStream<'_>, key: &Ident) -> syn::Result<Vec<Revi
         }
         let inner;
         let parens = syn::parenthesized!(inner in content);
-        let decisions: Vec<Ident> = Punctuated::<Ident, Token![,]>::parse_terminated(&inner)?
-            .into_iter()
-            .collect();
+        let decisions = parse_decisions(&inner, &tool, &mut errors)?;
         if decisions.is_empty() {
             errors.push(syn::Error::new(
                 parens.span.join(),
@@ -72,12 +70,17 @@ pub fn parse_review(input: ParseStream<'_>, key: &Ident) -> syn::Result<Vec<Revi
         }
         for d in &decisions {
             if !DECISIONS.iter().any(|(name, _)| d == name) {
-                errors.push(syn::Error::new(
-                    d.span(),
+                let lower = d.to_string().to_lowercase();
+                let message = if DECISIONS.iter().any(|(name, _)| *name == lower) {
+                    format!(
+                        "decisions are written in lower case here: write `{lower}` (the builder's `DecisionKind::{d}` is the same decision)"
+                    )
+                } else {
                     format!(
                         "unknown decision `{d}`; the decisions are approve, edit, reject, respond"
-                    ),
-                ));
+                    )
+                };
+                errors.push(syn::Error::new(d.span(), message));
             }
         }
         reviews.push(ReviewAttr { tool, decisions });
@@ -92,6 +95,38 @@ pub fn parse_review(input: ParseStream<'_>, key: &Ident) -> syn::Result<Vec<Revi
         Some(e) => Err(e),
         None => Ok(reviews),
     }
+}
+
+/// The decisions of one reviewed tool, separated by commas; `|` (the builder's
+/// `Approve | Edit` style) is one error for the list, not a parse failure of the attribute.
+fn parse_decisions(
+    inner: ParseStream<'_>,
+    tool: &Ident,
+    errors: &mut Vec<syn::Error>,
+) -> syn::Result<Vec<Ident>> {
+    let mut decisions = Vec::new();
+    let mut piped = false;
+    while !inner.is_empty() {
+        decisions.push(inner.parse::<Ident>()?);
+        if inner.is_empty() {
+            break;
+        }
+        if inner.peek(Token![|]) {
+            let pipe: Token![|] = inner.parse()?;
+            if !piped {
+                piped = true;
+                errors.push(syn::Error::new(
+                    pipe.span,
+                    format!(
+                        "separate the decisions with commas: `{tool}(approve, edit)` (`Approve | Edit` is the builder's style, `HumanInTheLoop::review_tool`)"
+                    ),
+                ));
+            }
+        } else {
+            inner.parse::<Token![,]>()?;
+        }
+    }
+    Ok(decisions)
 }
 
 /// `.middleware(..)` calls: the review policy first, then the listed middleware in order.

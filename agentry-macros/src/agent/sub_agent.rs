@@ -25,18 +25,25 @@ pub struct AsTool {
     pub name: Option<LitStr>,
     pub description: Option<LitStr>,
     pub input: Option<Type>,
-    /// `(parent context type, projection function)`.
-    pub context_from: Vec<(Type, Path)>,
+    /// `(parent context type, projection)`: a function's path, or a closure.
+    pub context_from: Vec<(Type, Projection)>,
 }
 
 const KEYS: &str = "name, description, input, context_from";
 
 /// Parses the parenthesized part of `as_tool(...)`.
 pub fn parse(input: ParseStream<'_>, key: &Ident) -> syn::Result<AsTool> {
+    // A bare `as_tool` is `as_tool()`: the defaults.
+    if input.is_empty() || input.peek(Token![,]) {
+        return Ok(AsTool {
+            span: Some(key.span()),
+            ..AsTool::default()
+        });
+    }
     if !input.peek(syn::token::Paren) {
         return Err(syn::Error::new(
             key.span(),
-            "write the options in parentheses: `as_tool(description = \"Finds facts.\")`, or `as_tool()`",
+            "write the options in parentheses: `as_tool(description = \"Finds facts.\")`, or `as_tool`",
         ));
     }
     let content;
@@ -96,10 +103,27 @@ fn parse_options(content: ParseStream<'_>, key: &Ident) -> syn::Result<AsTool> {
     Ok(out)
 }
 
-/// `ParentContext = projection_fn`.
+/// How a sub-agent's context is made from its parent's.
+pub enum Projection {
+    /// `App = notebook_for`, with `fn notebook_for(app: &App) -> Notebook`.
+    Function(Path),
+    /// `App = |app| Notebook { .. }`: a closure capturing nothing.
+    Closure(syn::ExprClosure),
+}
+
+impl Projection {
+    fn span(&self) -> Span {
+        match self {
+            Projection::Function(path) => path.span(),
+            Projection::Closure(closure) => closure.span(),
+        }
+    }
+}
+
+/// `ParentContext = projection_fn` (or a closure).
 struct ContextFrom {
     parent: Type,
-    function: Path,
+    function: Projection,
 }
 
 impl syn::parse::Parse for ContextFrom {
@@ -112,10 +136,13 @@ impl syn::parse::Parse for ContextFrom {
             ));
         }
         input.parse::<Token![=]>()?;
-        Ok(ContextFrom {
-            parent,
-            function: input.parse()?,
-        })
+        let function =
+            if input.peek(Token![|]) || input.peek(Token![||]) || input.peek(Token![move]) {
+                Projection::Closure(input.parse()?)
+            } else {
+                Projection::Function(input.parse()?)
+            };
+        Ok(ContextFrom { parent, function })
     }
 }
 
@@ -216,10 +243,20 @@ pub fn generate(
         }
     } else {
         let impls = options.context_from.iter().map(|(parent, function)| {
+            let make = match function {
+                Projection::Function(path) => quote_spanned! {path.span()=>
+                    let context: #context = #path(&**parent);
+                },
+                // Typed as a function pointer, so the closure's parameter type is known.
+                Projection::Closure(closure) => quote_spanned! {closure.span()=>
+                    let projection: fn(&#parent) -> #context = #closure;
+                    let context: #context = projection(&**parent);
+                },
+            };
             quote_spanned! {function.span()=>
                 impl #sdk::__private::multi::ProjectContext<#parent> for #name {
                     fn project(parent: &::std::sync::Arc<#parent>) -> ::std::sync::Arc<#context> {
-                        let context: #context = #function(&**parent);
+                        #make
                         ::std::sync::Arc::new(context)
                     }
                 }

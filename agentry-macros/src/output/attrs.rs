@@ -118,7 +118,9 @@ impl FieldAttrs {
             && self.validate.is_none()
     }
 
-    pub fn parse(attrs: &[Attribute]) -> darling::Result<Self> {
+    /// Reads the field's `#[output(...)]` attributes; `ty` is the field's type, which the
+    /// range bounds are checked against.
+    pub fn parse(attrs: &[Attribute], ty: &syn::Type) -> darling::Result<Self> {
         let span = first_output_attr(attrs).map(Spanned::span);
         let metas = output_metas(attrs)?;
         let raw = RawField::from_list(&metas)?;
@@ -137,6 +139,15 @@ impl FieldAttrs {
             let span = key_span("range").unwrap_or_else(|| range.span());
             let min = range.min.as_ref().and_then(|e| errors.handle(number(e)));
             let max = range.max.as_ref().and_then(|e| errors.handle(number(e)));
+            if let Some(int) = integer_type(ty) {
+                for (bound, value, key) in [(&range.min, min, "min"), (&range.max, max, "max")] {
+                    if let (Some(expr), Some(value)) = (bound, value)
+                        && let Err(e) = int.check_bound(key, value)
+                    {
+                        errors.push(e.with_span(expr));
+                    }
+                }
+            }
             if range.min.is_none() && range.max.is_none() {
                 errors.push(
                     Error::custom(
@@ -214,6 +225,89 @@ impl FieldAttrs {
     }
 }
 
+/// An integer field type (possibly in `Option` or `Box`), for checking range bounds against
+/// its values.
+struct IntegerType {
+    name: String,
+    min: f64,
+    max: f64,
+}
+
+impl IntegerType {
+    /// A bound that is fractional or outside the type's values is a mistake: the schema would
+    /// promise the model a range the field cannot hold (or round silently).
+    fn check_bound(&self, key: &str, value: f64) -> darling::Result<()> {
+        let name = &self.name;
+        if value.fract() != 0.0 {
+            let whole = if key == "min" {
+                value.ceil()
+            } else {
+                value.floor()
+            };
+            return Err(Error::custom(format!(
+                "`{key} = {value}` is not a whole number, and the field is a `{name}`: write `{key} = {whole}`"
+            )));
+        }
+        if value < self.min || value > self.max {
+            return Err(Error::custom(format!(
+                "`{key} = {value}` is outside the values of `{name}` ({} to {}): a bound must be a value the field can hold; remove it or change the field's type",
+                num_text(self.min),
+                num_text(self.max)
+            )));
+        }
+        Ok(())
+    }
+}
+
+fn num_text(x: f64) -> String {
+    // The integer bounds of the primitive types, written exactly for the ones up to 64 bits.
+    if x.abs() < 1e19 {
+        format!("{}", x as i128)
+    } else {
+        format!("{x:e}")
+    }
+}
+
+/// The primitive integer type of a field (looking through `Option<..>` and `Box<..>`).
+fn integer_type(ty: &syn::Type) -> Option<IntegerType> {
+    let syn::Type::Path(path) = ty else {
+        return None;
+    };
+    if path.qself.is_some() {
+        return None;
+    }
+    let last = path.path.segments.last()?;
+    if last.ident == "Option" || last.ident == "Box" {
+        let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+            return None;
+        };
+        return match args.args.first()? {
+            syn::GenericArgument::Type(inner) if args.args.len() == 1 => integer_type(inner),
+            _ => None,
+        };
+    }
+    if !last.arguments.is_empty() {
+        return None;
+    }
+    let name = last.ident.to_string();
+    let (min, max): (f64, f64) = match name.as_str() {
+        "u8" => (0.0, u8::MAX.into()),
+        "u16" => (0.0, u16::MAX.into()),
+        "u32" => (0.0, u32::MAX.into()),
+        "u64" => (0.0, u64::MAX as f64),
+        "u128" => (0.0, u128::MAX as f64),
+        "usize" => (0.0, u64::MAX as f64),
+        "i8" => (i8::MIN.into(), i8::MAX.into()),
+        "i16" => (i16::MIN.into(), i16::MAX.into()),
+        "i32" => (i32::MIN.into(), i32::MAX.into()),
+        "i64" => (i64::MIN as f64, i64::MAX as f64),
+        "i128" => (i128::MIN as f64, i128::MAX as f64),
+        "isize" => (i64::MIN as f64, i64::MAX as f64),
+        _ => return None,
+    };
+    Some(IntegerType { name, min, max })
+}
+
 /// regex-syntax errors draw the pattern over several lines; the last one says what is wrong.
 fn first_line(message: &str) -> String {
     message
@@ -280,5 +374,18 @@ mod tests {
         assert_eq!(number(&e).unwrap(), 10.0);
         let e: Expr = syn::parse_quote!("10");
         assert!(number(&e).is_err());
+    }
+
+    #[test]
+    fn bounds_must_fit_integer_fields() {
+        let u32_ty: syn::Type = syn::parse_quote!(Option<u32>);
+        let int = integer_type(&u32_ty).unwrap();
+        assert!(int.check_bound("min", -1.0).is_err());
+        assert!(int.check_bound("min", 0.0).is_ok());
+        assert!(int.check_bound("max", 4294967295.0).is_ok());
+        assert!(int.check_bound("max", 4294967296.0).is_err());
+        assert!(int.check_bound("min", 0.5).is_err());
+        let float: syn::Type = syn::parse_quote!(f64);
+        assert!(integer_type(&float).is_none());
     }
 }

@@ -45,9 +45,7 @@ pub fn expand(input: &DeriveInput) -> darling::Result<TokenStream> {
     let mut partial = None;
     let (constraints, validation) = match &input.data {
         Data::Struct(data) => {
-            let plans = errors
-                .handle(struct_plans(&data.fields, &serde))
-                .unwrap_or_default();
+            let plans = struct_plans(&data.fields, &serde, &mut errors);
             let constraints = plans.iter().map(|p| field_constraints(&sdk, p)).collect();
             let validation = plans.iter().map(|p| field_validation(&sdk, p)).collect();
             let mirrored = !serde.transparent;
@@ -61,18 +59,19 @@ pub fn expand(input: &DeriveInput) -> darling::Result<TokenStream> {
         Data::Enum(data) => errors
             .handle(enum_code(&sdk, data, &serde))
             .unwrap_or_default(),
+        // Nothing to generate: the union is no output at all (and no impl is better than one
+        // that reports the union's missing derives besides).
         Data::Union(data) => {
-            errors.push(
-                Error::custom(
-                    "`StructuredOutput` cannot be derived for a union: use a struct or an enum",
-                )
-                .with_span(&data.union_token),
-            );
-            (TokenStream::new(), TokenStream::new())
+            return Err(Error::custom(
+                "`StructuredOutput` cannot be derived for a union: use a struct or an enum",
+            )
+            .with_span(&data.union_token));
         }
     };
     let partial = partial.unwrap_or_else(|| super::partial::expand(&sdk, input, None));
-    errors.finish()?;
+    // The impl is written even beside errors (without the constraints in error), so the
+    // type's uses as an agent's output add no "not a structured output" of their own.
+    let reported = errors.finish().err().map(|e| e.write_errors());
     let container = container.unwrap_or(ContainerAttrs {
         name: None,
         description: None,
@@ -143,6 +142,8 @@ pub fn expand(input: &DeriveInput) -> darling::Result<TokenStream> {
     });
 
     Ok(quote! {
+        #reported
+
         #assertion
 
         #partial
@@ -174,18 +175,22 @@ pub fn expand(input: &DeriveInput) -> darling::Result<TokenStream> {
     })
 }
 
-/// The fields of a struct, placed as serde places them.
-fn struct_plans<'a>(fields: &'a Fields, serde: &SerdeAttrs) -> darling::Result<Vec<FieldPlan<'a>>> {
-    let mut errors = Error::accumulator();
+/// The fields of a struct, placed as serde places them; a field whose `#[output]` is in
+/// error is kept without constraints (the error goes to `errors`).
+fn struct_plans<'a>(
+    fields: &'a Fields,
+    serde: &SerdeAttrs,
+    errors: &mut darling::error::Accumulator,
+) -> Vec<FieldPlan<'a>> {
     let mut plans = Vec::new();
     let live = fields
         .iter()
         .filter(|f| !SerdeAttrs::parse(&f.attrs).skip)
         .count();
     for (index, field) in fields.iter().enumerate() {
-        let Some(attrs) = errors.handle(FieldAttrs::parse(&field.attrs)) else {
-            continue;
-        };
+        let attrs = errors
+            .handle(FieldAttrs::parse(&field.attrs, &field.ty))
+            .unwrap_or_default();
         let fserde = SerdeAttrs::parse(&field.attrs);
         if fserde.skip {
             if let Some(span) = attrs.span {
@@ -232,7 +237,7 @@ fn struct_plans<'a>(fields: &'a Fields, serde: &SerdeAttrs) -> darling::Result<V
             vis: Some(&field.vis),
         });
     }
-    errors.finish_with(plans)
+    plans
 }
 
 fn field_name(

@@ -107,6 +107,19 @@ impl ToolAttrs {
             }
         };
 
+        if raw.inline.is_on()
+            && let Some(timeout) = &raw.timeout
+        {
+            errors.push(
+                Error::custom(
+                    "an `inline` tool runs on the run's task and is never interrupted, so a \
+                     `timeout` could not cancel it: remove `inline` (the call then runs on the \
+                     blocking pool, and the timeout stops waiting for it) or remove `timeout`",
+                )
+                .with_span(&timeout.span()),
+            );
+        }
+
         let timeout_ms = raw
             .timeout
             .and_then(|lit| match parse_duration_ms(&lit.value()) {

@@ -109,8 +109,19 @@ pub fn generate(target: &Target<'_>, attrs: &ToolAttrs, sig: &Signature) -> Toke
         .collect();
     let arg_checks = model_tys.iter().map(|ty| {
         let sdk = respan(&sdk, ty.span());
+        // One error naming what is missing (`Deserialize`, `JsonSchema` or both).
         quote_spanned! {ty.span()=>
-            const _: () = #sdk::__private::tool_argument::<#ty>();
+            const _: () = {
+                #[allow(unused_imports)]
+                use #sdk::__private::argument::{
+                    ProbeArgumentOk as _, ProbeMissingBoth as _, ProbeMissingParse as _,
+                    ProbeMissingSchema as _,
+                };
+                #[allow(dead_code)]
+                fn __agentry_check() {
+                    (&&&#sdk::__private::argument::ArgumentProbe::<#ty>::new()).probe().check();
+                }
+            };
         }
     });
     let arg_bounds: Vec<TokenStream> = model_tys
@@ -164,6 +175,22 @@ pub fn generate(target: &Target<'_>, attrs: &ToolAttrs, sig: &Signature) -> Toke
             }
         }
     });
+
+    // A `return_direct` tool tells the agents listing it what it returns, so one whose
+    // output is another type is a compile error at the tool's name. Text and JSON results
+    // are left out: any output may be read from them (at run time).
+    let direct = attrs
+        .return_direct
+        .then(|| ok_type(sig.ret_ty.as_ref(), sig.returns_result))
+        .filter(|ty| !is_text_or_json(ty))
+        .map(|ty| {
+            let sdk = respan(&sdk, ty.span());
+            quote_spanned! {ty.span()=>
+                impl #sdk::__private::checks::ReturnsDirect for #marker {
+                    type Output = #ty;
+                }
+            }
+        });
 
     let call_args = sig.params.iter().map(|p| &p.ident);
     let await_ = sig.is_async.then(|| quote!(.await));
@@ -321,6 +348,8 @@ pub fn generate(target: &Target<'_>, attrs: &ToolAttrs, sig: &Signature) -> Toke
 
         #events
 
+        #direct
+
         impl #sdk::Tool for #marker #args_where {
             const NAME: &'static str = #name;
             const RETURN_DIRECT: bool = #return_direct;
@@ -363,6 +392,38 @@ pub fn generate(target: &Target<'_>, attrs: &ToolAttrs, sig: &Signature) -> Toke
                 }
             }
         }
+    }
+}
+
+/// The type a tool's result holds: `T` of a `Result<T, E>`, or the return type (`()` when
+/// none is written).
+fn ok_type(ret: Option<&Type>, returns_result: bool) -> Type {
+    let Some(ret) = ret else {
+        return syn::parse_quote!(());
+    };
+    if returns_result
+        && let Type::Path(p) = ret
+        && let Some(last) = p.path.segments.last()
+        && let syn::PathArguments::AngleBracketed(args) = &last.arguments
+        && let Some(syn::GenericArgument::Type(ok)) = args.args.first()
+    {
+        return ok.clone();
+    }
+    ret.clone()
+}
+
+/// Text (`String`, `&str`) or JSON (`Value`): a result any agent output may be read from.
+fn is_text_or_json(ty: &Type) -> bool {
+    match ty {
+        Type::Reference(r) => is_text_or_json(&r.elem),
+        Type::Path(p) => {
+            p.qself.is_none()
+                && p.path.segments.last().is_some_and(|s| {
+                    s.arguments.is_empty()
+                        && matches!(s.ident.to_string().as_str(), "String" | "str" | "Value")
+                })
+        }
+        _ => false,
     }
 }
 

@@ -103,6 +103,14 @@ impl Signature {
                 "a tool cannot have an `extern` ABI; remove it",
             ));
         }
+        if let Some(constness) = &sig.constness {
+            errors.push(spanned(
+                constness,
+                "a tool cannot be a `const fn`: the model calls it at run time, so `const` \
+                 changes nothing for the tool; remove `const` (or keep a `const fn` and call \
+                 it from a `#[tool]` function)",
+            ));
+        }
         if let Some(variadic) = &sig.variadic {
             errors.push(spanned(variadic, "a tool cannot be variadic"));
         }
@@ -172,6 +180,7 @@ impl Signature {
 
         check_arguments_section(&section, &params, fn_attrs, &mut errors);
         check_duplicate_names(&params, &mut errors);
+        check_duplicate_injections(&params, &mut errors);
 
         let ret_ty = match &sig.output {
             ReturnType::Default => None,
@@ -477,6 +486,28 @@ fn check_duplicate_names(params: &[Param], errors: &mut darling::error::Accumula
                 ));
             }
             seen.push(json_name);
+        }
+    }
+}
+
+/// The runtime injects the same value into every parameter of one type: a second one is a
+/// mistake (two `Context<User>` are one user). `Interrupt`s are checked on their own.
+fn check_duplicate_injections(params: &[Param], errors: &mut darling::error::Accumulator) {
+    let mut seen: Vec<(String, &Ident)> = Vec::new();
+    for param in params {
+        if !matches!(param.kind, ParamKind::Injected) || param.is_interrupt() {
+            continue;
+        }
+        let ty = param.ty.to_token_stream().to_string().replace(' ', "");
+        match seen.iter().find(|(t, _)| *t == ty) {
+            Some((_, first)) => errors.push(spanned(
+                &param.ty,
+                &format!(
+                    "`{ty}` is injected twice: `{first}` already receives it, and both would \
+                     hold the same value; remove this parameter and use `{first}`"
+                ),
+            )),
+            None => seen.push((ty, &param.ident)),
         }
     }
 }

@@ -157,3 +157,162 @@ impl WritesNothing {
 pub trait EventsFit<E> {}
 
 impl<E> EventsFit<E> for E {}
+
+/// Names types without owning them.
+type Marker<T> = PhantomData<fn() -> T>;
+
+/// Probes how to call a listed tool: `(&CallProbe::<T, C, S>::new()).probe_call()` is a
+/// [`Calls`] when `T` runs with context `C` and state `S`, and a [`CannotCall`] otherwise.
+/// The agent's `Toolset` calls its tools through it, so a tool that does not fit is reported
+/// once, by [`IsTool::fits_agent`], and not again at every use of the agent.
+pub struct CallProbe<T, C, S>(Marker<(T, C, S)>);
+
+impl<T, C, S> CallProbe<T, C, S> {
+    /// A probe for `T` in an agent with context `C` and state `S`.
+    pub const fn new() -> Self {
+        CallProbe(PhantomData)
+    }
+}
+
+impl<T, C, S> Default for CallProbe<T, C, S> {
+    fn default() -> Self {
+        CallProbe::new()
+    }
+}
+
+/// Chosen when the tool fits the agent.
+pub trait ProbeCall<T, C, S> {
+    /// The way to call the tool.
+    fn probe_call(&self) -> Calls<T, C, S>;
+}
+
+impl<T: CallTool<C, S>, C, S> ProbeCall<T, C, S> for CallProbe<T, C, S> {
+    fn probe_call(&self) -> Calls<T, C, S> {
+        Calls(PhantomData)
+    }
+}
+
+/// Chosen for a tool that does not fit (already a compile error).
+pub trait ProbeCannotCall {
+    /// No way to call the tool.
+    fn probe_call(&self) -> CannotCall {
+        CannotCall
+    }
+}
+
+impl<T, C, S> ProbeCannotCall for &CallProbe<T, C, S> {}
+
+/// A tool that fits the agent.
+pub struct Calls<T, C, S>(Marker<(T, C, S)>);
+
+impl<T: CallTool<C, S>, C, S> Calls<T, C, S> {
+    /// Calls the tool.
+    pub fn call<'a>(
+        self,
+        tool: &'a T,
+        args: T::Args,
+        runtime: &'a crate::ToolRuntime<C, S>,
+    ) -> impl Future<Output = Result<crate::ToolOutput, crate::ToolCallError>> + Send + 'a {
+        tool.call(args, runtime)
+    }
+}
+
+/// A tool that does not fit the agent: the program does not compile (the mismatch is
+/// reported where the tool is listed), so this is never called.
+pub struct CannotCall;
+
+impl CannotCall {
+    /// Fails the call.
+    pub fn call<T: Tool, A, R>(
+        self,
+        tool: &T,
+        args: A,
+        runtime: &R,
+    ) -> std::future::Ready<Result<crate::ToolOutput, crate::ToolCallError>> {
+        let _ = (tool, args, runtime);
+        std::future::ready(Err(crate::ToolCallError::Inject {
+            tool: T::NAME.to_string(),
+            source: crate::tool::InjectError::new::<T>(
+                "the tool does not fit the agent's context or state",
+            ),
+        }))
+    }
+}
+
+/// What a `#[tool(return_direct)]` tool returns (its `Ok` type): `#[tool]` implements it
+/// unless the result is text or JSON, which any agent output can be read from.
+pub trait ReturnsDirect {
+    /// The tool's result type.
+    type Output;
+}
+
+/// A `return_direct` tool's result `Self` can end a run whose output is `O`: only when it is
+/// `O`.
+#[diagnostic::on_unimplemented(
+    message = "this `return_direct` tool returns `{Self}`, but the agent's output is `{O}`",
+    label = "its result would end every run, and cannot be read as a `{O}`",
+    note = "a `return_direct` tool's result is the run's output: return `{O}` (or a `String` or `serde_json::Value` holding its JSON), or remove `return_direct`"
+)]
+pub trait DirectOutput<O> {}
+
+impl<O> DirectOutput<O> for O {}
+
+/// Probes a listed tool's direct result: `(&DirectProbe::<T>::new()).probe_direct()` is a
+/// [`ReturnsOutput`] for a `return_direct` tool with a typed result and [`ReturnsNothing`]
+/// otherwise.
+pub struct DirectProbe<T>(PhantomData<fn() -> T>);
+
+impl<T> DirectProbe<T> {
+    /// A probe for `T`.
+    pub const fn new() -> Self {
+        DirectProbe(PhantomData)
+    }
+}
+
+impl<T> Default for DirectProbe<T> {
+    fn default() -> Self {
+        DirectProbe::new()
+    }
+}
+
+/// Chosen when the probed tool returns a typed result directly.
+pub trait ProbeDirect<T> {
+    /// The tool's result, to check against the agent's output.
+    fn probe_direct(&self) -> ReturnsOutput<T>;
+}
+
+impl<T: ReturnsDirect> ProbeDirect<T> for DirectProbe<T> {
+    fn probe_direct(&self) -> ReturnsOutput<T> {
+        ReturnsOutput(PhantomData)
+    }
+}
+
+/// Chosen for any other tool.
+pub trait ProbeNoDirect {
+    /// Nothing to check.
+    fn probe_direct(&self) -> ReturnsNothing {
+        ReturnsNothing
+    }
+}
+
+impl<T> ProbeNoDirect for &DirectProbe<T> {}
+
+/// A `return_direct` tool with a typed result.
+pub struct ReturnsOutput<T>(PhantomData<fn() -> T>);
+
+impl<T: ReturnsDirect> ReturnsOutput<T> {
+    /// Checks that the tool's result is the agent's output `O`.
+    pub fn fit_output<O>(self)
+    where
+        T::Output: DirectOutput<O>,
+    {
+    }
+}
+
+/// Any other tool.
+pub struct ReturnsNothing;
+
+impl ReturnsNothing {
+    /// Nothing to check.
+    pub fn fit_output<O>(self) {}
+}

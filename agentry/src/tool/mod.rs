@@ -51,7 +51,7 @@ use serde::de::DeserializeOwned;
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a tool",
     label = "not a tool",
-    note = "put `#[agentry::tool]` on the function `{Self}`, or implement `agentry::Tool` for it"
+    note = "`tools(...)` lists tools: `#[tool]` functions, `#[agent]` structs (sub-agents; one with fields needs `as_tool(..)`), or types implementing `agentry::Tool`; `{Self}` is none of these"
 )]
 pub trait Tool: Send + Sync + 'static {
     /// The name the model calls the tool by.

@@ -1,0 +1,10 @@
+use agentry::prelude::*;
+
+/// A planner.
+#[agent(tools(), middleware(3))]
+struct Planner;
+
+fn main() {
+    let agent = Planner::builder(agentry::testing::TestModel::new()).build();
+    let _ = agent.run("plan", ());
+}

@@ -1,0 +1,13 @@
+use agentry::prelude::*;
+
+/// Logs every request.
+struct Logger;
+
+/// A planner.
+#[agent(tools(), middleware(Logger))]
+struct Planner;
+
+fn main() {
+    let agent = Planner::builder(agentry::testing::TestModel::new()).build();
+    let _ = agent.run("plan", ());
+}
