@@ -34,18 +34,10 @@
 //! ```
 //! use agentry::cassette::{Cassette, CassetteError};
 //!
-//! // In a test: replays tests/cassettes/weather.jsonl, which must exist unless
-//! // AGENTRY_CASSETTES=record is set.
-//! match Cassette::for_test("tests/cassettes/no-such-file.jsonl") {
-//!     Err(err @ CassetteError::Missing { .. }) => {
-//!         assert!(err.to_string().contains("AGENTRY_CASSETTES=record"));
-//!     }
-//!     other => {
-//!         # if std::env::var("AGENTRY_CASSETTES").is_err() {
-//!         panic!("{other:?}")
-//!         # }
-//!     }
-//! }
+//! // Replaying a file that was never recorded says how to record it.
+//! let err = Cassette::replay("tests/cassettes/no-such-file.jsonl").unwrap_err();
+//! assert!(matches!(err, CassetteError::Missing { .. }));
+//! assert!(err.to_string().contains("AGENTRY_CASSETTES=record"));
 //! ```
 //!
 //! ```no_run
