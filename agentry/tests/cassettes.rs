@@ -626,3 +626,32 @@ fn modes_parse_from_their_names() {
         "AGENTRY_CASSETTES=\"replay_all\" is not a cassette mode: use replay, record or record_missing"
     );
 }
+
+/// A recorded connection failure in the middle of a stream is replayed as one: the events
+/// before it arrive, then the network error a real cut gives.
+#[tokio::test]
+async fn a_recorded_cut_replays_as_a_cut_stream() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("cut.jsonl");
+    let chunk = json!({"id": "c1", "object": "chat.completion.chunk", "created": 1, "model": "gpt-4o-mini",
+        "choices": [{"index": 0, "delta": {"role": "assistant", "content": "Sunny"}, "finish_reason": null}]});
+    let body = sse_event("", &chunk);
+    let line = json!({
+        "request": {"method": "POST", "url": "http://127.0.0.1:1/v1/chat/completions", "body": {}},
+        "response": {"status": 200, "headers": {"content-type": "text/event-stream"}, "body": body,
+            "chunks": [body.len()], "cut": "connection reset by peer"}
+    });
+    std::fs::write(&path, format!("{line}\n")).unwrap();
+    let cassette = Cassette::replay(&path).unwrap().ignore("");
+    let model = Format::Chat.model(DEAD, cassette);
+    let events: Vec<_> = model.stream(question("Paris")).collect().await;
+    assert!(
+        matches!(&events[0], Ok(StreamEvent::TextDelta { text }) if text == "Sunny"),
+        "{events:?}"
+    );
+    let last = events.last().unwrap();
+    assert!(
+        matches!(last, Err(ModelError::Network(m)) if m.contains("the stream was cut")),
+        "{events:?}"
+    );
+}

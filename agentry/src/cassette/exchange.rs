@@ -187,16 +187,15 @@ impl Recording {
         };
         let body: Vec<u8> = pieces.concat();
         let mut lengths: Vec<usize> = pieces.iter().map(Bytes::len).collect();
-        let body = match String::from_utf8(body) {
-            Ok(text) => {
-                let clean = scrub::redact(&text, &self.secrets);
-                if clean.len() != text.len() {
-                    lengths = vec![clean.len()];
-                }
-                clean.into_bytes()
-            }
-            Err(e) => e.into_bytes(),
+        let clean = match String::from_utf8(body) {
+            Ok(text) => scrub::redact(&text, &self.secrets).into_bytes(),
+            Err(e) => scrub::redact_bytes(e.into_bytes(), &self.secrets),
         };
+        if clean.len() != lengths.iter().sum::<usize>() {
+            // A secret was replaced: the pieces no longer add up; keep one.
+            lengths = vec![clean.len()];
+        }
+        let body = clean;
         response.set_body(body);
         response.chunks = self.stream.then_some(lengths);
         response.cut = cut.map(|c| scrub::redact(&c, &self.secrets));

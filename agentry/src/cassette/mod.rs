@@ -253,7 +253,8 @@ impl Cassette {
     /// Leaves a field of the request bodies out of the comparison in replay (an id or a
     /// timestamp that changes from run to run). `pointer` is a JSON Pointer (`/metadata/id`)
     /// in which a `*` segment stands for every element of an array or member of an object
-    /// (`/messages/*/id`). A pointer to a field a body does not have is no error.
+    /// (`/messages/*/id`); `""` ignores the whole body. A pointer to a field a body does
+    /// not have is no error.
     pub fn ignore(mut self, pointer: impl AsRef<str>) -> Self {
         Arc::make_mut(&mut self.config)
             .ignored

@@ -125,6 +125,28 @@ pub(crate) fn redact(text: &str, secrets: &[String]) -> String {
     out
 }
 
+/// `bytes` with every secret of `secrets` (long enough to be searched for) replaced, for a
+/// body that is not text.
+pub(crate) fn redact_bytes(bytes: Vec<u8>, secrets: &[String]) -> Vec<u8> {
+    let mut out = bytes;
+    for secret in secrets.iter().filter(|s| s.len() >= MIN_SECRET) {
+        let finder = memchr::memmem::Finder::new(secret.as_bytes());
+        if finder.find(&out).is_none() {
+            continue;
+        }
+        let mut replaced = Vec::with_capacity(out.len());
+        let mut rest = out.as_slice();
+        while let Some(at) = finder.find(rest) {
+            replaced.extend_from_slice(&rest[..at]);
+            replaced.extend_from_slice(SCRUBBED.as_bytes());
+            rest = &rest[at + secret.len()..];
+        }
+        replaced.extend_from_slice(rest);
+        out = replaced;
+    }
+    out
+}
+
 /// The path and query of a recorded or sent URL (what replay compares: the host differs
 /// between a recording against a test server and its replay).
 pub(crate) fn path_and_query(url: &str) -> &str {
@@ -160,6 +182,11 @@ mod tests {
         assert_eq!(
             redact("abc said sk-longer-secret", &secrets),
             "abc said [scrubbed]"
+        );
+        let bytes = [b"\xff sk-longer-secret \xfe".as_slice()].concat();
+        assert_eq!(
+            redact_bytes(bytes, &secrets),
+            b"\xff [scrubbed] \xfe".to_vec()
         );
     }
 }
