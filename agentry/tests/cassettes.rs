@@ -655,3 +655,46 @@ async fn a_recorded_cut_replays_as_a_cut_stream() {
         "{events:?}"
     );
 }
+
+/// Lines are written in the order the requests were made, even when a later stream ends
+/// first: replay matches by place.
+#[tokio::test]
+async fn lines_follow_the_order_of_the_requests() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("order.jsonl");
+    {
+        let server = MockServer::with_script([
+            // One event at a time, 20 ms apart: the stream is still open after its first.
+            MockResponse::text("first").pace(std::time::Duration::from_millis(20)),
+            MockResponse::text("second"),
+        ])
+        .await;
+        let origin = format!("http://{}", server.addr());
+        let model = Format::Chat.model(&origin, Cassette::record(&path).unwrap());
+        let mut first = model.stream(question("Paris"));
+        // The first stream is open (its headers arrived) before the second request is made.
+        let head = first.next().await.unwrap().unwrap();
+        let second: Vec<_> = model.stream(question("Rome")).collect().await;
+        assert_eq!(
+            Outcome::Streamed(second.into_iter().collect::<Result<_, _>>().unwrap()).text(),
+            "second"
+        );
+        assert!(
+            std::fs::read_to_string(&path).unwrap().is_empty(),
+            "the second waits for the first"
+        );
+        let mut rest = vec![head];
+        rest.extend(first.map(Result::unwrap).collect::<Vec<_>>().await);
+        assert_eq!(Outcome::Streamed(rest).text(), "first");
+    }
+    let file = lines(&path);
+    assert_eq!(file.len(), 2);
+    assert_eq!(
+        file[0]["request"]["body"]["messages"][1]["content"],
+        "Weather in Paris?"
+    );
+    assert_eq!(
+        file[1]["request"]["body"]["messages"][1]["content"],
+        "Weather in Rome?"
+    );
+}
