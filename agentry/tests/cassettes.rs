@@ -698,3 +698,22 @@ async fn lines_follow_the_order_of_the_requests() {
         "Weather in Rome?"
     );
 }
+
+/// The response caps apply to a replayed body as to a real one.
+#[tokio::test]
+async fn caps_apply_to_replayed_bodies() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("caps.jsonl");
+    record_chat(&path, "Paris").await;
+    let model = OpenAiModel::builder("gpt-4o-mini")
+        .base_url(format!("{DEAD}/v1"))
+        .max_body_bytes(16)
+        .cassette(Cassette::replay(&path).unwrap())
+        .build()
+        .unwrap();
+    let err = model.invoke(question("Paris")).await.unwrap_err();
+    assert!(
+        matches!(err, ModelError::LimitExceeded { max: 16, .. }),
+        "{err:?}"
+    );
+}
