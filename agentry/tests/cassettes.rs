@@ -512,3 +512,21 @@ async fn caps_apply_to_replayed_bodies() {
         "{err:?}"
     );
 }
+
+/// Recording replaces a file only once it has something to write: a run that fails before
+/// its first request (no key set, say) leaves the old recording alone.
+#[tokio::test]
+async fn recording_replaces_a_file_when_it_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("replace.jsonl");
+    record_chat(&path, "Paris").await;
+    drop(Cassette::record(&path).unwrap());
+    assert_eq!(lines(&path).len(), 1);
+    record_chat(&path, "Rome").await;
+    let file = lines(&path);
+    assert_eq!(file.len(), 1);
+    assert_eq!(
+        file[0]["request"]["body"]["messages"][1]["content"],
+        "Weather in Rome?"
+    );
+}

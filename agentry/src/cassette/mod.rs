@@ -7,7 +7,7 @@
 //! through it:
 //!
 //! * [`CassetteMode::Record`] sends each request for real and writes it and its response to
-//!   the file (a streamed response as it streams), starting a new file.
+//!   the file (a streamed response as it streams), replacing what the file held.
 //! * [`CassetteMode::Replay`] sends nothing: the response recorded at the request's place is
 //!   fed to the same code a real response goes through (status mapping, retries, the SSE
 //!   decoder, the [`ResponseLimits`](crate::http::ResponseLimits)). A request that differs
@@ -166,14 +166,16 @@ struct State {
     /// response, which leaves no line).
     pending: BTreeMap<usize, Option<String>>,
     file: Option<File>,
+    /// Whether the file is still to be emptied before the first line (record mode).
+    empty_first: bool,
     /// The first error writing the file, reported at the next request.
     write_error: Option<std::io::Error>,
 }
 
 impl Cassette {
     /// Opens the cassette at `path` in `mode`. Replay needs the file (and reads it whole
-    /// now); record creates it (and its folders), emptying an existing one; record-missing
-    /// reads it when it exists.
+    /// now); record creates it (and its folders), and empties an existing one when the
+    /// first response is written; record-missing reads it when it exists.
     pub fn new(path: impl AsRef<Path>, mode: CassetteMode) -> Result<Cassette, CassetteError> {
         let path: Arc<Path> = Arc::from(path.as_ref());
         let io = |source| CassetteError::Io {
@@ -197,13 +199,15 @@ impl Cassette {
                 if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
                     std::fs::create_dir_all(dir).map_err(io)?;
                 }
-                let mut options = OpenOptions::new();
-                if mode == CassetteMode::Record {
-                    options.write(true).create(true).truncate(true);
-                } else {
-                    options.append(true).create(true);
-                }
-                Some(options.open(&path).map_err(io)?)
+                // Opened now to fail early when it cannot be written; a recording empties
+                // it only when its first line is written, so that a run that fails before
+                // any request (no key set, say) leaves the old recording alone.
+                let file = OpenOptions::new()
+                    .append(true)
+                    .create(true)
+                    .open(&path)
+                    .map_err(io)?;
+                Some(file)
             }
         };
         let written = recorded.len();
@@ -217,6 +221,7 @@ impl Cassette {
                 written,
                 pending: BTreeMap::new(),
                 file,
+                empty_first: mode == CassetteMode::Record,
                 write_error: None,
             })),
             path,
@@ -341,7 +346,13 @@ impl State {
         };
         let mut bytes = line.into_bytes();
         bytes.push(b'\n');
-        if let Err(err) = file.write_all(&bytes) {
+        let emptied = if self.empty_first {
+            self.empty_first = false;
+            file.set_len(0)
+        } else {
+            Ok(())
+        };
+        if let Err(err) = emptied.and_then(|()| file.write_all(&bytes)) {
             tracing::error!(path = %self.path.display(), error = %err, "could not write to the cassette");
             self.write_error.get_or_insert(err);
         }
