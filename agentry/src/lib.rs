@@ -46,6 +46,7 @@
 extern crate self as agentry;
 
 pub mod agent;
+pub mod cassette;
 mod citation;
 pub mod cost;
 mod env;
@@ -84,6 +85,7 @@ pub use agentry_macros::StructuredOutput;
 
 #[doc = include_str!("../docs/tool.md")]
 pub use agentry_macros::tool;
+pub use cassette::Cassette;
 pub use error::{Error, Result};
 pub use message::{
     AssistantMessage, Citation, ContentBlock, ImageSource, Message, ToolCall, ToolResultMessage,

@@ -77,6 +77,13 @@ impl Clients {
         })
     }
 
+    /// The headers every request carries (the key's, the fixed and the extra ones).
+    pub(crate) fn headers(&self) -> &HeaderMap {
+        match self {
+            Clients::Own { headers, .. } | Clients::Given { headers, .. } => headers,
+        }
+    }
+
     /// The client for a whole request (`stream == false`) or a streamed one.
     pub(crate) fn pick(&self, stream: bool, timeouts: &Timeouts) -> Result<Picked<'_>, ModelError> {
         Ok(match self {

@@ -36,6 +36,7 @@ pub(crate) struct Settings {
     pub tracker: Option<UsageTracker>,
     pub client: Option<reqwest::Client>,
     pub env: EnvLookup,
+    pub cassette: Option<crate::cassette::Cassette>,
 }
 
 impl Settings {
@@ -63,6 +64,7 @@ impl Settings {
             tracker: None,
             client: None,
             env: Arc::new(|name| std::env::var(name).ok()),
+            cassette: None,
         }
     }
 
@@ -125,7 +127,9 @@ impl Settings {
         endpoint: Endpoint,
         format: F,
     ) -> Result<Driver<F>, ModelError> {
-        let api_key = self.resolve_api_key(format.provider(), endpoint.key_required)?;
+        // A replayed model sends nothing, so it needs no key (CI replays without one).
+        let replays = self.cassette.as_ref().is_some_and(|c| c.replays_only());
+        let api_key = self.resolve_api_key(format.provider(), endpoint.key_required && !replays)?;
         let auth = match &api_key {
             Some(key) => Some(endpoint.auth.header(key)?),
             None => None,
@@ -163,6 +167,7 @@ impl Settings {
                 retry: self.retry,
                 limiter: self.limiter,
                 limits: self.limits,
+                cassette: self.cassette,
             },
             profile: self.profile,
             tracker: self.tracker,
@@ -374,6 +379,14 @@ macro_rules! settings_setters {
         /// timeouts apply; the key and extra headers are sent with each request.
         pub fn http_client(mut self, client: reqwest::Client) -> Self {
             self.settings.client = Some(client);
+            self
+        }
+
+        /// Records this model's requests to, or replays them from, a
+        /// [`Cassette`]($crate::cassette::Cassette). In replay mode no key is needed and
+        /// nothing is sent.
+        pub fn cassette(mut self, cassette: $crate::cassette::Cassette) -> Self {
+            self.settings.cassette = Some(cassette);
             self
         }
 

@@ -9,6 +9,7 @@ use futures::{StreamExt, TryFutureExt, TryStreamExt};
 use reqwest::header::{CONTENT_TYPE, HeaderMap, USER_AGENT};
 
 use super::clients::{Clients, Picked, sdk_user_agent};
+use crate::cassette::{Cassette, Outgoing, Turn};
 use crate::http::refused;
 use crate::http::status::truncate;
 use crate::http::{
@@ -29,6 +30,8 @@ pub(crate) struct Transport {
     pub retry: RetryPolicy,
     pub limiter: Option<RateLimiter>,
     pub limits: ResponseLimits,
+    /// Records or replays every request.
+    pub cassette: Option<Cassette>,
 }
 
 /// What a request is, for logs and error mapping.
@@ -62,6 +65,27 @@ impl Transport {
         );
         // Read only for the log: most runs do not log at this level.
         let started = tracing::enabled!(tracing::Level::DEBUG).then(Instant::now);
+        let response = match &self.cassette {
+            None => self.send(call, body, stream).await?,
+            // Boxed: a model without a cassette does not pay for its state.
+            Some(cassette) => Box::pin(self.through(cassette, call, body, stream)).await?,
+        };
+        let status = response.status();
+        tracing::debug!(status = status.as_u16(), elapsed = ?started.map(|at| at.elapsed()).unwrap_or_default(), "response headers received");
+        if status.is_success() {
+            return Ok((response, permit));
+        }
+        // Boxed: the error path's state would otherwise widen every request's future.
+        Err(Box::pin(self.failure(call, response)).await)
+    }
+
+    /// Sends `body` and waits for the response's headers.
+    async fn send(
+        &self,
+        call: &Call<'_>,
+        body: &Bytes,
+        stream: bool,
+    ) -> Result<reqwest::Response, ModelError> {
         let picked = self.clients.pick(stream, &self.timeouts)?;
         // A stream is timed until its headers arrive; a whole request by its client (or
         // `picked.timeout`), to its last byte.
@@ -73,14 +97,37 @@ impl Transport {
         } else {
             send(&picked, call.url, body).await
         };
-        let response = sent.map_err(|e| self.network_error(e, self.timeouts.request))?;
-        let status = response.status();
-        tracing::debug!(status = status.as_u16(), elapsed = ?started.map(|at| at.elapsed()).unwrap_or_default(), "response headers received");
-        if status.is_success() {
-            return Ok((response, permit));
+        sent.map_err(|e| self.network_error(e, self.timeouts.request))
+    }
+
+    /// The response of a request through `cassette`: replayed, or sent (when the network
+    /// allows it) and recorded.
+    async fn through(
+        &self,
+        cassette: &Cassette,
+        call: &Call<'_>,
+        body: &Bytes,
+        stream: bool,
+    ) -> Result<reqwest::Response, ModelError> {
+        let out = Outgoing {
+            url: call.url,
+            headers: self.clients.headers(),
+            secret_headers: &self.header_names,
+            key: self.api_key.as_ref(),
+            body,
+            stream,
+        };
+        let turn = cassette
+            .take(&out)
+            .map_err(|e| ModelError::Configuration(e.to_string()))?;
+        match turn {
+            Turn::Replay(response) => Ok(response),
+            Turn::Record(recording) => {
+                check_url(call.url)?;
+                let response = self.send(call, body, stream).await?;
+                Ok(recording.tap(response))
+            }
         }
-        // Boxed: the error path's state would otherwise widen every request's future.
-        Err(Box::pin(self.failure(call, response)).await)
     }
 
     /// The typed error of an error answer.
@@ -156,7 +203,9 @@ impl Transport {
     ) -> impl Future<Output = Result<T, ModelError>> + 'a {
         // An `async` block rather than an `async fn`, which would hold its arguments twice.
         async move {
-            check_url(call.url)?;
+            if self.cassette.is_none() {
+                check_url(call.url)?;
+            }
             let (call, body, decode) = (&call, &body, &decode);
             retry(&self.retry, call.provider, move |n| async move {
                 let (response, _permit) = self.attempt(call, body, false, n).await?;
@@ -170,7 +219,9 @@ impl Transport {
     /// Sends `body` asking for a stream; returns the body as byte chunks and the rate-limit
     /// permit to hold while it is read, or the whole body when the server answered in JSON.
     pub(crate) async fn open(&self, call: &Call<'_>, body: Bytes) -> Result<Opened, ModelError> {
-        check_url(call.url)?;
+        if self.cassette.is_none() {
+            check_url(call.url)?;
+        }
         let (response, permit) = retry(&self.retry, call.provider, |n| {
             self.attempt(call, &body, true, n)
         })
