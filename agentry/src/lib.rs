@@ -50,6 +50,8 @@ mod citation;
 pub mod cost;
 mod env;
 pub mod error;
+#[cfg(feature = "eval")]
+pub mod eval;
 pub mod guard;
 pub mod http;
 #[cfg(any(feature = "mcp-client", feature = "mcp-server"))]
