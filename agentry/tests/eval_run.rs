@@ -7,8 +7,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use agentry::eval::{
-    Case, Change, Contains, Dataset, Equals, Experiment, Observed, Progress, Report,
-    Thresholds, ToolTrajectory,
+    Case, Change, Contains, Dataset, Equals, Experiment, Observed, Progress, Report, Thresholds,
+    ToolTrajectory,
 };
 use agentry::model::ChatRequest;
 use agentry::prelude::*;
@@ -65,7 +65,10 @@ async fn cases_finish_in_any_order_and_are_reported_in_the_datasets() {
     let three = report.case("n3").unwrap();
     assert!(!three.passed);
     assert_eq!(three.error.as_deref(), Some("the task broke on 3"));
-    assert!(three.scores.is_empty(), "no evaluator runs on a failed task");
+    assert!(
+        three.scores.is_empty(),
+        "no evaluator runs on a failed task"
+    );
     assert_eq!(three.mean_score(), 0.0);
     let five = report.case("n5").unwrap();
     assert!(!five.passed);
@@ -73,7 +76,11 @@ async fn cases_finish_in_any_order_and_are_reported_in_the_datasets() {
     assert_eq!(report.summary.passed, 4);
     assert!((report.summary.pass_rate - 4.0 / 6.0).abs() < 1e-9);
     assert!((report.summary.scores["equals"].mean - 4.0 / 6.0).abs() < 1e-9);
-    assert!(report.summary.latency_ms.max >= 20.0, "{:?}", report.summary);
+    assert!(
+        report.summary.latency_ms.max >= 20.0,
+        "{:?}",
+        report.summary
+    );
 }
 
 #[tokio::test]
@@ -193,9 +200,11 @@ async fn each_case_runs_an_agent_in_its_own_span() {
 }
 
 async fn words_report(words: &[(&str, &str)], answer: impl Fn(&str) -> String) -> Report {
-    let dataset = words.iter().fold(Dataset::new("words"), |d, (name, input)| {
-        d.case(Case::new(*name, input.to_string()).meta("must_mention", *input))
-    });
+    let dataset = words
+        .iter()
+        .fold(Dataset::new("words"), |d, (name, input)| {
+            d.case(Case::new(*name, input.to_string()).meta("must_mention", *input))
+        });
     let answer = &answer;
     Experiment::new("echo", &dataset)
         .evaluator(Contains::from_metadata("must_mention"))
@@ -207,7 +216,11 @@ async fn words_report(words: &[(&str, &str)], answer: impl Fn(&str) -> String) -
 #[tokio::test]
 async fn the_report_is_a_table_json_and_a_self_contained_html_page() {
     let report = words_report(&[("a", "alpha"), ("b", "<beta>"), ("c", "gamma")], |w| {
-        if w == "gamma" { "nothing".into() } else { format!("{w}!") }
+        if w == "gamma" {
+            "nothing".into()
+        } else {
+            format!("{w}!")
+        }
     })
     .await;
     let table = report.to_string();
@@ -236,7 +249,11 @@ async fn the_report_is_a_table_json_and_a_self_contained_html_page() {
     let html = report.to_html();
     assert!(html.starts_with("<!DOCTYPE html>"));
     assert_eq!(html.matches("<tr class=\"case ").count(), 3);
-    assert_eq!(html.matches("<svg").count(), 4, "score, two evaluators, latency");
+    assert_eq!(
+        html.matches("<svg").count(),
+        4,
+        "score, two evaluators, latency"
+    );
     assert!(html.contains("&lt;beta&gt;"), "text is escaped");
     assert!(!html.contains("<beta>"));
     for outside in ["<script", "<link", "src=", "href=", "@import", "url("] {
@@ -247,9 +264,18 @@ async fn the_report_is_a_table_json_and_a_self_contained_html_page() {
 
 #[tokio::test]
 async fn a_report_against_its_baseline_marks_regressions() {
-    let words = [("a", "alpha"), ("b", "beta"), ("c", "gamma"), ("d", "delta")];
+    let words = [
+        ("a", "alpha"),
+        ("b", "beta"),
+        ("c", "gamma"),
+        ("d", "delta"),
+    ];
     let baseline = words_report(&words, |w| {
-        if w == "beta" { "no".into() } else { format!("{w}!") }
+        if w == "beta" {
+            "no".into()
+        } else {
+            format!("{w}!")
+        }
     })
     .await;
     let dir = tempfile::tempdir().unwrap();
@@ -260,7 +286,12 @@ async fn a_report_against_its_baseline_marks_regressions() {
     // Now beta passes, gamma fails, delta loses its "!" (a score drop) and alpha is
     // unchanged; "e" is new and "d" is renamed away.
     let now = words_report(
-        &[("a", "alpha"), ("b", "beta"), ("c", "gamma"), ("e", "delta")],
+        &[
+            ("a", "alpha"),
+            ("b", "beta"),
+            ("c", "gamma"),
+            ("e", "delta"),
+        ],
         |w| match w {
             "gamma" => "no".into(),
             _ => format!("{w}!"),
@@ -268,7 +299,14 @@ async fn a_report_against_its_baseline_marks_regressions() {
     )
     .await;
     let comparison = now.compare(&baseline);
-    let change = |name: &str| comparison.cases.iter().find(|c| c.name == name).unwrap().change;
+    let change = |name: &str| {
+        comparison
+            .cases
+            .iter()
+            .find(|c| c.name == name)
+            .unwrap()
+            .change
+    };
     assert_eq!(change("a"), Change::Unchanged);
     assert_eq!(change("b"), Change::Improved);
     assert_eq!(change("c"), Change::Regressed);
@@ -284,7 +322,10 @@ async fn a_report_against_its_baseline_marks_regressions() {
     assert!(text.contains("pass → fail"), "{text}");
     let panic = std::panic::catch_unwind(|| comparison.assert_no_regressions()).unwrap_err();
     let message = panic.downcast_ref::<String>().unwrap();
-    assert!(message.contains("regressed against its baseline"), "{message}");
+    assert!(
+        message.contains("regressed against its baseline"),
+        "{message}"
+    );
 
     // A score that drops without changing the verdict is a regression too.
     let before = words_report(&[("a", "alpha")], |_| "alpha!".into()).await;
@@ -292,7 +333,10 @@ async fn a_report_against_its_baseline_marks_regressions() {
     after.cases[0].scores[1].score = 0.9;
     let moved = after.compare(&before);
     assert_eq!(moved.cases[0].change, Change::Regressed);
-    assert_eq!(after.compare_within(&before, 0.2).cases[0].change, Change::Unchanged);
+    assert_eq!(
+        after.compare_within(&before, 0.2).cases[0].change,
+        Change::Unchanged
+    );
     before.compare(&before).assert_no_regressions();
 
     let html = now.to_html_against(&comparison);
@@ -303,7 +347,11 @@ async fn a_report_against_its_baseline_marks_regressions() {
 #[tokio::test]
 async fn thresholds_fail_a_test_when_the_pass_rate_or_a_score_drops() {
     let report = words_report(&[("a", "alpha"), ("b", "beta")], |w| {
-        if w == "beta" { "beta".into() } else { format!("{w}!") }
+        if w == "beta" {
+            "beta".into()
+        } else {
+            format!("{w}!")
+        }
     })
     .await;
     report.assert_thresholds(
@@ -329,6 +377,9 @@ async fn thresholds_fail_a_test_when_the_pass_rate_or_a_score_drops() {
     })
     .unwrap_err();
     let message = panic.downcast_ref::<String>().unwrap();
-    assert!(message.contains("the evaluation `echo` is below its thresholds"), "{message}");
+    assert!(
+        message.contains("the evaluation `echo` is below its thresholds"),
+        "{message}"
+    );
     assert!(message.contains("pass rate 50.0% < 100.0%"), "{message}");
 }

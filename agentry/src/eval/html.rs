@@ -159,7 +159,7 @@ fn case_row(report: &Report, case: &CaseReport, comparison: Option<&Comparison>)
     }
     let cost = case
         .cost
-        .map_or("–".to_owned(), |c| format!("{:.4}", c.as_usd()));
+        .map_or("–".to_owned(), |c| format!("{:.6}", c.as_usd()));
     let _ = write!(
         row,
         r#"<td class="num">{:.0}</td><td class="num">{}</td><td class="num">{}</td><td class="num">{cost}</td>"#,
@@ -242,7 +242,7 @@ impl Report {
         ));
         page.push_str(&card(&s.tokens.to_string(), "tokens"));
         if let Some(cost) = s.cost {
-            page.push_str(&card(&format!("${:.4}", cost.as_usd()), "cost"));
+            page.push_str(&card(&format!("${:.6}", cost.as_usd()), "cost"));
         }
         if let Some(c) = comparison {
             let change = c.pass_rate.change() * 100.0;

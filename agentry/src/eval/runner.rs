@@ -65,8 +65,19 @@ impl<'d, I, O> Experiment<'d, I, O> {
     }
 
     /// Adds an evaluator. A name already taken gets a suffix (`contains #2`).
-    pub fn evaluator(mut self, evaluator: impl Evaluator<I, O> + 'd) -> Self {
-        let base = evaluator.name();
+    pub fn evaluator(self, evaluator: impl Evaluator<I, O> + 'd) -> Self {
+        let name = evaluator.name();
+        self.evaluator_named(name, evaluator)
+    }
+
+    /// Adds an evaluator under another name (its column in the report, its key in
+    /// baselines and thresholds).
+    pub fn evaluator_named(
+        mut self,
+        name: impl Into<String>,
+        evaluator: impl Evaluator<I, O> + 'd,
+    ) -> Self {
+        let base = name.into();
         let mut name = base.clone();
         let mut n = 1;
         while self.evaluators.iter().any(|(taken, _)| *taken == name) {

@@ -67,7 +67,7 @@ impl fmt::Display for Report {
                 right(case.tokens),
                 right(
                     case.cost
-                        .map_or("-".into(), |c| format!("{:.4}", c.as_usd())),
+                        .map_or("-".into(), |c| format!("{:.6}", c.as_usd())),
                 ),
                 Cell::new(why),
             ]);
@@ -104,7 +104,7 @@ impl fmt::Display for Report {
         ]);
         summary.add_row([Cell::new("tokens"), right(s.tokens)]);
         if let Some(cost) = s.cost {
-            summary.add_row([Cell::new("cost"), right(format!("${:.4}", cost.as_usd()))]);
+            summary.add_row([Cell::new("cost"), right(format!("${:.6}", cost.as_usd()))]);
         }
         write!(f, "{summary}")
     }
