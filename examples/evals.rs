@@ -148,8 +148,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             |ctx: &EvalContext<'_, TripRequest, TripPlan>| {
                 let asked = ctx.case.metadata.get("days").and_then(Value::as_u64);
                 let planned = ctx.output().days.len() as u64;
+                let asked_text = asked.map_or("no number of days".into(), |d| d.to_string());
                 Verdict::from(asked == Some(planned))
-                    .because(format!("{planned} days planned, {asked:?} asked"))
+                    .because(format!("{planned} days planned, {asked_text} asked"))
             },
         ))
         .evaluator_named("tools", ToolTrajectory::from_metadata("tools").max_calls(4))
@@ -198,7 +199,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             "\nagainst the baseline ({}):\n{comparison}",
             baseline_path.display()
         );
-        std::fs::write(out.join("report.html"), report.to_html_against(&comparison))?;
+        report.write_html_against(out.join("report.html"), &comparison)?;
     } else {
         report.save_json(&baseline_path)?;
         report.write_html(out.join("report.html"))?;

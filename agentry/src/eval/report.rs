@@ -245,6 +245,16 @@ impl Report {
     pub fn write_html(&self, path: impl AsRef<Path>) -> Result<(), ReportError> {
         write(path.as_ref(), self.to_html().as_bytes())
     }
+
+    /// Writes the HTML page with a column marking each case against a baseline
+    /// ([`Report::to_html_against`]) to `path` (creating its folder).
+    pub fn write_html_against(
+        &self,
+        path: impl AsRef<Path>,
+        comparison: &super::Comparison,
+    ) -> Result<(), ReportError> {
+        write(path.as_ref(), self.to_html_against(comparison).as_bytes())
+    }
 }
 
 pub(crate) fn write(path: &Path, bytes: &[u8]) -> Result<(), ReportError> {
