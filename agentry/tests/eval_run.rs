@@ -99,9 +99,12 @@ async fn a_repeated_case_name_fails_the_second_case() {
     );
 }
 
-/// Each `eval_case` span: its case and whether it passed.
+/// A span's case, and whether it passed once recorded.
+type CaseSpan = (String, Option<bool>);
+
+/// Each `eval_case` span, by id.
 #[derive(Clone, Default)]
-struct Spans(Arc<Mutex<HashMap<u64, (String, Option<bool>)>>>);
+struct Spans(Arc<Mutex<HashMap<u64, CaseSpan>>>);
 
 #[derive(Default)]
 struct Fields {
@@ -188,7 +191,7 @@ async fn each_case_runs_an_agent_in_its_own_span() {
     assert!(report.case("owls").unwrap().passed);
     assert!(!report.case("bats").unwrap().passed);
 
-    let mut seen: Vec<(String, Option<bool>)> = spans.0.lock().unwrap().values().cloned().collect();
+    let mut seen: Vec<CaseSpan> = spans.0.lock().unwrap().values().cloned().collect();
     seen.sort_by(|a, b| a.0.cmp(&b.0));
     assert_eq!(
         seen,
