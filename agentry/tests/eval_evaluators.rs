@@ -112,6 +112,9 @@ async fn path_checks_select_with_jsonpath() {
             .unwrap()
             .contains(r#"is ["museum"], expected ["garden"]"#)
     );
+    // Nothing selected is not a match, even when the expected output has nothing there.
+    let nothing = check(PathCheck::matches_expected("$.hotel").unwrap()).await;
+    assert_eq!(nothing.reason.as_deref(), Some("`$.hotel` selects nothing"));
 
     assert!(
         check(PathCheck::equals_metadata("$.city", "city").unwrap())

@@ -169,7 +169,9 @@ impl PathCheck {
                 let want = expected
                     .map(|e| self.path.query(e).all())
                     .unwrap_or_default();
-                if nodes == want {
+                if nodes.is_empty() {
+                    Verdict::fail(format!("`{path}` selects nothing"))
+                } else if nodes == want {
                     Verdict::pass()
                 } else {
                     Verdict::fail(shown(format!(
