@@ -35,6 +35,7 @@ chapters! {
     ServingWebChat => "../docs/src/serving-web-chat.md",
     Observability => "../docs/src/observability.md",
     Testing => "../docs/src/testing.md",
+    Evals => "../docs/src/evals.md",
     Performance => "../docs/src/performance.md",
     Architecture => "../docs/src/architecture.md",
     Comparison => "../docs/src/comparison.md",

@@ -51,6 +51,8 @@ mod citation;
 pub mod cost;
 mod env;
 pub mod error;
+#[cfg(feature = "eval")]
+pub mod eval;
 pub mod guard;
 pub mod history;
 pub mod http;
