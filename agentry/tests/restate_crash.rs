@@ -8,21 +8,19 @@
 #[path = "restate_support/server.rs"]
 mod server;
 #[path = "restate_support/service.rs"]
+#[allow(dead_code)]
 mod service;
 
 use std::collections::{HashMap, HashSet};
-use std::path::Path;
-use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use agentry::agent::NOT_COMPLETED;
 use agentry::prelude::*;
-use agentry::restate::SavedThread;
 use agentry::testing::{MockResponse, MockServer, RecordedRequest};
 use rand::{Rng, SeedableRng};
 use serde_json::{Value, json};
-use service::STEPS;
+use service::{STEPS, call_run, saved_thread, spawn_service, wait_listening};
 
 /// Kills of the service that must land while a run is going on.
 const KILLS: usize = 20;
@@ -60,54 +58,6 @@ fn model(requests: Requests) -> impl Fn(&RecordedRequest) -> MockResponse + Send
             ToolCall::new(format!("o{answers}"), "observe", observe),
         ])
     }
-}
-
-fn spawn_service(port: u16, model_url: &str, log: &Path) -> Child {
-    Command::new(std::env::current_exe().unwrap())
-        .args([TEST, "--exact", "--nocapture", "--test-threads=1"])
-        .env("AGENTRY_RESTATE_CHILD", "1")
-        .env("RESTATE_SERVICE_PORT", port.to_string())
-        .env("RESTATE_MODEL_URL", model_url)
-        .env("RESTATE_LOG", log)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn the service process")
-}
-
-fn wait_listening(port: u16) {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(Instant::now() < deadline, "the service never listened");
-        std::thread::sleep(Duration::from_millis(5));
-    }
-}
-
-/// Starts a run on `thread` (idempotent by the thread id: sending it again attaches to it).
-async fn call_run(ingress: String, thread: String) -> Result<Value, String> {
-    let response = reqwest::Client::new()
-        .post(format!("{ingress}/Threads/{thread}/run"))
-        .header("idempotency-key", format!("run-{thread}"))
-        .json(&json!(format!("go {thread}")))
-        .send()
-        .await
-        .map_err(|e| e.to_string())?;
-    let status = response.status();
-    let body = response.text().await.map_err(|e| e.to_string())?;
-    if !status.is_success() {
-        return Err(format!("{status}: {body}"));
-    }
-    serde_json::from_str(&body).map_err(|e| format!("{e}: {body}"))
-}
-
-async fn saved_thread(ingress: &str, thread: &str) -> SavedThread {
-    let response = reqwest::Client::new()
-        .post(format!("{ingress}/Threads/{thread}/thread"))
-        .send()
-        .await
-        .unwrap();
-    let body = response.text().await.unwrap();
-    serde_json::from_str(&body).unwrap_or_else(|e| panic!("{thread}: {e}: {body}"))
 }
 
 /// Checks a finished thread against the side-effect log and the model requests.
@@ -220,14 +170,16 @@ async fn sigkill_the_service_and_the_server_mid_run() {
     let mock = MockServer::with_handler(model(Arc::clone(&requests))).await;
     let log_path = dir.path().join("effects.log");
     let port = server::free_port();
-    let mut service = spawn_service(port, &mock.url(), &log_path);
+    let mut service = spawn_service(TEST, port, &mock.url(), &log_path);
     wait_listening(port);
     server.register(&format!("http://127.0.0.1:{port}")).await;
     let ingress = server.ingress_url();
 
     // One uninterrupted run, to aim the kills inside a run.
     let started = Instant::now();
-    call_run(ingress.clone(), "t0".into()).await.unwrap();
+    call_run(ingress.clone(), "t0".into(), "go t0".into())
+        .await
+        .unwrap();
     let span = started.elapsed().as_millis() as u64;
     eprintln!("one uninterrupted run: {span} ms");
 
@@ -237,7 +189,11 @@ async fn sigkill_the_service_and_the_server_mid_run() {
     let test_started = Instant::now();
     while kills < KILLS || !server_killed {
         let thread = format!("t{}", threads.len());
-        let mut run = tokio::spawn(call_run(ingress.clone(), thread.clone()));
+        let mut run = tokio::spawn(call_run(
+            ingress.clone(),
+            thread.clone(),
+            format!("go {thread}"),
+        ));
         let mut killed_here = 0;
         loop {
             let wait = Duration::from_millis(rng.random_range(5..span.max(10)));
@@ -252,7 +208,11 @@ async fn sigkill_the_service_and_the_server_mid_run() {
                 server.restart();
                 server_killed = true;
                 run.abort();
-                run = tokio::spawn(call_run(ingress.clone(), thread.clone()));
+                run = tokio::spawn(call_run(
+                    ingress.clone(),
+                    thread.clone(),
+                    format!("go {thread}"),
+                ));
                 continue;
             }
             if killed_here < 3 && kills < KILLS {
@@ -260,7 +220,7 @@ async fn sigkill_the_service_and_the_server_mid_run() {
                 let _ = service.wait();
                 kills += 1;
                 killed_here += 1;
-                service = spawn_service(port, &mock.url(), &log_path);
+                service = spawn_service(TEST, port, &mock.url(), &log_path);
                 wait_listening(port);
             }
         }

@@ -144,3 +144,78 @@ pub async fn child() {
         .listen_and_serve(addr.parse().unwrap())
         .await;
 }
+
+/// Starts the service process: the test binary `test` again, serving on `port`.
+pub fn spawn_service(
+    test: &str,
+    port: u16,
+    model_url: &str,
+    log: &std::path::Path,
+) -> std::process::Child {
+    std::process::Command::new(std::env::current_exe().unwrap())
+        .args([test, "--exact", "--nocapture", "--test-threads=1"])
+        .env("AGENTRY_RESTATE_CHILD", "1")
+        .env("RESTATE_SERVICE_PORT", port.to_string())
+        .env("RESTATE_MODEL_URL", model_url)
+        .env("RESTATE_LOG", log)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn the service process")
+}
+
+/// Waits until the service listens on `port`.
+pub fn wait_listening(port: u16) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the service never listened"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// Runs `input` on `thread` through the ingress and waits for the reply. The idempotency key
+/// is the thread and input: sending it again attaches to the same invocation.
+pub async fn call_run(
+    ingress: String,
+    thread: String,
+    input: String,
+) -> Result<serde_json::Value, String> {
+    let response = reqwest::Client::new()
+        .post(format!("{ingress}/Threads/{thread}/run"))
+        .header("idempotency-key", format!("{thread}/{input}"))
+        .json(&input)
+        .send()
+        .await
+        .map_err(|e| e.to_string())?;
+    let status = response.status();
+    let body = response.text().await.map_err(|e| e.to_string())?;
+    if !status.is_success() {
+        return Err(format!("{status}: {body}"));
+    }
+    serde_json::from_str(&body).map_err(|e| format!("{e}: {body}"))
+}
+
+/// The thread as the object saved it.
+pub async fn saved_thread(ingress: &str, thread: &str) -> SavedThread {
+    let response = reqwest::Client::new()
+        .post(format!("{ingress}/Threads/{thread}/thread"))
+        .send()
+        .await
+        .unwrap();
+    let body = response.text().await.unwrap();
+    serde_json::from_str(&body).unwrap_or_else(|e| panic!("{thread}: {e}: {body}"))
+}
+
+/// The review `thread` waits for, if any.
+pub async fn pending(ingress: &str, thread: &str) -> Option<PendingReview> {
+    let response = reqwest::Client::new()
+        .post(format!("{ingress}/Threads/{thread}/pending"))
+        .send()
+        .await
+        .ok()?;
+    let body = response.text().await.ok()?;
+    serde_json::from_str(&body).ok().flatten()
+}
