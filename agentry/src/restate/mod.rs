@@ -26,16 +26,19 @@
 //! so its name is yours:
 //!
 //! ```no_run
+//! use agentry::output::TextOutput;
 //! use agentry::prelude::*;
 //! use agentry::restate::{Decisions, PendingReview, RestateAgent, RunReply, SavedThread};
 //! use agentry::testing::{ScriptedModel, Turn};
 //! use restate_sdk::prelude::*;
 //!
 //! /// You answer briefly.
-//! #[agent]
+//! #[agent(tools())]
 //! struct Helper;
 //!
-//! struct Threads(RestateAgent<Helper, TextOutput, (), ()>);
+//! type Helpers = RestateAgent<Helper, TextOutput, (), ()>;
+//!
+//! struct Threads(Helpers);
 //!
 //! #[restate_sdk::object]
 //! impl Threads {
@@ -45,15 +48,15 @@
 //!     }
 //!     #[handler]
 //!     async fn pending(&self, ctx: SharedObjectContext<'_>) -> HandlerResult<Json<Option<PendingReview>>> {
-//!         RestateAgent::<Helper, TextOutput, (), ()>::pending(&ctx).await.map(Json)
+//!         Helpers::pending(&ctx).await.map(Json)
 //!     }
 //!     #[handler]
 //!     async fn decide(&self, ctx: SharedObjectContext<'_>, decisions: Json<Decisions>) -> HandlerResult<bool> {
-//!         RestateAgent::<Helper, TextOutput, (), ()>::decide(&ctx, decisions.into_inner()).await
+//!         Helpers::decide(&ctx, decisions.into_inner()).await
 //!     }
 //!     #[handler]
 //!     async fn thread(&self, ctx: SharedObjectContext<'_>) -> HandlerResult<Json<SavedThread>> {
-//!         RestateAgent::<Helper, TextOutput, (), ()>::thread(&ctx).await.map(Json)
+//!         Helpers::thread(&ctx).await.map(Json)
 //!     }
 //! }
 //!
