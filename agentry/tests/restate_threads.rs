@@ -19,6 +19,7 @@ use service::{call_run, pending, saved_thread, spawn_service, wait_listening};
 
 const REVIEW_TEST: &str = "a_review_outlives_the_service_and_is_decided_from_another_process";
 const ORDER_TEST: &str = "concurrent_runs_keep_each_threads_order";
+const TIMEOUT_TEST: &str = "an_undecided_review_is_rejected_by_an_engine_timer";
 
 fn last_user_text(messages: &[Value]) -> String {
     messages
@@ -137,6 +138,51 @@ async fn a_review_outlives_the_service_and_is_decided_from_another_process() {
         sent.lines().filter(|l| l.contains("send")).count(),
         1,
         "{sent}"
+    );
+    let _ = service.kill();
+    let _ = service.wait();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_undecided_review_is_rejected_by_an_engine_timer() {
+    if std::env::var_os("AGENTRY_RESTATE_CHILD").is_some() {
+        return service::child().await;
+    }
+    // SAFETY: set before any thread of this test process reads the environment; the service
+    // process inherits it.
+    unsafe { std::env::set_var("RESTATE_REVIEW_TIMEOUT_MS", "1500") };
+    let dir = tempfile::tempdir().unwrap();
+    let server = server::Server::start(dir.path());
+    let mock = MockServer::with_handler(review_model).await;
+    let log = dir.path().join("effects.log");
+    let port = server::free_port();
+    let mut service = spawn_service(TIMEOUT_TEST, port, &mock.url(), &log);
+    wait_listening(port);
+    server.register(&format!("http://127.0.0.1:{port}")).await;
+    let ingress = server.ingress_url();
+
+    let reply = tokio::time::timeout(
+        Duration::from_secs(60),
+        call_run(ingress.clone(), "w1".into(), "go w1".into()),
+    )
+    .await
+    .expect("the timer ended the review")
+    .unwrap();
+    assert_eq!(reply["output"], "done");
+    let thread = saved_thread(&ingress, "w1").await;
+    let results: Vec<String> = thread
+        .messages
+        .iter()
+        .filter(|m| matches!(m, Message::Tool(_)))
+        .map(Message::text)
+        .collect();
+    assert_eq!(results.len(), 1);
+    assert!(results[0].contains("the review timed out"), "{results:?}");
+    assert!(
+        !std::fs::read_to_string(&log)
+            .unwrap_or_default()
+            .contains("send"),
+        "the rejected call ran"
     );
     let _ = service.kill();
     let _ = service.wait();

@@ -203,24 +203,25 @@ where
             let decisions = match self.review_timeout {
                 None => decided.await?.into_inner(),
                 Some(timeout) => {
-                    let timer = ctx.sleep(timeout);
-                    match select(std::pin::pin!(decided), std::pin::pin!(timer)).await {
-                        Either::Left((decided, _)) => decided?.into_inner(),
-                        Either::Right((slept, _)) => {
+                    let why = "the review timed out";
+                    let rejected: Decisions = reviews
+                        .iter()
+                        .map(|r| {
+                            (
+                                r.call_id.clone(),
+                                Decision::Reject {
+                                    message: why.into(),
+                                },
+                            )
+                        })
+                        .collect();
+                    // The engine's select: it journals which of the two completed first.
+                    restate_sdk::select! {
+                        decided = decided => decided?.into_inner(),
+                        slept = ctx.sleep(timeout) => {
                             slept?;
-                            reviews
-                                .iter()
-                                .map(|r| {
-                                    let why = "the review timed out";
-                                    (
-                                        r.call_id.clone(),
-                                        Decision::Reject {
-                                            message: why.into(),
-                                        },
-                                    )
-                                })
-                                .collect()
-                        }
+                            rejected
+                        },
                     }
                 }
             };

@@ -138,7 +138,11 @@ pub async fn child() {
     let log = Log {
         path: var("RESTATE_LOG").into(),
     };
-    let threads = Threads(RestateAgent::new(agent, log));
+    let mut restate = RestateAgent::new(agent, log);
+    if let Ok(ms) = std::env::var("RESTATE_REVIEW_TIMEOUT_MS") {
+        restate = restate.review_timeout(Duration::from_millis(ms.parse().unwrap()));
+    }
+    let threads = Threads(restate);
     let addr = format!("127.0.0.1:{}", var("RESTATE_SERVICE_PORT"));
     HttpServer::new(Endpoint::builder().bind(threads).build())
         .listen_and_serve(addr.parse().unwrap())
