@@ -67,6 +67,8 @@ pub mod output;
 pub mod persist;
 pub mod protocol;
 pub mod providers;
+#[cfg(feature = "restate")]
+pub mod restate;
 mod run;
 pub mod schema;
 #[cfg(feature = "server")]

@@ -150,6 +150,28 @@ impl<T, O, C, S> Agent<T, O, C, S> {
     }
 }
 
+impl<T, O, C, S> Agent<T, O, C, S>
+where
+    T: Toolset<C, S>,
+    C: Send + Sync + 'static,
+    S: Send + Sync + 'static,
+{
+    /// Whether `call` runs again when it was in flight at a crash: a call of an idempotent
+    /// tool, a call with invalid arguments or of an unknown tool (both have no effect).
+    pub(crate) fn reruns_after_crash(&self, call: &ToolCall) -> bool {
+        let parts = &self.parts;
+        match parts.toolset.parse(call) {
+            Some(Ok(parsed)) => parts.toolset.is_idempotent(&parsed),
+            Some(Err(_)) => true,
+            None => parts
+                .dyn_tools
+                .iter()
+                .find(|t| t.definition().name == call.name)
+                .is_none_or(|t| DynTool::is_idempotent(&**t)),
+        }
+    }
+}
+
 /// How a run in a thread starts.
 enum How<S> {
     Fresh { input: Input, new_state: fn() -> S },
@@ -317,18 +339,7 @@ where
 
     /// Whether `call` runs again when it was in flight at a crash.
     fn reruns(&self, call: &ToolCall) -> bool {
-        let parts = &self.agent.parts;
-        match parts.toolset.parse(call) {
-            Some(Ok(parsed)) => parts.toolset.is_idempotent(&parsed),
-            // Invalid arguments have no effect: the same error again.
-            Some(Err(_)) => true,
-            None => parts
-                .dyn_tools
-                .iter()
-                .find(|t| t.definition().name == call.name)
-                // An unknown tool has no effect either.
-                .is_none_or(|t| DynTool::is_idempotent(&**t)),
-        }
+        self.agent.reruns_after_crash(call)
     }
 
     fn journal(

@@ -1,0 +1,141 @@
+//! Durable agent runs on Restate: a support agent served as the virtual object `Support`,
+//! one object per conversation. Each model request and each tool call is a journaled step:
+//! kill this process mid-run, start it again, and the run goes on from its journal without
+//! asking the model again or repeating a refund. A refund waits for a person's approval as
+//! an awakeable: the run suspends (nothing waits in this process) until a decision arrives
+//! from anywhere.
+//!
+//! Offline by default (the built-in MockServer plays the model); set `OPENAI_API_KEY`,
+//! `ANTHROPIC_API_KEY`, `GEMINI_API_KEY`, `OPENAI_BASE_URL` or `AGENTRY_MODEL` for a real one.
+//!
+//! Start the server (the binary ships in the npm package `@restatedev/restate-server`; the
+//! tests pin it in `agentry/tests/restate_server/package.json`), then this service, then
+//! register it and talk to it:
+//!
+//! ```text
+//! npx @restatedev/restate-server                       # ingress :8080, admin :9070
+//! cargo run --example restate_agent                    # serves 127.0.0.1:9080 (RESTATE_SERVICE_ADDR)
+//! curl -s localhost:9070/deployments -H 'content-type: application/json' \
+//!      -d '{"uri": "http://127.0.0.1:9080"}'
+//! curl -s localhost:8080/Support/ada/run -H 'content-type: application/json' \
+//!      -d '"Please refund order 42"' &                 # waits for the review
+//! curl -s -X POST localhost:8080/Support/ada/pending   # the awakeable and the call to review
+//! curl -s localhost:8080/Support/ada/decide -H 'content-type: application/json' \
+//!      -d '{"refund-1": {"decision": "approve"}}'      # from any process; the run finishes
+//! curl -s -X POST localhost:8080/Support/ada/thread    # the saved conversation
+//! ```
+//!
+//! Run: `cargo run --example restate_agent`
+
+mod support;
+
+use agentry::middleware::{DecisionKind, HumanInTheLoop};
+use agentry::prelude::*;
+use agentry::restate::{Decisions, PendingReview, RestateAgent, RunReply, SavedThread};
+use agentry::testing::{MockResponse, RecordedRequest};
+use restate_sdk::prelude::{
+    Endpoint, HandlerResult, HttpServer, Json, ObjectContext, SharedObjectContext,
+};
+use serde_json::json;
+
+/// Look up an order (read-only: runs again if a crash interrupted it).
+///
+/// # Arguments
+/// * `order` - The order number.
+#[tool(idempotent)]
+fn lookup_order(order: u32) -> String {
+    format!("Order {order}: one kettle, 39 EUR, delivered broken.")
+}
+
+/// Refund an order (not idempotent: at most once, and only once a person approved it).
+///
+/// # Arguments
+/// * `order` - The order number.
+/// * `amount` - The amount in euros.
+#[tool]
+fn refund(order: u32, amount: u32) -> String {
+    println!("  [payments] refunding {amount} EUR for order {order}");
+    format!("Refunded {amount} EUR for order {order}.")
+}
+
+/// You are a support agent. Look orders up before refunding them.
+#[agent(tools(lookup_order, refund))]
+struct Helpdesk;
+
+type Agent = RestateAgent<Helpdesk, agentry::output::TextOutput, (), ()>;
+
+/// The virtual object: one per conversation, keyed by its id.
+struct Support(Agent);
+
+#[restate_sdk::object]
+impl Support {
+    /// Runs one user message (one run at a time per conversation).
+    #[handler]
+    async fn run(
+        &self,
+        ctx: ObjectContext<'_>,
+        input: Json<String>,
+    ) -> HandlerResult<Json<RunReply>> {
+        self.0.run(&ctx, input.into_inner()).await.map(Json)
+    }
+
+    /// The review the conversation's run waits for.
+    #[handler]
+    async fn pending(
+        &self,
+        ctx: SharedObjectContext<'_>,
+    ) -> HandlerResult<Json<Option<PendingReview>>> {
+        Agent::pending(&ctx).await.map(Json)
+    }
+
+    /// Decides the review: `{"call id": {"decision": "approve"}}`.
+    #[handler]
+    async fn decide(
+        &self,
+        ctx: SharedObjectContext<'_>,
+        decisions: Json<Decisions>,
+    ) -> HandlerResult<bool> {
+        Agent::decide(&ctx, decisions.into_inner()).await
+    }
+
+    /// The conversation as saved after its last run.
+    #[handler]
+    async fn thread(&self, ctx: SharedObjectContext<'_>) -> HandlerResult<Json<SavedThread>> {
+        Agent::thread(&ctx).await.map(Json)
+    }
+}
+
+/// The offline model: look the order up, refund it, then confirm.
+fn mock(request: &RecordedRequest) -> MockResponse {
+    let results = request.tool_results_since_last_user();
+    match results.len() {
+        0 => MockResponse::tool_calls(vec![ToolCall::new(
+            "lookup-1",
+            "lookup_order",
+            json!({ "order": 42 }).to_string(),
+        )]),
+        1 => MockResponse::tool_calls(vec![ToolCall::new(
+            "refund-1",
+            "refund",
+            json!({ "order": 42, "amount": 39 }).to_string(),
+        )]),
+        _ => MockResponse::text(format!("Done: {}", results[1].1)),
+    }
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let backend = support::backend(mock).await?;
+    let agent = Helpdesk::builder(backend.model)
+        .middleware(
+            HumanInTheLoop::new().review("refund", DecisionKind::Approve | DecisionKind::Reject),
+        )
+        .build();
+    let service = Support(RestateAgent::new(agent, ()));
+    let addr = std::env::var("RESTATE_SERVICE_ADDR").unwrap_or_else(|_| "127.0.0.1:9080".into());
+    println!("serving the Restate service `Support` on http://{addr}; register it with the server");
+    HttpServer::new(Endpoint::builder().bind(service).build())
+        .listen_and_serve(addr.parse()?)
+        .await;
+    Ok(())
+}
