@@ -438,19 +438,18 @@ async fn custom_injection_reads_the_context() {
 /// * `n` - The number.
 /// * `factor` - An optional factor (2 when left out).
 #[tool(strict = false, sequential = true)]
-const fn double(n: i64, factor: Option<i64>) -> i64 {
+fn double(n: i64, factor: Option<i64>) -> i64 {
     match factor {
         Some(f) => n * f,
         None => n * 2,
     }
 }
 
-// A `const fn` is a plain function to the runtime: `#[tool]` accepts it (`unsafe` and `extern`
-// functions are refused, see tests/ui). Switches take `= bool` as well as the bare key, and an
+// Switches take `= bool` as well as the bare key, and an
 // optional argument the model leaves out is `None` (the where clauses on `Args` keep serde's
 // handling of missing `Option` fields).
 #[tokio::test]
-async fn const_fn_tools_switch_values_and_missing_options() {
+async fn switch_values_and_missing_options() {
     const { assert!(<double as Tool>::SEQUENTIAL) };
     assert!(!<double as Tool>::definition().strict);
     let out = invoke(
