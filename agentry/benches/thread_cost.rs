@@ -7,7 +7,9 @@
 //! the thread whatever the storage does (a provider sends the whole conversation).
 //!
 //! The model answers at once without serializing anything, so the figures are the run loop's
-//! and the storage's. A run appends two messages (the input and the answer) and writes two
+//! and the storage's. A third baseline: copying and dropping the thread's messages, what
+//! handing the whole transcript back in `RunResult::messages` costs (the cache keeps its own
+//! copy, the caller gets another). A run appends two messages (the input and the answer) and writes two
 //! checkpoints. Each measured chunk of 20 runs starts on a fresh fork of a template thread
 //! whose first run (untimed) fills the cache.
 //!
@@ -165,12 +167,25 @@ fn main() {
         });
     }
     group.finish();
+    // What returning the run's transcript costs: `RunResult::messages` is the caller's own
+    // copy of the whole thread (the cache keeps another), made and, here, dropped once a run.
+    let mut group = c.benchmark_group("transcript");
+    for n in SIZES {
+        let messages: Vec<Message> = (0..n + 2).map(message).collect();
+        group.bench_function(format!("copy_and_drop_{n}"), |b| {
+            b.iter(|| drop(std::hint::black_box(messages.clone())))
+        });
+    }
+    group.finish();
     c.final_summary();
 
     let us = |group: &str, id: &str| support::median_ns(group, id).map(|ns| ns / 1000.0);
     for n in SIZES {
         if let Some(body) = us("request_body", &format!("serialize_{n}")) {
             println!("FIGURE request_body/serialize_{n}: {body:.1} µs");
+        }
+        if let Some(copy) = us("transcript", &format!("copy_and_drop_{n}")) {
+            println!("FIGURE transcript/copy_and_drop_{n}: {copy:.1} µs");
         }
     }
     for name in ["sqlite", "postgres"] {
@@ -201,6 +216,19 @@ fn main() {
             f64::INFINITY,
             "what the cache saves at 5,000 messages",
         );
+        // Beyond the transcript's copy, the one part of a cached run that grows with the thread.
+        if let (Some(a), Some(b), Some(ca), Some(cb)) = (
+            us(&group, "cached_5000"),
+            us(&group, "cached_10"),
+            us("transcript", "copy_and_drop_5000"),
+            us("transcript", "copy_and_drop_10"),
+        ) {
+            let ratio = (a - ca) / (b - cb);
+            println!(
+                "RATIO {group}: (cached_5000 - copy_5000) / (cached_10 - copy_10) = {ratio:.3}x (beyond copying the transcript; target <= 1.3x: {})",
+                if ratio <= 1.3 { "met" } else { "NOT met" }
+            );
+        }
         // With a provider's body serialization added to both, the ratio a real run sees.
         if let (Some(a), Some(b), Some(ba), Some(bb)) = (
             us(&group, "cached_5000"),

@@ -78,6 +78,21 @@ impl ThreadCache {
         checkpointer.latest(thread_id).await
     }
 
+    /// Keeps a copy of a finished run's transcript, the thread as of checkpoint `meta` (the
+    /// transcript's system message is not the thread's).
+    pub(crate) fn keep(&self, meta: CheckpointMeta, transcript: &[Message]) {
+        if self.capacity == 0 {
+            return;
+        }
+        let offset = usize::from(matches!(transcript.first(), Some(Message::System { .. })));
+        let thread = &transcript[offset..];
+        // Room for the next run's input, answer and system message: no reallocation of the
+        // whole thread when they are added.
+        let mut messages = Vec::with_capacity(thread.len() + 16);
+        messages.extend_from_slice(thread);
+        self.put(meta, messages);
+    }
+
     /// Keeps the thread's `messages` (without a system message) as of checkpoint `meta`.
     pub(crate) fn put(&self, meta: CheckpointMeta, messages: Vec<Message>) {
         if self.capacity == 0 || messages.len() as u64 != meta.message_count {
@@ -115,5 +130,43 @@ impl ThreadCache {
     #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
         self.lock().entries.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::UNIX_EPOCH;
+
+    fn meta(thread_id: &str, message_count: u64) -> CheckpointMeta {
+        CheckpointMeta {
+            thread_id: thread_id.into(),
+            step: 1,
+            parent: None,
+            format_version: crate::persist::FORMAT_VERSION,
+            message_count,
+            created_at: UNIX_EPOCH,
+        }
+    }
+
+    #[test]
+    fn the_least_recently_used_thread_leaves_first_and_capacity_zero_keeps_none() {
+        let cache = ThreadCache::new(2);
+        let one = vec![Message::user("hi")];
+        cache.put(meta("a", 1), one.clone());
+        cache.put(meta("b", 1), one.clone());
+        cache.put(meta("a", 1), one.clone()); // `a` used again: `b` is the oldest
+        cache.put(meta("c", 1), one.clone());
+        let inner = cache.lock();
+        let mut ids: Vec<&String> = inner.entries.keys().collect();
+        ids.sort();
+        assert_eq!(ids, ["a", "c"]);
+        drop(inner);
+        // Messages that do not match the checkpoint's count are not kept.
+        cache.put(meta("d", 5), one.clone());
+        assert!(!cache.lock().entries.contains_key("d"));
+        let none = ThreadCache::new(0);
+        none.put(meta("a", 1), one);
+        assert_eq!(none.len(), 0);
     }
 }

@@ -99,3 +99,20 @@ impl Keeper {
         }
     }
 }
+
+/// Runs `run`, raced by `keeper`'s heartbeat when there is one: the run's output, or why the
+/// lease could not be kept (the run is dropped where it was).
+pub(crate) async fn kept<T>(
+    keeper: Option<&Keeper>,
+    checkpointer: &dyn Checkpointer,
+    run: impl std::future::Future<Output = T>,
+) -> Result<T, PersistError> {
+    let Some(keeper) = keeper else {
+        return Ok(run.await);
+    };
+    let beat = std::pin::pin!(keeper.beat(checkpointer));
+    match futures::future::select(std::pin::pin!(run), beat).await {
+        futures::future::Either::Left((output, _)) => Ok(output),
+        futures::future::Either::Right((lost, _)) => Err(lost),
+    }
+}

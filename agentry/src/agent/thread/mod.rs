@@ -534,27 +534,16 @@ where
         // The thread is the conversation: `gen_ai.conversation.id` on the run's spans.
         let run = drive_saving(self.agent, start, context, sinks, Some(&mut journal));
         let run = crate::telemetry::in_conversation(self.id.as_str(), run);
-        let outcome = match &keeper {
-            None => run.await,
-            Some(keeper) => {
-                // The run raced by its lease's heartbeat: a lease that cannot be kept stops
-                // the run where it is, the thread left running for the worker that takes it.
-                let beat = std::pin::pin!(keeper.beat(&**checkpointer));
-                match futures::future::select(std::pin::pin!(run), beat).await {
-                    futures::future::Either::Left((outcome, _)) => outcome,
-                    futures::future::Either::Right((lost, _)) => return Err(fail(lost)),
-                }
-            }
+        let outcome = match heartbeat::kept(keeper.as_deref(), &**checkpointer, run).await {
+            Ok(outcome) => journal.finish(outcome).await,
+            // The lease could not be kept: the run stopped where it was, the thread left
+            // running for the worker that takes it over.
+            Err(lost) => return Err(fail(lost)),
         };
-        let outcome = journal.finish(outcome).await;
         if let (Some(cache), Ok(Outcome::Finished(result)), Some(meta)) =
             (self.cache, &outcome, journal.last.take())
         {
-            let offset = usize::from(matches!(
-                result.messages.first(),
-                Some(Message::System { .. })
-            ));
-            cache.put(meta, result.messages[offset..].to_vec());
+            cache.keep(meta, &result.messages);
         }
         outcome
     }
