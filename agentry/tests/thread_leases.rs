@@ -1,10 +1,13 @@
 //! Runs under a lease: the heartbeat keeps the thread through a run longer than the lease's
-//! TTL, a run whose lease is taken over stops before writing, and `recover_orphans` resumes a
-//! thread a dead worker left running, under a fresh lease.
+//! TTL, a run whose lease is taken over (or runs out while renewals fail) stops before
+//! writing, and `recover_orphans` resumes a thread a dead worker left running, under a fresh
+//! lease.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
+
+use futures::future::BoxFuture;
 
 use agentry::agent::{Outcome, RunErrorKind, ThreadError, ThreadStatus};
 use agentry::persist::{Checkpointer, InMemoryCheckpointer, PersistError, SqliteCheckpointer};
@@ -224,4 +227,120 @@ async fn recover_orphans_resumes_a_thread_a_dead_worker_left_running() {
         .await
         .unwrap();
     assert!(again.is_empty());
+}
+
+/// A checkpointer whose lease renewals fail (a database that stopped answering them).
+struct NoRenewals(InMemoryCheckpointer);
+
+impl Checkpointer for NoRenewals {
+    fn put<'a>(
+        &'a self,
+        write: agentry::persist::CheckpointWrite<'a>,
+    ) -> BoxFuture<'a, Result<agentry::persist::CheckpointMeta, PersistError>> {
+        self.0.put(write)
+    }
+    fn latest<'a>(
+        &'a self,
+        thread_id: &'a str,
+    ) -> BoxFuture<'a, Result<Option<agentry::persist::Checkpoint>, PersistError>> {
+        self.0.latest(thread_id)
+    }
+    fn get<'a>(
+        &'a self,
+        thread_id: &'a str,
+        step: u64,
+    ) -> BoxFuture<'a, Result<Option<agentry::persist::Checkpoint>, PersistError>> {
+        self.0.get(thread_id, step)
+    }
+    fn history<'a>(
+        &'a self,
+        thread_id: &'a str,
+        limit: usize,
+    ) -> BoxFuture<'a, Result<Vec<agentry::persist::CheckpointMeta>, PersistError>> {
+        self.0.history(thread_id, limit)
+    }
+    fn threads<'a>(
+        &'a self,
+        limit: usize,
+    ) -> BoxFuture<'a, Result<Vec<agentry::persist::ThreadInfo>, PersistError>> {
+        self.0.threads(limit)
+    }
+    fn delete_thread<'a>(
+        &'a self,
+        thread_id: &'a str,
+    ) -> BoxFuture<'a, Result<bool, PersistError>> {
+        self.0.delete_thread(thread_id)
+    }
+    fn fork<'a>(
+        &'a self,
+        from: &'a agentry::persist::CheckpointRef,
+        new_thread_id: &'a str,
+    ) -> BoxFuture<'a, Result<agentry::persist::CheckpointMeta, PersistError>> {
+        self.0.fork(from, new_thread_id)
+    }
+    fn acquire_lease<'a>(
+        &'a self,
+        thread_id: &'a str,
+        worker: &'a str,
+        ttl: Duration,
+    ) -> BoxFuture<'a, Result<Option<agentry::persist::Lease>, PersistError>> {
+        self.0.acquire_lease(thread_id, worker, ttl)
+    }
+    fn renew_lease<'a>(
+        &'a self,
+        _lease: &'a agentry::persist::Lease,
+        _ttl: Duration,
+    ) -> BoxFuture<'a, Result<agentry::persist::Lease, PersistError>> {
+        Box::pin(async {
+            Err(PersistError::Invalid {
+                what: "connection",
+                reason: "the database does not answer".into(),
+            })
+        })
+    }
+    fn release_lease<'a>(
+        &'a self,
+        lease: &'a agentry::persist::Lease,
+    ) -> BoxFuture<'a, Result<(), PersistError>> {
+        self.0.release_lease(lease)
+    }
+}
+
+#[tokio::test]
+async fn a_run_that_cannot_renew_its_lease_stops_once_it_runs_out() {
+    let cp = Arc::new(NoRenewals(InMemoryCheckpointer::default()));
+    let agent = Worker::builder(script())
+        .shared_checkpointer(cp.clone())
+        .build();
+    let lease = cp
+        .acquire_lease("cut", "worker-a", TTL)
+        .await
+        .unwrap()
+        .unwrap();
+    let work = Arc::new(Work {
+        takes_ms: 10 * TTL.as_millis() as u64,
+        ..Work::default()
+    });
+    let started = std::time::Instant::now();
+    let err = agent
+        .thread("cut")
+        .with_lease(lease)
+        .lease_ttl(TTL)
+        .run("go", Arc::clone(&work))
+        .await
+        .unwrap_err();
+    let PersistError::LeaseExpired { reason, .. } = (match err.kind() {
+        RunErrorKind::Thread(ThreadError::Persist(e)) => e,
+        other => panic!("{other:?}"),
+    }) else {
+        panic!("{err:?}");
+    };
+    assert!(reason.contains("does not answer"), "{reason}");
+    // Stopped soon after the lease ran out, mid-call, without its result.
+    assert!(started.elapsed() < 5 * TTL, "{:?}", started.elapsed());
+    assert_eq!(work.done.load(Ordering::SeqCst), 0);
+    let latest = cp.latest("cut").await.unwrap().unwrap();
+    assert!(
+        matches!(latest.messages.last(), Some(Message::Assistant(a)) if !a.tool_calls.is_empty())
+    );
 }
