@@ -102,6 +102,12 @@ fn runs(
                 .run("And tomorrow?", ())
                 .await
                 .unwrap();
+            if let Some(pool) = wal {
+                sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)")
+                    .execute(pool)
+                    .await
+                    .unwrap();
+            }
             let chunk = CHUNK.min(iters - done);
             let start = Instant::now();
             for _ in 0..chunk {
