@@ -12,7 +12,14 @@ fn criterion_home() -> PathBuf {
     if let Some(target) = std::env::var_os("CARGO_TARGET_DIR") {
         return PathBuf::from(target).join("criterion");
     }
-    PathBuf::from("target").join("criterion")
+    // `cargo bench` runs a bench in its package's directory; criterion writes to the
+    // workspace's target directory.
+    let here = PathBuf::from("target").join("criterion");
+    let workspace = PathBuf::from("..").join("target").join("criterion");
+    if !here.exists() && workspace.exists() {
+        return workspace;
+    }
+    here
 }
 
 /// The median estimate (ns per iteration) criterion just measured for `group/id`.

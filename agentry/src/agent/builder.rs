@@ -67,6 +67,8 @@ pub(crate) struct Parts<T, O, C, S> {
     pub(crate) forwarded: Option<crate::tool::runtime::Forwarded>,
     /// Guardrails on the input, the output and the tool calls.
     pub(crate) guards: Guards<C>,
+    /// The threads this agent ran last, decoded (see [`AgentBuilder::thread_cache`]).
+    pub(crate) thread_cache: Arc<super::thread::ThreadCache>,
 }
 
 /// The default cap on tool calls of one answer running at once.
@@ -99,6 +101,9 @@ where
                 prices: None,
                 forwarded: None,
                 guards: Guards::default(),
+                thread_cache: Arc::new(super::thread::ThreadCache::new(
+                    super::thread::DEFAULT_THREAD_CACHE,
+                )),
             },
         }
     }
@@ -136,6 +141,7 @@ where
                 prices: p.prices,
                 forwarded: p.forwarded,
                 guards: p.guards.for_output::<O2::Output>(),
+                thread_cache: p.thread_cache,
             },
         }
     }
@@ -369,6 +375,19 @@ where
     /// nothing.
     pub fn checkpointer(mut self, checkpointer: impl Checkpointer) -> Self {
         self.parts.checkpointer = Some(Arc::new(checkpointer));
+        self
+    }
+
+    /// How many threads the agent keeps decoded between runs (default
+    /// [`DEFAULT_THREAD_CACHE`](super::DEFAULT_THREAD_CACHE); 0 keeps none). A run on a thread
+    /// the agent ran last loads only the messages written since, in one query, so its cost
+    /// does not grow with the thread's length; each use is checked against the thread's
+    /// newest checkpoint, so a step another worker wrote is seen (see
+    /// [`Checkpointer::latest_since`](crate::persist::Checkpointer::latest_since)). Only
+    /// the builder's checkpointer is cached, not one given to
+    /// [`Agent::thread_in`](super::Agent::thread_in).
+    pub fn thread_cache(mut self, capacity: usize) -> Self {
+        self.parts.thread_cache = Arc::new(super::thread::ThreadCache::new(capacity));
         self
     }
 

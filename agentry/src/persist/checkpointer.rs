@@ -1,7 +1,8 @@
 //! The [`Checkpointer`] trait: where checkpoints are saved and loaded.
 
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
+use futures::FutureExt;
 use futures::future::BoxFuture;
 
 use super::{
@@ -86,4 +87,80 @@ pub trait Checkpointer: Send + Sync + 'static {
     /// Gives the thread up, so another worker may take it at once. Releasing a lease that was
     /// already taken over does nothing.
     fn release_lease<'a>(&'a self, lease: &'a Lease) -> BoxFuture<'a, Result<(), PersistError>>;
+
+    /// The thread's newest checkpoint holding only the messages after the first
+    /// `known.message_count`: for a caller that keeps the thread's messages up to its checkpoint
+    /// `known` and loads only what is newer (an agent's thread cache does). `Ok(None)` when
+    /// `known` is no longer a checkpoint of the thread (same step, message count and time
+    /// written) — the thread was deleted, or replaced by another of the same id — or the
+    /// thread is unknown: load it whole with [`latest`](Self::latest) then.
+    ///
+    /// The SQL backends answer in one query; this default loads the whole checkpoint and
+    /// checks `known` in the thread's history.
+    fn latest_since<'a>(
+        &'a self,
+        known: &'a CheckpointMeta,
+    ) -> BoxFuture<'a, Result<Option<Checkpoint>, PersistError>> {
+        async move {
+            let Some(mut latest) = self.latest(&known.thread_id).await? else {
+                return Ok(None);
+            };
+            let (Some(back), Ok(held)) = (
+                latest.step.checked_sub(known.step),
+                usize::try_from(known.message_count),
+            ) else {
+                return Ok(None);
+            };
+            let back = usize::try_from(back)
+                .unwrap_or(usize::MAX)
+                .saturating_add(1);
+            let same = self
+                .history(&known.thread_id, back)
+                .await?
+                .iter()
+                .any(|m| m == known);
+            if !same || latest.messages.len() < held {
+                return Ok(None);
+            }
+            latest.messages.drain(..held);
+            Ok(Some(latest))
+        }
+        .boxed()
+    }
+
+    /// Threads a dead worker may have left in the middle of a run: their newest checkpoint,
+    /// written at or before `before`, says a run is going on (an agent's `"status":"running"`
+    /// in its counters). Oldest first, at most `limit`. Candidates only: the SQL backends
+    /// match the status in the stored text and leave out threads a worker holds an unexpired
+    /// lease on; the caller takes each thread's lease and reads its status before touching
+    /// it (as [`Agent::recover_orphans`](crate::agent::Agent::recover_orphans) does).
+    fn orphans<'a>(
+        &'a self,
+        before: SystemTime,
+        limit: usize,
+    ) -> BoxFuture<'a, Result<Vec<ThreadInfo>, PersistError>> {
+        async move {
+            let mut stale: Vec<ThreadInfo> = self
+                .threads(usize::MAX)
+                .await?
+                .into_iter()
+                .filter(|t| t.updated_at <= before)
+                .collect();
+            stale.sort_by(|a, b| (a.updated_at, &a.thread_id).cmp(&(b.updated_at, &b.thread_id)));
+            let mut out = Vec::new();
+            for thread in stale {
+                if out.len() >= limit {
+                    break;
+                }
+                let running = self.latest(&thread.thread_id).await?.is_some_and(|c| {
+                    c.counters.get("status").and_then(|s| s.as_str()) == Some("running")
+                });
+                if running {
+                    out.push(thread);
+                }
+            }
+            Ok(out)
+        }
+        .boxed()
+    }
 }

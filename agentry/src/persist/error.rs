@@ -33,6 +33,18 @@ pub enum PersistError {
         /// The thread.
         thread_id: String,
     },
+    /// A run's lease ran out before its heartbeat could renew it (the database did not
+    /// answer in time): the run stops before its next write, since another worker may have
+    /// taken the thread over.
+    #[error(
+        "the lease on thread `{thread_id}` expired before it could be renewed ({reason}): the run stopped before writing, another worker may take the thread over"
+    )]
+    LeaseExpired {
+        /// The thread.
+        thread_id: String,
+        /// Why the last renewal failed.
+        reason: String,
+    },
     /// A write that carried no lease, while another worker holds an unexpired lease on the
     /// thread: only the holder advances a leased thread.
     ///

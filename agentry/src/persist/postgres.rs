@@ -12,7 +12,7 @@ use super::format::{
     FORMAT_VERSION, checkpoint_from_body, decode_body_str, decode_messages, encode_body,
     encode_message,
 };
-use super::lease::{from_ms, now_ms, ttl_ms};
+use super::lease::{from_ms, now_ms, to_ms, ttl_ms};
 use super::refusal::{LeaseRow, Seen, refusal};
 use super::sql::{connect_postgres, to_i64, to_u64};
 use super::sql_shared::shared_sql_checkpointer;
@@ -143,31 +143,45 @@ impl PostgresCheckpointer {
         })
     }
 
+    /// The checkpoint `step` (`None`: the newest) with its messages; with `known`, only the
+    /// messages after `known`'s, and `None` unless checkpoint `known` is still the thread's.
     async fn load(
         &self,
         thread_id: &str,
         step: Option<u64>,
+        known: Option<&CheckpointMeta>,
     ) -> Result<Option<Checkpoint>, PersistError> {
         let err = |e| PersistError::backend("get", e);
-        // One query: the checkpoint and its messages as one JSON array (decoded in one pass).
+        let from = known.map_or(0, |k| k.message_count);
+        // One query: the checkpoint, its messages from `from` on as one JSON array (decoded in
+        // one pass), and whether the caller's checkpoint `known` is unchanged.
         let row = sqlx::query(
             "SELECT c.thread_id, c.step, c.parent_thread, c.parent_step, c.format_version::bigint, c.message_count,
                     c.created_at_ms, c.body,
                     (SELECT count(*) FROM agent_messages m
-                       WHERE m.thread_id = c.thread_id AND m.seq < c.message_count),
+                       WHERE m.thread_id = c.thread_id AND m.seq >= $3 AND m.seq < c.message_count),
                     (SELECT '[' || coalesce(string_agg(m.body, ',' ORDER BY m.seq), '') || ']' FROM agent_messages m
-                       WHERE m.thread_id = c.thread_id AND m.seq < c.message_count)
+                       WHERE m.thread_id = c.thread_id AND m.seq >= $3 AND m.seq < c.message_count),
+                    (SELECT count(*) FROM agent_checkpoints b
+                       WHERE b.thread_id = c.thread_id AND b.step = $4 AND b.message_count = $3
+                         AND b.created_at_ms = $5)
              FROM agent_checkpoints c
              WHERE c.thread_id = $1 AND ($2::bigint IS NULL OR c.step = $2)
              ORDER BY c.step DESC LIMIT 1",
         )
         .bind(thread_id)
         .bind(step.map(to_i64))
+        .bind(to_i64(from))
+        .bind(known.map(|k| to_i64(k.step)))
+        .bind(known.map(|k| to_ms(k.created_at)))
         .fetch_optional(&self.pool)
         .await
         .map_err(err)?;
-        row.map(|row| checkpoint_from_row(&row, thread_id))
-            .transpose()
+        let Some(row) = row else { return Ok(None) };
+        if known.is_some() && !base_matches(&row)? {
+            return Ok(None);
+        }
+        checkpoint_from_row(&row, thread_id, from).map(Some)
     }
 }
 
@@ -185,7 +199,7 @@ impl Checkpointer for PostgresCheckpointer {
         &'a self,
         thread_id: &'a str,
     ) -> BoxFuture<'a, Result<Option<Checkpoint>, PersistError>> {
-        self.load(thread_id, None).boxed()
+        self.load(thread_id, None, None).boxed()
     }
 
     fn get<'a>(
@@ -193,7 +207,7 @@ impl Checkpointer for PostgresCheckpointer {
         thread_id: &'a str,
         step: u64,
     ) -> BoxFuture<'a, Result<Option<Checkpoint>, PersistError>> {
-        self.load(thread_id, Some(step)).boxed()
+        self.load(thread_id, Some(step), None).boxed()
     }
 
     fn history<'a>(
@@ -309,6 +323,21 @@ impl Checkpointer for PostgresCheckpointer {
                 })
         }
         .boxed()
+    }
+
+    fn latest_since<'a>(
+        &'a self,
+        known: &'a CheckpointMeta,
+    ) -> BoxFuture<'a, Result<Option<Checkpoint>, PersistError>> {
+        self.load(&known.thread_id, None, Some(known)).boxed()
+    }
+
+    fn orphans<'a>(
+        &'a self,
+        before: std::time::SystemTime,
+        limit: usize,
+    ) -> BoxFuture<'a, Result<Vec<ThreadInfo>, PersistError>> {
+        self.orphans_inner(before, limit).boxed()
     }
 
     fn release_lease<'a>(&'a self, lease: &'a Lease) -> BoxFuture<'a, Result<(), PersistError>> {

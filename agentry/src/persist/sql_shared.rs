@@ -128,8 +128,12 @@ macro_rules! shared_sql_checkpointer {
         }
 
         /// The checkpoint of `load`'s one query: its columns, its body (column 7), the count of
-        /// stored messages (8) and the messages as one JSON array (9).
-        fn checkpoint_from_row(row: &$row, thread_id: &str) -> Result<Checkpoint, PersistError> {
+        /// stored messages from `from` on (8) and those messages as one JSON array (9).
+        fn checkpoint_from_row(
+            row: &$row,
+            thread_id: &str,
+            from: u64,
+        ) -> Result<Checkpoint, PersistError> {
             let err = |e| PersistError::backend("get", e);
             let meta = meta_from_row(row)?;
             let body_text: &str = row.try_get(7).map_err(err)?;
@@ -137,12 +141,15 @@ macro_rules! shared_sql_checkpointer {
             let stored: i64 = row.try_get(8).map_err(err)?;
             let messages: &str = row.try_get(9).map_err(err)?;
             let messages = decode_messages(messages)?;
-            if stored as u64 != meta.message_count || messages.len() as u64 != meta.message_count {
+            let expected = meta.message_count.saturating_sub(from);
+            if stored as u64 != expected || messages.len() as u64 != expected {
                 return Err(PersistError::corrupt(
                     "messages",
                     format!(
-                        "checkpoint {} of `{thread_id}` covers {} messages, {stored} are stored",
-                        meta.step, meta.message_count
+                        "checkpoint {} of `{thread_id}` covers {} messages, {} are stored",
+                        meta.step,
+                        meta.message_count,
+                        from + stored as u64
                     ),
                 ));
             }
@@ -201,6 +208,46 @@ macro_rules! shared_sql_checkpointer {
                 }),
                 now_ms: row.try_get(4).map_err(err)?,
             })
+        }
+
+        /// Whether `load`'s row (column 10) found the caller's checkpoint `known` unchanged.
+        fn base_matches(row: &$row) -> Result<bool, PersistError> {
+            let found: i64 = row
+                .try_get(10)
+                .map_err(|e| PersistError::backend("get", e))?;
+            Ok(found == 1)
+        }
+
+        impl $backend {
+            async fn orphans_inner(
+                &self,
+                before: std::time::SystemTime,
+                n: usize,
+            ) -> Result<Vec<ThreadInfo>, PersistError> {
+                // A superset of the running threads (the pattern may match inside a state):
+                // the caller reads each candidate's status under a lease.
+                sqlx::query(
+                    "SELECT t.thread_id, t.latest_step, t.message_count, t.parent_thread,
+                            t.parent_step, t.created_at_ms, t.updated_at_ms
+                     FROM agent_threads t
+                     JOIN agent_checkpoints c
+                       ON c.thread_id = t.thread_id AND c.step = t.latest_step
+                     WHERE t.updated_at_ms <= $1
+                       AND c.body LIKE '%\"status\":\"running\"%'
+                       AND NOT EXISTS (SELECT 1 FROM agent_leases l
+                         WHERE l.thread_id = t.thread_id AND l.expires_at_ms > $2)
+                     ORDER BY t.updated_at_ms, t.thread_id LIMIT $3",
+                )
+                .bind(to_ms(before))
+                .bind(now_ms())
+                .bind(limit(n))
+                .fetch_all(&self.pool)
+                .await
+                .map_err(|e| PersistError::backend("orphans", e))?
+                .iter()
+                .map(thread_from_row)
+                .collect()
+            }
         }
 
         fn limit(n: usize) -> i64 {

@@ -42,7 +42,7 @@ pub enum Guard {
 macro_rules! suite {
     ($backend:ident) => {
         mod $backend {
-            use super::super::{cases, lease_cases};
+            use super::super::{cases, lease_cases, since_cases};
 
             macro_rules! case {
                 ($name:ident) => {
@@ -50,6 +50,13 @@ macro_rules! suite {
                     async fn $name() {
                         let (cp, _guard) = super::$backend().await;
                         cases::$name(&*cp).await;
+                    }
+                };
+                (since: $name:ident) => {
+                    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                    async fn $name() {
+                        let (cp, _guard) = super::$backend().await;
+                        since_cases::$name(&*cp).await;
                     }
                 };
                 (leases: $name:ident) => {
@@ -74,6 +81,8 @@ macro_rules! suite {
             case!(leases: a_write_without_the_lease_on_a_leased_thread_is_refused);
             case!(leases: an_expired_lease_no_longer_refuses_writes_without_one);
             case!(leases: a_fenced_write_after_the_thread_moved_on_is_a_lost_lease);
+            case!(since: latest_since_loads_only_newer_messages_and_sees_a_replaced_thread);
+            case!(since: orphans_are_threads_left_running_and_not_written_since);
         }
     };
 }

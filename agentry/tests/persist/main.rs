@@ -11,4 +11,5 @@ mod lease_cases;
 mod legacy_versions;
 mod open_errors;
 mod postgres_workers;
+mod since_cases;
 mod sqlite_guard;

@@ -74,6 +74,9 @@ where
 
     /// Deletes the thread with its messages and checkpoints; whether it existed.
     pub async fn delete(&self) -> Result<bool, ThreadError> {
+        if let Some(cache) = self.cache {
+            cache.forget(&self.id);
+        }
         Ok(self.checkpointer()?.delete_thread(&self.id).await?)
     }
 
@@ -93,6 +96,8 @@ where
             checkpointer: self.checkpointer.clone(),
             id: new_id,
             lease: None,
+            lease_ttl: std::time::Duration::ZERO,
+            cache: self.cache,
         })
     }
 }

@@ -9,10 +9,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::ThreadError;
+use super::heartbeat::Keeper;
 use crate::agent::machine::{Counters, Machine};
 use crate::agent::record::Record;
 use crate::message::{Message, ToolResultMessage};
-use crate::persist::{CheckpointWrite, Checkpointer, Lease, PersistError};
+use crate::persist::{CheckpointMeta, CheckpointWrite, Checkpointer, Lease, PersistError};
 use crate::run::Outcome;
 use crate::run::{PartialRun, RunError, RunErrorKind};
 use crate::usage::Usage;
@@ -123,6 +124,10 @@ pub(crate) struct ThreadJournal {
     /// Whether a transcript shorter than the thread's is saved without new messages: a run
     /// that replays messages the thread holds already (the answer of a pause at questions).
     pub(crate) behind_ok: bool,
+    /// The run's lease as its heartbeat keeps it: no write once it cannot be kept.
+    pub(crate) keeper: Option<Arc<Keeper>>,
+    /// The checkpoint written last.
+    pub(crate) last: Option<CheckpointMeta>,
 }
 
 fn system_offset(messages: &[Message]) -> usize {
@@ -164,9 +169,13 @@ impl ThreadJournal {
             pending: pending.as_ref(),
             lease: self.lease.as_ref(),
         };
+        if let Some(keeper) = &self.keeper {
+            keeper.check()?;
+        }
         let meta = self.checkpointer.put(write).await?;
         tracing::trace!(thread = %self.thread_id, step = meta.step, "checkpoint saved");
         self.after = Some(meta.step);
+        self.last = Some(meta);
         self.saved = self.saved.max(now);
         self.last_state = state;
         Ok(())

@@ -1,11 +1,15 @@
 //! Running an agent in a thread: [`Thread`], its journal of checkpoints and crash recovery.
 
+mod cache;
 mod cancel;
+mod heartbeat;
 mod inspect;
 mod journal;
+mod orphans;
 mod recover;
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use futures::FutureExt;
 use serde::Serialize;
@@ -29,9 +33,13 @@ use crate::run::{Outcome, Pause};
 use crate::run::{PartialRun, RunError, RunErrorKind};
 
 pub(super) use crate::run::{ThreadError, ThreadStatus};
+pub use cache::DEFAULT_THREAD_CACHE;
+pub(crate) use cache::ThreadCache;
 pub use cancel::CANCELLED;
+use heartbeat::Keeper;
 pub(crate) use journal::{Journal, SavePoint};
 use journal::{RunInfo, RunStatus, ThreadJournal};
+pub use orphans::Orphan;
 pub use recover::NOT_COMPLETED;
 pub(crate) use recover::{minus, saved_result};
 
@@ -95,6 +103,10 @@ pub struct Thread<'a, T, O, C, S> {
     checkpointer: Option<Arc<dyn Checkpointer>>,
     id: String,
     lease: Option<Lease>,
+    /// The TTL the heartbeat renews the lease for.
+    lease_ttl: Duration,
+    /// The agent's cache of decoded threads, for its own checkpointer.
+    cache: Option<&'a ThreadCache>,
 }
 
 impl<T, O, C, S> std::fmt::Debug for Thread<'_, T, O, C, S> {
@@ -118,6 +130,8 @@ impl<T, O, C, S> Agent<T, O, C, S> {
             checkpointer: self.parts.checkpointer.clone(),
             id: id.into(),
             lease: None,
+            lease_ttl: Duration::ZERO,
+            cache: Some(&self.parts.thread_cache),
         }
     }
 
@@ -135,6 +149,8 @@ impl<T, O, C, S> Agent<T, O, C, S> {
             checkpointer: Some(checkpointer),
             id: id.into(),
             lease: None,
+            lease_ttl: Duration::ZERO,
+            cache: None,
         }
     }
 
@@ -201,8 +217,24 @@ where
     /// [`PersistError::LeaseLost`](crate::persist::PersistError::LeaseLost) and the run stops.
     /// Without a lease, a run on a thread another worker holds an unexpired lease on stops at
     /// its first save with [`PersistError::Leased`](crate::persist::PersistError::Leased).
+    ///
+    /// While a run goes on, a heartbeat renews the lease every third of its TTL — the time
+    /// the lease had left when given here, or [`Thread::lease_ttl`] — so a run longer than
+    /// the TTL keeps the thread. A run whose lease is taken over, or runs out before a
+    /// renewal succeeds, stops at once and writes nothing more:
+    /// [`PersistError::LeaseLost`](crate::persist::PersistError::LeaseLost) or
+    /// [`PersistError::LeaseExpired`](crate::persist::PersistError::LeaseExpired). The
+    /// lease is not released when the run ends (release it, or run again under it).
     pub fn with_lease(mut self, lease: Lease) -> Self {
+        self.lease_ttl = Keeper::ttl_left(&lease);
         self.lease = Some(lease);
+        self
+    }
+
+    /// The TTL the heartbeat renews the lease for (see [`Thread::with_lease`]); call it after
+    /// `with_lease`.
+    pub fn lease_ttl(mut self, ttl: Duration) -> Self {
+        self.lease_ttl = ttl;
         self
     }
 
@@ -361,6 +393,8 @@ where
             last_state: state,
             answer: None,
             behind_ok: false,
+            keeper: None,
+            last: None,
         }
     }
 
@@ -381,7 +415,11 @@ where
         sinks: Option<Sinks<O::Output, S, T::Event>>,
     ) -> Result<Outcome<O::Output, S>, RunError> {
         let checkpointer = self.checkpointer().map_err(fail)?;
-        let latest = checkpointer.latest(&self.id).await.map_err(fail)?;
+        let latest = match self.cache {
+            Some(cache) => cache.latest(&**checkpointer, &self.id).await,
+            None => checkpointer.latest(&self.id).await,
+        }
+        .map_err(fail)?;
         let info = latest
             .as_ref()
             .map(|c| RunInfo::read(&self.id, &c.counters))
@@ -499,10 +537,26 @@ where
                 (start, journal)
             }
         };
+        let keeper = self
+            .lease
+            .clone()
+            .map(|lease| Arc::new(Keeper::new(lease, self.lease_ttl)));
+        journal.keeper = keeper.clone();
         // The thread is the conversation: `gen_ai.conversation.id` on the run's spans.
         let run = drive_saving(self.agent, start, context, sinks, Some(&mut journal));
-        let outcome = crate::telemetry::in_conversation(self.id.as_str(), run).await;
-        journal.finish(outcome).await
+        let run = crate::telemetry::in_conversation(self.id.as_str(), run);
+        let outcome = match heartbeat::kept(keeper.as_deref(), &**checkpointer, run).await {
+            Ok(outcome) => journal.finish(outcome).await,
+            // The lease could not be kept: the run stopped where it was, the thread left
+            // running for the worker that takes it over.
+            Err(lost) => return Err(fail(lost)),
+        };
+        if let (Some(cache), Ok(Outcome::Finished(result)), Some(meta)) =
+            (self.cache, &outcome, journal.last.take())
+        {
+            cache.keep(meta, &result.messages);
+        }
+        outcome
     }
 }
 
