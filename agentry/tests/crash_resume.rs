@@ -5,14 +5,16 @@
 //!
 //! The child is this test binary run again with `AGENTRY_CRASH_CHILD` set.
 
-use std::collections::{HashMap, HashSet};
+#[path = "crash_support/transcript.rs"]
+mod transcript;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use agentry::agent::{NOT_COMPLETED, ThreadStatus};
+use agentry::agent::ThreadStatus;
 use agentry::persist::{Checkpointer, SqliteCheckpointer};
 use agentry::prelude::*;
 use agentry::testing::{MockResponse, MockServer, RecordedRequest};
@@ -197,90 +199,6 @@ async fn wait(child: &mut std::process::Child) -> std::process::ExitStatus {
     }
 }
 
-/// Checks a finished thread's transcript against the side-effect log.
-fn check_thread(thread: &str, messages: &[Message], log: &HashMap<(String, String, u32), usize>) {
-    let mut answered: HashMap<String, (bool, String)> = HashMap::new();
-    let mut called: HashSet<String> = HashSet::new();
-    let mut steps = Vec::new();
-    for message in messages {
-        match message {
-            Message::Assistant(a) => {
-                for call in &a.tool_calls {
-                    assert!(
-                        called.insert(call.id.clone()),
-                        "{thread}: call {} made twice",
-                        call.id
-                    );
-                }
-                if let Some(call) = a.tool_calls.first() {
-                    steps.push(call.id[1..].parse::<u32>().unwrap());
-                }
-            }
-            Message::Tool(t) => {
-                assert!(
-                    called.contains(&t.call_id),
-                    "{thread}: result before its call"
-                );
-                let previous = answered.insert(t.call_id.clone(), (t.is_error, message.text()));
-                assert!(
-                    previous.is_none(),
-                    "{thread}: call {} answered twice",
-                    t.call_id
-                );
-            }
-            _ => {}
-        }
-    }
-    // Every step once, in order, then the final answer.
-    assert_eq!(
-        steps,
-        (0..STEPS as u32).collect::<Vec<_>>(),
-        "{thread}: steps"
-    );
-    assert_eq!(messages.last().map(Message::text).as_deref(), Some("done"));
-    assert_eq!(
-        answered.len(),
-        called.len(),
-        "{thread}: every call answered"
-    );
-    for (id, (is_error, text)) in &answered {
-        let tool = if id.starts_with('r') {
-            "record"
-        } else {
-            "observe"
-        };
-        let step: u32 = id[1..].parse().unwrap();
-        let ran = log
-            .get(&(thread.to_string(), tool.to_string(), step))
-            .copied()
-            .unwrap_or(0);
-        if *is_error {
-            assert_eq!(
-                tool, "record",
-                "{thread}: only non-idempotent calls are reported"
-            );
-            assert!(text.contains(NOT_COMPLETED), "{thread}: {text}");
-            assert!(ran <= 1, "{thread}: {tool} {step} ran {ran} times");
-        } else if tool == "record" {
-            assert_eq!(text, &format!("recorded {step}"));
-            assert_eq!(ran, 1, "{thread}: committed {tool} {step} ran {ran} times");
-        } else {
-            assert_eq!(text, &format!("observed {step}"));
-            assert!(ran >= 1, "{thread}: committed {tool} {step} never ran");
-        }
-    }
-    // Nothing ran for a call the transcript does not hold.
-    for (t, tool, step) in log.keys() {
-        if t == thread {
-            let id = format!("{}{step}", &tool[..1]);
-            assert!(
-                called.contains(&id),
-                "{thread}: {tool} {step} ran but was never called"
-            );
-        }
-    }
-}
-
 #[tokio::test]
 async fn sigkill_at_random_points_never_reruns_a_committed_call() {
     if std::env::var_os("AGENTRY_CRASH_CHILD").is_some() {
@@ -366,17 +284,7 @@ async fn sigkill_at_random_points_never_reruns_a_committed_call() {
         threads.len()
     );
 
-    let mut log: HashMap<(String, String, u32), usize> = HashMap::new();
-    for line in std::fs::read_to_string(&log_path).unwrap().lines() {
-        let mut parts = line.split(' ');
-        let (t, tool, step) = (
-            parts.next().unwrap(),
-            parts.next().unwrap(),
-            parts.next().unwrap(),
-        );
-        *log.entry((t.to_string(), tool.to_string(), step.parse().unwrap()))
-            .or_default() += 1;
-    }
+    let log = transcript::read_log(&log_path, 3);
     let mut reported = 0;
     for id in &threads {
         let latest = checkpointer
@@ -384,7 +292,7 @@ async fn sigkill_at_random_points_never_reruns_a_committed_call() {
             .await
             .unwrap()
             .expect("the thread exists");
-        check_thread(id, &latest.messages, &log);
+        transcript::check_transcript(id, STEPS, &latest.messages, &log, |_| {});
         reported += latest
             .messages
             .iter()

@@ -8,14 +8,16 @@
 //! The workers are this test binary run again with `AGENTRY_PG_CRASH_CHILD` set. Postgres is
 //! started by the test (`initdb` + `pg_ctl` on loopback, see `agentry::testing::PostgresServer`).
 
-use std::collections::{HashMap, HashSet};
+#[path = "crash_support/transcript.rs"]
+mod transcript;
+
 use std::io::Write;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use agentry::agent::{NOT_COMPLETED, RunErrorKind, ThreadError, ThreadStatus};
+use agentry::agent::{RunErrorKind, ThreadError, ThreadStatus};
 use agentry::persist::{Checkpointer, PersistError, PostgresCheckpointer};
 use agentry::prelude::*;
 use agentry::testing::{MockResponse, MockServer, PostgresServer, RecordedRequest};
@@ -201,92 +203,6 @@ fn stderr(child: &mut Child) -> String {
     text
 }
 
-/// How many times each (thread, tool, step) ran, from the side-effect log.
-fn read_log(path: &Path) -> HashMap<(String, String, u32), usize> {
-    let mut ran = HashMap::new();
-    for line in std::fs::read_to_string(path).unwrap_or_default().lines() {
-        let parts: Vec<&str> = line.split(' ').collect();
-        assert_eq!(parts.len(), 4, "a torn log line: {line:?}");
-        *ran.entry((parts[0].into(), parts[1].into(), parts[2].parse().unwrap()))
-            .or_default() += 1;
-    }
-    ran
-}
-
-/// A finished thread's transcript against the side-effect log: every step once and in
-/// order, every call answered once, a completed `record` ran exactly once, a lost one at most
-/// once, and nothing ran that the transcript does not hold.
-fn check_thread(thread: &str, messages: &[Message], ran: &HashMap<(String, String, u32), usize>) {
-    let mut called = HashSet::new();
-    let mut answered: HashMap<String, (bool, String)> = HashMap::new();
-    let mut steps = Vec::new();
-    for message in messages {
-        match message {
-            Message::Assistant(a) => {
-                for call in &a.tool_calls {
-                    assert!(
-                        called.insert(call.id.clone()),
-                        "{thread}: {} made twice",
-                        call.id
-                    );
-                }
-                if let Some(call) = a.tool_calls.first() {
-                    steps.push(call.id[1..].parse::<u32>().unwrap());
-                }
-            }
-            Message::Tool(t) => {
-                let again = answered.insert(t.call_id.clone(), (t.is_error, message.text()));
-                assert!(again.is_none(), "{thread}: {} answered twice", t.call_id);
-            }
-            _ => {}
-        }
-    }
-    assert_eq!(
-        steps,
-        (0..STEPS as u32).collect::<Vec<_>>(),
-        "{thread}: steps"
-    );
-    assert_eq!(messages.last().map(Message::text).as_deref(), Some("done"));
-    assert_eq!(
-        answered.len(),
-        called.len(),
-        "{thread}: every call answered"
-    );
-    for (id, (is_error, text)) in &answered {
-        let tool = if id.starts_with('r') {
-            "record"
-        } else {
-            "observe"
-        };
-        let step: u32 = id[1..].parse().unwrap();
-        let n = ran
-            .get(&(thread.to_string(), tool.to_string(), step))
-            .copied()
-            .unwrap_or(0);
-        if *is_error {
-            assert_eq!(
-                tool, "record",
-                "{thread}: only non-idempotent calls are reported"
-            );
-            assert!(text.contains(NOT_COMPLETED), "{thread}: {text}");
-            assert!(n <= 1, "{thread}: {tool} {step} ran {n} times");
-        } else if tool == "record" {
-            assert_eq!(n, 1, "{thread}: completed {tool} {step} ran {n} times");
-        } else {
-            assert!(n >= 1, "{thread}: completed {tool} {step} never ran");
-        }
-    }
-    for (t, tool, step) in ran.keys() {
-        if t == thread {
-            let id = format!("{}{step}", &tool[..1]);
-            assert!(
-                called.contains(&id),
-                "{thread}: {tool} {step} ran, never called"
-            );
-        }
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn workers_killed_at_random_points_never_complete_a_call_twice() {
     if std::env::var_os("AGENTRY_PG_CRASH_CHILD").is_some() {
@@ -402,9 +318,9 @@ async fn workers_killed_at_random_points_never_complete_a_call_twice() {
         "only {kills_mid_run} kills landed mid-run"
     );
 
-    let ran = read_log(&log);
+    let ran = transcript::read_log(&log, 4);
     for id in &threads {
         let latest = checkpointer.latest(id).await.unwrap().expect("the thread");
-        check_thread(id, &latest.messages, &ran);
+        transcript::check_transcript(id, STEPS, &latest.messages, &ran, |_| {});
     }
 }

@@ -10,12 +10,12 @@ mod server;
 #[path = "restate_support/service.rs"]
 #[allow(dead_code)]
 mod service;
+#[path = "crash_support/transcript.rs"]
+mod transcript;
 
-use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use agentry::agent::NOT_COMPLETED;
 use agentry::prelude::*;
 use agentry::testing::{MockResponse, MockServer, RecordedRequest};
 use rand::{Rng, SeedableRng};
@@ -57,98 +57,6 @@ fn model(requests: Requests) -> impl Fn(&RecordedRequest) -> MockResponse + Send
             ToolCall::new(format!("r{answers}"), "record", record),
             ToolCall::new(format!("o{answers}"), "observe", observe),
         ])
-    }
-}
-
-/// Checks a finished thread against the side-effect log and the model requests.
-fn check_thread(
-    thread: &str,
-    messages: &[Message],
-    log: &HashMap<(String, String, u32), usize>,
-    requests: &[(String, usize, u64)],
-) {
-    let mut called = HashSet::new();
-    let mut answered: HashMap<String, (bool, String)> = HashMap::new();
-    let mut steps = Vec::new();
-    for message in messages {
-        match message {
-            Message::Assistant(a) => {
-                for call in &a.tool_calls {
-                    assert!(
-                        called.insert(call.id.clone()),
-                        "{thread}: call {} twice",
-                        call.id
-                    );
-                    if call.name == "record" {
-                        let args: Value = serde_json::from_str(&call.arguments).unwrap();
-                        let step = args["step"].as_u64().unwrap() as usize;
-                        let serial = args["serial"].as_u64().unwrap();
-                        // The journaled answer is the last one requested for its step: no
-                        // request for this step came after it was saved.
-                        let last = requests
-                            .iter()
-                            .filter(|(t, s, _)| t == thread && *s == step)
-                            .map(|(_, _, serial)| *serial)
-                            .max();
-                        assert_eq!(
-                            Some(serial),
-                            last,
-                            "{thread}: step {step}'s saved answer was requested again"
-                        );
-                        steps.push(step);
-                    }
-                }
-            }
-            Message::Tool(t) => {
-                let previous = answered.insert(t.call_id.clone(), (t.is_error, message.text()));
-                assert!(
-                    previous.is_none(),
-                    "{thread}: call {} answered twice",
-                    t.call_id
-                );
-            }
-            _ => {}
-        }
-    }
-    assert_eq!(steps, (0..STEPS).collect::<Vec<_>>(), "{thread}: steps");
-    assert_eq!(messages.last().map(Message::text).as_deref(), Some("done"));
-    assert_eq!(
-        answered.len(),
-        called.len(),
-        "{thread}: every call answered"
-    );
-    for (id, (is_error, text)) in &answered {
-        let tool = if id.starts_with('r') {
-            "record"
-        } else {
-            "observe"
-        };
-        let step: u32 = id[1..].parse().unwrap();
-        let ran = log
-            .get(&(thread.to_string(), tool.to_string(), step))
-            .copied()
-            .unwrap_or(0);
-        if *is_error {
-            assert_eq!(
-                tool, "record",
-                "{thread}: only non-idempotent calls are reported"
-            );
-            assert!(text.contains(NOT_COMPLETED), "{thread}: {text}");
-            assert!(ran <= 1, "{thread}: {tool} {step} ran {ran} times");
-        } else if tool == "record" {
-            assert_eq!(ran, 1, "{thread}: completed {tool} {step} ran {ran} times");
-        } else {
-            assert!(ran >= 1, "{thread}: completed {tool} {step} never ran");
-        }
-    }
-    for (t, tool, step) in log.keys() {
-        if t == thread {
-            let id = format!("{}{step}", &tool[..1]);
-            assert!(
-                called.contains(&id),
-                "{thread}: {tool} {step} ran but was never called"
-            );
-        }
     }
 }
 
@@ -232,22 +140,30 @@ async fn sigkill_the_service_and_the_server_mid_run() {
         test_started.elapsed()
     );
 
-    let mut log: HashMap<(String, String, u32), usize> = HashMap::new();
-    for line in std::fs::read_to_string(&log_path).unwrap().lines() {
-        let mut parts = line.split(' ');
-        let (t, tool, step) = (
-            parts.next().unwrap(),
-            parts.next().unwrap(),
-            parts.next().unwrap(),
-        );
-        *log.entry((t.to_string(), tool.to_string(), step.parse().unwrap()))
-            .or_default() += 1;
-    }
+    let log = transcript::read_log(&log_path, 3);
     let requests = requests.lock().unwrap().clone();
     let mut reported = 0;
     for thread in &threads {
         let saved = saved_thread(&ingress, thread).await;
-        check_thread(thread, &saved.messages, &log, &requests);
+        transcript::check_transcript(thread, STEPS, &saved.messages, &log, |call| {
+            if call.name == "record" {
+                let args: Value = serde_json::from_str(&call.arguments).unwrap();
+                let step = args["step"].as_u64().unwrap() as usize;
+                let serial = args["serial"].as_u64().unwrap();
+                // The journaled answer is the last one requested for its step: no request
+                // for this step came after it was saved.
+                let last = requests
+                    .iter()
+                    .filter(|(t, s, _)| t == thread && *s == step)
+                    .map(|(_, _, serial)| *serial)
+                    .max();
+                assert_eq!(
+                    Some(serial),
+                    last,
+                    "{thread}: step {step}'s saved answer was requested again"
+                );
+            }
+        });
         reported += saved
             .messages
             .iter()
