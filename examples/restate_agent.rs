@@ -31,11 +31,9 @@ mod support;
 
 use agentry::middleware::{DecisionKind, HumanInTheLoop};
 use agentry::prelude::*;
-use agentry::restate::{Decisions, PendingReview, RestateAgent, RunReply, SavedThread};
+use agentry::restate::RestateAgent;
 use agentry::testing::{MockResponse, RecordedRequest};
-use restate_sdk::prelude::{
-    Endpoint, HandlerResult, HttpServer, Json, ObjectContext, SharedObjectContext,
-};
+use restate_sdk::prelude::{Endpoint, HttpServer};
 use serde_json::json;
 
 /// Look up an order (read-only: runs again if a crash interrupted it).
@@ -64,45 +62,10 @@ struct Helpdesk;
 
 type Agent = RestateAgent<Helpdesk, agentry::output::TextOutput, (), ()>;
 
-/// The virtual object: one per conversation, keyed by its id.
-struct Support(Agent);
-
-#[restate_sdk::object]
-impl Support {
-    /// Runs one user message (one run at a time per conversation).
-    #[handler]
-    async fn run(
-        &self,
-        ctx: ObjectContext<'_>,
-        input: Json<String>,
-    ) -> HandlerResult<Json<RunReply>> {
-        self.0.run(&ctx, input.into_inner()).await.map(Json)
-    }
-
-    /// The review the conversation's run waits for.
-    #[handler]
-    async fn pending(
-        &self,
-        ctx: SharedObjectContext<'_>,
-    ) -> HandlerResult<Json<Option<PendingReview>>> {
-        Agent::pending(&ctx).await.map(Json)
-    }
-
-    /// Decides the review: `{"call id": {"decision": "approve"}}`.
-    #[handler]
-    async fn decide(
-        &self,
-        ctx: SharedObjectContext<'_>,
-        decisions: Json<Decisions>,
-    ) -> HandlerResult<bool> {
-        Agent::decide(&ctx, decisions.into_inner()).await
-    }
-
-    /// The conversation as saved after its last run.
-    #[handler]
-    async fn thread(&self, ctx: SharedObjectContext<'_>) -> HandlerResult<Json<SavedThread>> {
-        Agent::thread(&ctx).await.map(Json)
-    }
+agentry::restate_object! {
+    /// The virtual object: one per conversation, keyed by its id (`run`, `pending`,
+    /// `decide` and `thread` handlers).
+    struct Support(Agent);
 }
 
 /// The offline model: look the order up, refund it, then confirm.

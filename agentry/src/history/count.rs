@@ -2,6 +2,7 @@
 
 use std::sync::Arc;
 
+#[cfg(feature = "tiktoken")]
 use crate::message::Message;
 use crate::middleware::{CharCounter, TokenCounter};
 

@@ -22,13 +22,14 @@
 //! updates of a replayed tool call are not queued again, so a run that ends right after a
 //! tool batch keeps the state from before that batch's replay.
 //!
-//! [`RestateAgent`] holds the handler bodies; the service is declared with the SDK's macro,
-//! so its name is yours:
+//! [`RestateAgent`] holds the handler bodies; [`restate_object!`](crate::restate_object)
+//! declares the virtual object that serves them (`run`, `pending`, `decide`, `thread`), and
+//! the struct's name is the service's:
 //!
 //! ```no_run
 //! use agentry::output::TextOutput;
 //! use agentry::prelude::*;
-//! use agentry::restate::{Decisions, PendingReview, RestateAgent, RunReply, SavedThread};
+//! use agentry::restate::RestateAgent;
 //! use agentry::testing::{ScriptedModel, Turn};
 //! use restate_sdk::prelude::*;
 //!
@@ -36,28 +37,8 @@
 //! #[agent(tools())]
 //! struct Helper;
 //!
-//! type Helpers = RestateAgent<Helper, TextOutput, (), ()>;
-//!
-//! struct Threads(Helpers);
-//!
-//! #[restate_sdk::object]
-//! impl Threads {
-//!     #[handler]
-//!     async fn run(&self, ctx: ObjectContext<'_>, input: String) -> HandlerResult<Json<RunReply>> {
-//!         self.0.run(&ctx, input).await.map(Json)
-//!     }
-//!     #[handler]
-//!     async fn pending(&self, ctx: SharedObjectContext<'_>) -> HandlerResult<Json<Option<PendingReview>>> {
-//!         Helpers::pending(&ctx).await.map(Json)
-//!     }
-//!     #[handler]
-//!     async fn decide(&self, ctx: SharedObjectContext<'_>, decisions: Json<Decisions>) -> HandlerResult<bool> {
-//!         Helpers::decide(&ctx, decisions.into_inner()).await
-//!     }
-//!     #[handler]
-//!     async fn thread(&self, ctx: SharedObjectContext<'_>) -> HandlerResult<Json<SavedThread>> {
-//!         Helpers::thread(&ctx).await.map(Json)
-//!     }
+//! agentry::restate_object! {
+//!     struct Threads(RestateAgent<Helper, TextOutput, (), ()>);
 //! }
 //!
 //! # async fn serve() {
@@ -76,6 +57,7 @@
 
 mod link;
 mod middleware;
+mod object;
 mod steps;
 mod thread;
 

@@ -9,11 +9,9 @@ use std::time::Duration;
 
 use agentry::middleware::{DecisionKind, HumanInTheLoop};
 use agentry::prelude::*;
-use agentry::restate::{Decisions, PendingReview, RestateAgent, RunReply, SavedThread};
+use agentry::restate::{PendingReview, RestateAgent, SavedThread};
 use rand::Rng;
-use restate_sdk::prelude::{
-    Endpoint, HandlerResult, HttpServer, Json, ObjectContext, SharedObjectContext,
-};
+use restate_sdk::prelude::{Endpoint, HttpServer};
 
 /// Model answers that call tools, before the final one.
 pub const STEPS: usize = 12;
@@ -85,40 +83,8 @@ struct Recorder;
 
 type Agent = RestateAgent<Recorder, agentry::output::TextOutput, Log, ()>;
 
-struct Threads(Agent);
-
-#[restate_sdk::object]
-impl Threads {
-    #[handler]
-    async fn run(
-        &self,
-        ctx: ObjectContext<'_>,
-        input: Json<String>,
-    ) -> HandlerResult<Json<RunReply>> {
-        self.0.run(&ctx, input.into_inner()).await.map(Json)
-    }
-
-    #[handler]
-    async fn pending(
-        &self,
-        ctx: SharedObjectContext<'_>,
-    ) -> HandlerResult<Json<Option<PendingReview>>> {
-        Agent::pending(&ctx).await.map(Json)
-    }
-
-    #[handler]
-    async fn decide(
-        &self,
-        ctx: SharedObjectContext<'_>,
-        decisions: Json<Decisions>,
-    ) -> HandlerResult<bool> {
-        Agent::decide(&ctx, decisions.into_inner()).await
-    }
-
-    #[handler]
-    async fn thread(&self, ctx: SharedObjectContext<'_>) -> HandlerResult<Json<SavedThread>> {
-        Agent::thread(&ctx).await.map(Json)
-    }
+agentry::restate_object! {
+    struct Threads(Agent);
 }
 
 /// The child: serves `Threads` on `RESTATE_SERVICE_PORT` until killed.
