@@ -57,6 +57,7 @@ mod machine;
 #[cfg(test)]
 mod machine_tests;
 mod model_call;
+mod model_settings;
 mod model_turn;
 mod one_or_many;
 mod output;
