@@ -7,6 +7,7 @@
 mod attrs;
 mod codegen;
 mod flag;
+mod param_checks;
 mod params;
 
 use darling::Error;

@@ -5,6 +5,7 @@ use darling::{Error, FromMeta};
 use quote::ToTokens;
 use syn::{Attribute, FnArg, Ident, Pat, ReturnType, Type};
 
+use super::param_checks;
 use crate::docs;
 use crate::text::Text;
 
@@ -178,9 +179,9 @@ impl Signature {
             }
         }
 
-        check_arguments_section(&section, &params, fn_attrs, &mut errors);
-        check_duplicate_names(&params, &mut errors);
-        check_duplicate_injections(&params, &mut errors);
+        param_checks::check_arguments_section(&section, &params, fn_attrs, &mut errors);
+        param_checks::check_duplicate_names(&params, &mut errors);
+        param_checks::check_duplicate_injections(&params, &mut errors);
 
         let ret_ty = match &sig.output {
             ReturnType::Default => None,
@@ -198,7 +199,7 @@ impl Signature {
 }
 
 /// An error covering all of `node`'s tokens (darling's own spans cover only the first token).
-fn spanned<T: quote::ToTokens + ?Sized>(node: &T, message: &str) -> Error {
+pub(super) fn spanned<T: quote::ToTokens + ?Sized>(node: &T, message: &str) -> Error {
     syn::Error::new_spanned(node, message).into()
 }
 
@@ -424,91 +425,6 @@ fn is_result(ty: &Type) -> bool {
         Type::Paren(p) => is_result(&p.elem),
         Type::Group(g) => is_result(&g.elem),
         _ => false,
-    }
-}
-
-/// A `# Arguments` entry naming no parameter is almost always a typo or a stale doc.
-fn check_arguments_section(
-    section: &[(String, String)],
-    params: &[Param],
-    attrs: &[Attribute],
-    errors: &mut darling::error::Accumulator,
-) {
-    for (index, (name, _)) in section.iter().enumerate() {
-        if section[..index].iter().any(|(earlier, _)| earlier == name) {
-            let needle = format!("`{name}`");
-            let docs: Vec<&Attribute> = attrs
-                .iter()
-                .filter(|a| {
-                    a.path().is_ident("doc") && a.to_token_stream().to_string().contains(&needle)
-                })
-                .collect();
-            let message = format!(
-                "`{name}` is described twice in the `# Arguments` section; keep one line for it"
-            );
-            match docs.get(1).or(docs.first()) {
-                Some(attr) => errors.push(spanned(*attr, &message)),
-                None => errors.push(Error::custom(message)),
-            }
-            continue;
-        }
-        let known = params.iter().any(|p| {
-            let ident = p.ident.to_string();
-            ident.strip_prefix("r#").unwrap_or(&ident) == name
-        });
-        if !known {
-            let message = format!(
-                "the `# Arguments` section documents `{name}`, but the function has no \
-                 parameter with that name; fix the name or remove the line"
-            );
-            let needle = format!("`{name}`");
-            match attrs.iter().find(|a| {
-                a.path().is_ident("doc") && a.to_token_stream().to_string().contains(&needle)
-            }) {
-                Some(attr) => errors.push(spanned(attr, &message)),
-                None => errors.push(Error::custom(message)),
-            }
-        }
-    }
-}
-
-fn check_duplicate_names(params: &[Param], errors: &mut darling::error::Accumulator) {
-    let mut seen: Vec<&str> = Vec::new();
-    for param in params {
-        if let ParamKind::Model { json_name, .. } = &param.kind {
-            if seen.contains(&json_name.as_str()) {
-                errors.push(spanned(
-                    &param.ident,
-                    &format!(
-                        "two parameters are named `{json_name}` in the tool's JSON arguments; \
-                         give one a different `#[arg(rename = \"...\")]`"
-                    ),
-                ));
-            }
-            seen.push(json_name);
-        }
-    }
-}
-
-/// The runtime injects the same value into every parameter of one type: a second one is a
-/// mistake (two `Context<User>` are one user). `Interrupt`s are checked on their own.
-fn check_duplicate_injections(params: &[Param], errors: &mut darling::error::Accumulator) {
-    let mut seen: Vec<(String, &Ident)> = Vec::new();
-    for param in params {
-        if !matches!(param.kind, ParamKind::Injected) || param.is_interrupt() {
-            continue;
-        }
-        let ty = param.ty.to_token_stream().to_string().replace(' ', "");
-        match seen.iter().find(|(t, _)| *t == ty) {
-            Some((_, first)) => errors.push(spanned(
-                &param.ty,
-                &format!(
-                    "`{ty}` is injected twice: `{first}` already receives it, and both would \
-                     hold the same value; remove this parameter and use `{first}`"
-                ),
-            )),
-            None => seen.push((ty, &param.ident)),
-        }
     }
 }
 
