@@ -7,6 +7,7 @@
 
 mod alias;
 mod attrs;
+mod builder_codegen;
 mod codegen;
 mod guardrails;
 mod impl_block;

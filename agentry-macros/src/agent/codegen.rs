@@ -5,8 +5,13 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Fields, Ident, ItemStruct, Path, Type, Visibility};
 
-use super::attrs::{AgentAttrs, InstructionsAttr};
+use super::attrs::AgentAttrs;
 use crate::crate_path::sdk_path;
+
+use super::builder_codegen::respan;
+pub use super::builder_codegen::{
+    builder_bounds, builder_type, configure, configure_with, tool_bounds,
+};
 
 /// One tool of the agent, however it was declared.
 pub struct ToolEntry {
@@ -366,118 +371,6 @@ pub fn events_type(sdk: &TokenStream, attrs: &AgentAttrs) -> TokenStream {
     }
 }
 
-/// `AgentBuilder<Toolset, Spec, C, S>`.
-pub fn builder_type(sdk: &TokenStream, target: &Target<'_>, attrs: &AgentAttrs) -> TokenStream {
-    let toolset = &target.toolset;
-    let (context, state) = context_state(attrs);
-    let (output_ty, _) = output(sdk, attrs.output.as_ref());
-    quote! { #sdk::agent::AgentBuilder<#toolset, #output_ty, #context, #state> }
-}
-
-/// `where Output: AgentOutput` and the tools' bounds (see [`tool_bounds`]), higher-ranked: the
-/// bodies are checked as if they held, and a bad output type is reported once, at the user's
-/// type, by the output-name check in [`generate_toolset`] (which names `AgentOutput`).
-pub fn builder_bounds(sdk: &TokenStream, attrs: &AgentAttrs, entries: &[ToolEntry]) -> TokenStream {
-    let output = attrs.output.as_ref().filter(|ty| !is_string(ty)).map(|ty| {
-        let sdk = respan(sdk, ty.span());
-        quote_spanned! {ty.span()=> for<'__agentry> #ty: #sdk::agent::AgentOutput }
-    });
-    let bounds = output.into_iter().chain(tool_bounds(sdk, attrs, entries));
-    quote!(where #(#bounds,)*)
-}
-
-/// What the generated items assume of each tool: it is a tool (and, listed by path, is made
-/// with `Default`). Higher-ranked, so rustc does not check them as trivially false bounds: a
-/// type that is not a tool is reported once by the explicit checks in [`generate_toolset`].
-/// Whether a tool fits the agent's context and state is no bound at all (a misfit would be
-/// reported again at every use of the agent): the explicit fit check reports it, and the
-/// `Toolset` calls the tool through a probe that compiles either way.
-pub fn tool_bounds(
-    sdk: &TokenStream,
-    _attrs: &AgentAttrs,
-    entries: &[ToolEntry],
-) -> Vec<TokenStream> {
-    entries
-        .iter()
-        .map(|e| {
-            let (ty, sdk) = (&e.ty, respan(sdk, e.span));
-            let default = e.needs_default.then(|| quote!(+ ::core::default::Default));
-            quote_spanned! {e.span=>
-                for<'__agentry> #ty: #sdk::Tool #default
-            }
-        })
-        .collect()
-}
-
-/// `AgentBuilder::new(model, toolset)` with the attribute's output, instructions and limits.
-pub fn configure(
-    sdk: &TokenStream,
-    attrs: &AgentAttrs,
-    docs: &str,
-    toolset: TokenStream,
-    entries: &[ToolEntry],
-) -> syn::Result<TokenStream> {
-    let (_, output_spec) = output(sdk, attrs.output.as_ref());
-    configure_with(sdk, attrs, docs, toolset, entries, output_spec)
-}
-
-/// [`configure`] with another expression for the output spec.
-pub fn configure_with(
-    sdk: &TokenStream,
-    attrs: &AgentAttrs,
-    docs: &str,
-    toolset: TokenStream,
-    entries: &[ToolEntry],
-    output_spec: TokenStream,
-) -> syn::Result<TokenStream> {
-    let instructions = match &attrs.instructions {
-        Some(InstructionsAttr::Text(text)) => quote!(.instructions(#text)),
-        Some(InstructionsAttr::Function(path)) => {
-            quote_spanned! {path.span()=> .dynamic_instructions(#path) }
-        }
-        None if !docs.is_empty() => quote!(.instructions(#docs)),
-        None => quote!(),
-    };
-    let max_turns = attrs.max_turns.as_ref().map(|n| quote!(.max_turns(#n)));
-    let protocol = attrs.protocol.as_ref().map(|p| match p {
-        super::attrs::ProtocolAttr::React => {
-            quote!(.protocol(#sdk::protocol::ToolProtocol::react()))
-        }
-        super::attrs::ProtocolAttr::Native => {
-            quote!(.protocol(#sdk::protocol::ToolProtocol::Native))
-        }
-    });
-    let middleware = super::middleware::configure(sdk, &attrs.middleware, &attrs.reviews, entries)?;
-    let guardrails = super::guardrails::configure(&attrs.guardrails);
-    Ok(quote! {
-        #sdk::agent::AgentBuilder::new(model, #toolset)
-            .output(#output_spec)
-            #instructions
-            #max_turns
-            #protocol
-            #middleware
-            #guardrails
-    })
-}
-
-/// `tokens` with every span set to `span`.
-fn respan(tokens: &TokenStream, span: Span) -> TokenStream {
-    tokens
-        .clone()
-        .into_iter()
-        .map(|mut tt| {
-            if let proc_macro2::TokenTree::Group(g) = &tt {
-                let mut group = proc_macro2::Group::new(g.delimiter(), respan(&g.stream(), span));
-                group.set_span(span);
-                tt = proc_macro2::TokenTree::Group(group);
-            } else {
-                tt.set_span(span);
-            }
-            tt
-        })
-        .collect()
-}
-
 /// The output spec type and the expression building it.
 pub fn output(sdk: &TokenStream, output: Option<&Type>) -> (TokenStream, TokenStream) {
     match output {
@@ -499,7 +392,7 @@ fn text_output(sdk: &TokenStream) -> (TokenStream, TokenStream) {
     )
 }
 
-fn is_string(ty: &Type) -> bool {
+pub(super) fn is_string(ty: &Type) -> bool {
     matches!(ty, Type::Path(p) if p.qself.is_none()
         && p.path.segments.last().is_some_and(|s| s.ident == "String" && s.arguments.is_empty()))
 }
