@@ -12,6 +12,7 @@
 mod transcript;
 
 use std::io::Write;
+use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
@@ -258,8 +259,14 @@ async fn workers_killed_at_random_points_never_complete_a_call_twice() {
         let exit = wait(&mut runner).await;
         threads.push(id.clone());
         match status(id.clone()).await {
+            // Finished: the kill missed, or landed after the last checkpoint and before
+            // the process exited. Any other failure is a real one.
             ThreadStatus::Idle => {
-                assert!(exit.success(), "{}", stderr(&mut runner));
+                assert!(
+                    exit.success() || exit.signal() == Some(9),
+                    "{}",
+                    stderr(&mut runner)
+                );
                 continue;
             }
             ThreadStatus::Running => kills_mid_run += 1,
