@@ -55,10 +55,17 @@
 //! `POST {ingress}/Threads/{thread}/run`. The guide's durability chapter compares this with
 //! the SQLite and Postgres checkpointers.
 
+mod events;
+mod hub;
 mod link;
 mod middleware;
 mod object;
+mod publish;
+mod sse;
 mod steps;
 mod thread;
+mod trace;
 
+pub use events::{RunEvent, StreamedEvent};
+pub use hub::{DEFAULT_EVENTS_PER_RUN, DEFAULT_RUNS, EventHub, Followed};
 pub use thread::{Decisions, PendingReview, RestateAgent, RunReply, SavedThread};

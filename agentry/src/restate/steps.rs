@@ -6,14 +6,16 @@
 //! result means the call was in flight when the earlier attempt died: it is not run again and
 //! the model reads [`NOT_COMPLETED`](crate::agent::NOT_COMPLETED), as on SQLite.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use futures::StreamExt;
 use futures::channel::{mpsc, oneshot};
 use restate_sdk::prelude::*;
-use serde_json::{Value, json};
+use serde_json::json;
 
 use super::link::{StepKind, StepRequest, StepValue};
+use super::publish::{Entry, Publisher, Ran};
 use crate::message::ToolCall;
 
 /// The retries of a failed model request, by the engine: after the last, the run fails.
@@ -25,17 +27,23 @@ fn model_retries() -> RunRetryPolicy {
 
 /// Serves the steps of one attempt of an invocation until the run drops its link.
 /// `attempt` is this attempt's random id; `reruns` says whether a call in flight at a crash
-/// runs again.
+/// runs again. Each step's entry carries the run's events up to it (see [`Publisher`]).
 pub(crate) async fn serve(
     ctx: &ObjectContext<'_>,
     mut requests: mpsc::UnboundedReceiver<StepRequest>,
     attempt: u64,
     reruns: &(dyn Fn(&ToolCall) -> bool + Sync),
+    events: &Arc<Publisher>,
 ) {
     while let Some(request) = requests.next().await {
-        let value = match request.kind {
+        let ran = Ran::default();
+        let body = |in_flight| {
+            let (ran, events) = (ran.clone(), Arc::clone(events));
+            move || execute(request.execute, in_flight, ran, events)
+        };
+        let entry = match request.kind {
             StepKind::Model => {
-                let run = ctx.run(|| execute(request.execute, false));
+                let run = ctx.run(body(false));
                 run.name("model").retry_policy(model_retries()).await
             }
             StepKind::Tool(call) => {
@@ -51,34 +59,63 @@ pub(crate) async fn serve(
                         }
                     }
                 };
-                let run = ctx.run(|| execute(request.execute, in_flight));
+                let run = ctx.run(body(in_flight));
                 run.name(format!("{} {}", call.name, call.id)).await
             }
         };
-        let _ = request
-            .done
-            .send(value.map(|v| v.into_inner()).map_err(|e| e.to_string()));
+        let value = match entry {
+            Ok(Json(entry)) => {
+                events.stored(ran.get(), entry.events);
+                Ok(entry.value)
+            }
+            Err(e) => Err(e.to_string()),
+        };
+        let _ = request.done.send(value);
     }
 }
 
 /// The body of a step's `ctx.run`: runs only when the step is not in the journal. Tells the
-/// middleware to do the work and journals what it sends back; a call found in flight is
-/// journaled as not completed without running.
+/// middleware to do the work and journals what it sends back, with the run's events so far;
+/// a call found in flight is journaled as not completed without running.
 async fn execute(
     execute: oneshot::Sender<oneshot::Sender<StepValue>>,
     in_flight: bool,
-) -> Result<Json<Value>, HandlerError> {
-    if in_flight {
-        return Ok(Json(json!({ "not_completed": true })));
-    }
-    let (result, result_rx) = oneshot::channel();
-    execute
-        .send(result)
-        .map_err(|_| HandlerError::from(super::link::GONE))?;
-    match result_rx.await {
-        Ok(Ok(value)) => Ok(Json(value)),
-        // A failed model request: retried by the engine (a new attempt of the step).
-        Ok(Err(message)) => Err(HandlerError::from(message)),
-        Err(_) => Err(HandlerError::from(super::link::GONE)),
-    }
+    ran: Ran,
+    events: Arc<Publisher>,
+) -> Result<Json<Entry>, HandlerError> {
+    ran.set();
+    let value = if in_flight {
+        json!({ "not_completed": true })
+    } else {
+        let (result, result_rx) = oneshot::channel();
+        execute
+            .send(result)
+            .map_err(|_| HandlerError::from(super::link::GONE))?;
+        match result_rx.await {
+            Ok(Ok(value)) => value,
+            // A failed model request: retried by the engine (a new attempt of the step).
+            Ok(Err(message)) => return Err(HandlerError::from(message)),
+            Err(_) => return Err(HandlerError::from(super::link::GONE)),
+        }
+    };
+    // The events the run sent up to the result are in the buffer: the run is polled before
+    // the steps (see `RestateAgent::run`).
+    let events = events.take();
+    Ok(Json(Entry { value, events }))
+}
+
+/// Journals the events the run sent since its last step (up to a pause, or its end) as a
+/// step of their own, and publishes them.
+pub(crate) async fn flush(ctx: &ObjectContext<'_>, events: &Arc<Publisher>) -> HandlerResult<()> {
+    let ran = Ran::default();
+    let body = {
+        let (ran, events) = (ran.clone(), Arc::clone(events));
+        move || async move {
+            ran.set();
+            Ok(Json(events.take()))
+        }
+    };
+    let journaled = ctx.run(body).name("events").await?.into_inner();
+    events.stored(ran.get(), journaled);
+    Ok(())
 }

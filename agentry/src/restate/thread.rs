@@ -4,19 +4,24 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
+use futures::StreamExt;
 use futures::future::{Either, select};
 use restate_sdk::prelude::*;
+use tracing::Instrument;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::events::RunEvent;
+use super::hub::EventHub;
 use super::link::StepLink;
 use super::middleware::Journaled;
+use super::publish::Publisher;
 use super::steps;
-use crate::agent::{Agent, Input, ThreadState, Toolset};
+use crate::agent::{Agent, AgentStream, Input, ThreadState, Toolset};
 use crate::message::Message;
 use crate::middleware::{Decision, ReviewRequest};
 use crate::output::OutputSpec;
-use crate::run::{Outcome, RunResult};
+use crate::run::{AgentEvent, Outcome, RunError, RunResult};
 use crate::usage::Usage;
 
 /// The object's state key of the thread: messages, typed state and usage.
@@ -69,6 +74,7 @@ pub struct RestateAgent<T, O, C, S> {
     agent: Agent<T, O, C, S>,
     context: Arc<C>,
     review_timeout: Option<Duration>,
+    hub: Option<EventHub>,
 }
 
 impl<T, O, C, S> std::fmt::Debug for RestateAgent<T, O, C, S> {
@@ -101,7 +107,16 @@ where
             agent,
             context: context.into(),
             review_timeout: None,
+            hub: None,
         }
+    }
+
+    /// Publishes each run's events to `hub`, by invocation id, for callers to follow (see
+    /// [`EventHub`]): the events are journaled with the steps, so after a crash the engine's
+    /// replay publishes them again with the same numbers, and the hub drops the repeats.
+    pub fn events(mut self, hub: EventHub) -> Self {
+        self.hub = Some(hub);
+        self
     }
 
     /// A review not decided within `timeout` (an engine timer: it survives restarts) rejects
@@ -137,13 +152,19 @@ where
         };
         let attempt: u64 = rand::random();
         let (link, requests) = StepLink::new();
+        let events = Publisher::new(self.hub.clone(), ctx.invocation_id());
         let reruns = |call: &crate::message::ToolCall| self.agent.reruns_after_crash(call);
-        let run = link.scope(self.drive(ctx, saved.messages.clone(), input, state));
-        let serve = steps::serve(ctx, requests, attempt, &reruns);
+        let span = super::trace::invocation_span(ctx.invocation_id(), ctx.headers());
+        let run = link.scope(self.drive(ctx, saved.messages.clone(), input, state, &events));
+        let run = crate::telemetry::in_conversation(ctx.key(), run).instrument(span);
+        let serve = steps::serve(ctx, requests, attempt, &reruns, &events);
+        // The run first: the events it sends are buffered before a step's body reads them.
         let result = match select(std::pin::pin!(run), std::pin::pin!(serve)).await {
             Either::Left((result, _)) => result?,
             Either::Right(((), _)) => return Err(terminal("the run", super::link::GONE)),
         };
+        steps::flush(ctx, &events).await?;
+        events.close();
         let messages: Vec<Message> = result
             .messages
             .into_iter()
@@ -178,19 +199,24 @@ where
         history: Vec<Message>,
         input: String,
         state: S,
+        events: &Arc<Publisher>,
     ) -> HandlerResult<RunResult<O::Output, S>> {
         let input = Input::with_history(history, input);
         let context = Arc::clone(&self.context);
-        let mut outcome = self
-            .agent
-            .run_or_pause_with_state(input, context, state)
-            .await;
+        let stream = self.agent.stream_with_state(input, context, state);
+        let mut outcome = gather(stream, events).await;
         loop {
             let pause = match outcome {
                 Ok(Outcome::Finished(result)) => return Ok(result),
                 Ok(Outcome::Paused(pause)) => pause,
-                Err(error) => return Err(terminal("the run failed", error)),
+                Err(error) => {
+                    steps::flush(ctx, events).await?;
+                    events.close();
+                    return Err(terminal("the run failed", error));
+                }
             };
+            // The events up to the pause reach the caller while the run waits.
+            steps::flush(ctx, events).await?;
             let reviews: Vec<ReviewRequest> = pause.reviews().cloned().collect();
             let (awakeable, decided) = ctx.awakeable::<Json<Decisions>>();
             ctx.set(
@@ -227,7 +253,8 @@ where
             };
             ctx.clear(REVIEW);
             let context = Arc::clone(&self.context);
-            outcome = self.agent.resume(*pause, decisions, context).await;
+            let stream = self.agent.resume_stream(*pause, decisions, context);
+            outcome = gather(stream, events).await;
         }
     }
 
@@ -259,5 +286,35 @@ where
             .await?
             .map(Json::into_inner)
             .unwrap_or_default())
+    }
+}
+
+/// Reads a streamed run to its end, handing its events to `events`; how it ended.
+async fn gather<T, S, E: Serialize>(
+    mut stream: AgentStream<'_, T, S, E>,
+    events: &Publisher,
+) -> Result<Outcome<T, S>, RunError> {
+    let mut end = None;
+    while let Some(item) = stream.next().await {
+        match item {
+            Ok(event) => {
+                if let Some(event) = RunEvent::from_event(&event) {
+                    events.push(event);
+                }
+                if let AgentEvent::Paused(pause) = event {
+                    end = Some(Ok(Outcome::Paused(pause)));
+                }
+            }
+            Err(error) => {
+                events.push(RunEvent::Failed {
+                    message: error.to_string(),
+                });
+                end = Some(Err(error));
+            }
+        }
+    }
+    match end {
+        Some(end) => end,
+        None => stream.outcome().await,
     }
 }

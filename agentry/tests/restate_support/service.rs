@@ -21,6 +21,11 @@ pub struct Log {
 }
 
 impl Log {
+    /// A log appending to `path`.
+    pub fn new(path: PathBuf) -> Self {
+        Log { path }
+    }
+
     fn append(&self, thread: &str, what: &str, step: u32) {
         let mut file = std::fs::OpenOptions::new()
             .create(true)
@@ -79,9 +84,21 @@ async fn send(thread: String, text: String, log: Context<Log>) -> String {
 
 /// You record steps.
 #[agent(tools(record, observe, send), context = Log)]
-struct Recorder;
+pub struct Recorder;
 
 type Agent = RestateAgent<Recorder, agentry::output::TextOutput, Log, ()>;
+
+/// The recorder agent on `model`, `send` under review.
+pub fn recorder(
+    model: agentry::providers::openai::OpenAiModel,
+) -> agentry::agent::Agent<Recorder, agentry::output::TextOutput, Log, ()> {
+    Recorder::builder(model)
+        .max_turns(STEPS as u32 + 4)
+        .middleware(
+            HumanInTheLoop::new().review("send", DecisionKind::Approve | DecisionKind::Reject),
+        )
+        .build()
+}
 
 agentry::restate_object! {
     struct Threads(Agent);
@@ -95,18 +112,22 @@ pub async fn child() {
         .api_key("sk-mock-key-0000")
         .build()
         .unwrap();
-    let agent = Recorder::builder(model)
-        .max_turns(STEPS as u32 + 4)
-        .middleware(
-            HumanInTheLoop::new().review("send", DecisionKind::Approve | DecisionKind::Reject),
-        )
-        .build();
+    let agent = recorder(model);
     let log = Log {
         path: var("RESTATE_LOG").into(),
     };
     let mut restate = RestateAgent::new(agent, log);
     if let Ok(ms) = std::env::var("RESTATE_REVIEW_TIMEOUT_MS") {
         restate = restate.review_timeout(Duration::from_millis(ms.parse().unwrap()));
+    }
+    // With `RESTATE_EVENTS_PORT`, runs publish their events, served over SSE on that port.
+    if let Ok(events) = std::env::var("RESTATE_EVENTS_PORT") {
+        let hub = agentry::restate::EventHub::new();
+        restate = restate.events(hub.clone());
+        let listener = tokio::net::TcpListener::bind(format!("127.0.0.1:{events}"))
+            .await
+            .expect("bind the events port");
+        tokio::spawn(async move { axum::serve(listener, hub.router()).await });
     }
     let threads = Threads(restate);
     let addr = format!("127.0.0.1:{}", var("RESTATE_SERVICE_PORT"));
@@ -122,7 +143,19 @@ pub fn spawn_service(
     model_url: &str,
     log: &std::path::Path,
 ) -> std::process::Child {
+    spawn_service_with(test, port, model_url, log, &[])
+}
+
+/// [`spawn_service`] with more environment variables.
+pub fn spawn_service_with(
+    test: &str,
+    port: u16,
+    model_url: &str,
+    log: &std::path::Path,
+    env: &[(&str, String)],
+) -> std::process::Child {
     std::process::Command::new(std::env::current_exe().unwrap())
+        .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
         .args([test, "--exact", "--nocapture", "--test-threads=1"])
         .env("AGENTRY_RESTATE_CHILD", "1")
         .env("RESTATE_SERVICE_PORT", port.to_string())
