@@ -3,7 +3,8 @@
 //! kill this process mid-run, start it again, and the run goes on from its journal without
 //! asking the model again or repeating a refund. A refund waits for a person's approval as
 //! an awakeable: the run suspends (nothing waits in this process) until a decision arrives
-//! from anywhere.
+//! from anywhere. Each run's events (text deltas, tool results, the pause, the end) are
+//! served over SSE next to the endpoint, by invocation id (`EventHub`).
 //!
 //! Offline by default (the built-in MockServer plays the model); set `OPENAI_API_KEY`,
 //! `ANTHROPIC_API_KEY`, `GEMINI_API_KEY`, `OPENAI_BASE_URL` or `AGENTRY_MODEL` for a real one.
@@ -14,11 +15,15 @@
 //!
 //! ```text
 //! npx @restatedev/restate-server                       # ingress :8080, admin :9070
-//! cargo run --example restate_agent                    # serves 127.0.0.1:9080 (RESTATE_SERVICE_ADDR)
+//! cargo run --example restate_agent                    # serves 127.0.0.1:9080 (RESTATE_SERVICE_ADDR),
+//!                                                      # events on 127.0.0.1:9081 (RESTATE_EVENTS_ADDR)
 //! curl -s localhost:9070/deployments -H 'content-type: application/json' \
 //!      -d '{"uri": "http://127.0.0.1:9080"}'
 //! curl -s localhost:8080/Support/ada/run -H 'content-type: application/json' \
 //!      -d '"Please refund order 42"' &                 # waits for the review
+//! curl -s localhost:8080/Support/bob/run/send -H 'content-type: application/json' \
+//!      -d '"Refund order 7"'                           # one-way: {"invocationId": "inv_…"}
+//! curl -N localhost:9081/runs/inv_…/events             # that run's events, as they are journaled
 //! curl -s -X POST localhost:8080/Support/ada/pending   # the awakeable and the call to review
 //! curl -s localhost:8080/Support/ada/decide -H 'content-type: application/json' \
 //!      -d '{"refund-1": {"decision": "approve"}}'      # from any process; the run finishes
@@ -31,7 +36,7 @@ mod support;
 
 use agentry::middleware::{DecisionKind, HumanInTheLoop};
 use agentry::prelude::*;
-use agentry::restate::RestateAgent;
+use agentry::restate::{EventHub, RestateAgent};
 use agentry::testing::{MockResponse, RecordedRequest};
 use restate_sdk::prelude::{Endpoint, HttpServer};
 use serde_json::json;
@@ -94,7 +99,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             HumanInTheLoop::new().review("refund", DecisionKind::Approve | DecisionKind::Reject),
         )
         .build();
-    let service = Support(RestateAgent::new(agent, ()));
+    // The runs' events, followed over SSE at `GET /runs/{invocation id}/events`.
+    let hub = EventHub::new();
+    let events = std::env::var("RESTATE_EVENTS_ADDR").unwrap_or_else(|_| "127.0.0.1:9081".into());
+    let listener = tokio::net::TcpListener::bind(&events).await?;
+    println!("serving run events on http://{events}/runs/{{invocation id}}/events");
+    let router = hub.router();
+    tokio::spawn(async move { axum::serve(listener, router).await });
+    let service = Support(RestateAgent::new(agent, ()).events(hub));
     let addr = std::env::var("RESTATE_SERVICE_ADDR").unwrap_or_else(|_| "127.0.0.1:9080".into());
     println!("serving the Restate service `Support` on http://{addr}; register it with the server");
     HttpServer::new(Endpoint::builder().bind(service).build())

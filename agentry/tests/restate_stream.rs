@@ -132,7 +132,12 @@ async fn follow(port: u16, invocation: String, seen: Arc<Mutex<Seen>>) {
 }
 
 /// The service with events on, its model the mock at `model_url`.
-fn spawn(test: &str, ports: (u16, u16), model_url: &str, log: &std::path::Path) -> std::process::Child {
+fn spawn(
+    test: &str,
+    ports: (u16, u16),
+    model_url: &str,
+    log: &std::path::Path,
+) -> std::process::Child {
     let env = [("RESTATE_EVENTS_PORT", ports.1.to_string())];
     let child = spawn_service_with(test, ports.0, model_url, log, &env);
     wait_listening(ports.0);
@@ -197,8 +202,7 @@ async fn a_streamed_run_matches_the_in_process_stream() {
     assert_eq!(seqs, (0..seqs.len() as u64).collect::<Vec<_>>());
     let got: Vec<RunEvent> = seen.events.iter().map(|e| e.event.clone()).collect();
     assert!(
-        got.iter()
-            .any(|e| matches!(e, RunEvent::TextDelta { .. })),
+        got.iter().any(|e| matches!(e, RunEvent::TextDelta { .. })),
         "no text deltas: {got:?}"
     );
     assert!(matches!(got.last(), Some(RunEvent::Done { .. })), "{got:?}");
@@ -289,14 +293,93 @@ async fn a_killed_service_publishes_no_event_twice() {
     assert!(matches!(tail[0], RunEvent::Done { .. }), "{tail:?}");
     let closing = format!("All {STEPS} steps of k1 are observed.");
     assert!(
-        tail.iter().any(
-            |e| matches!(e, RunEvent::Response { message, .. } if message.text() == closing)
-        ),
+        tail.iter()
+            .any(|e| matches!(e, RunEvent::Response { message, .. } if message.text() == closing)),
         "the run's final answer is not among its last events: {tail:?}"
     );
     eprintln!(
         "{} events over {} connections, {KILLS} kills",
         seqs.len(),
         seen.connections
+    );
+}
+
+/// The review model: the first answer calls `send` (reviewed), the next says "sent".
+fn review_model(request: &RecordedRequest) -> MockResponse {
+    let messages = request.body["messages"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    if messages.iter().any(|m| m["role"] == "tool") {
+        return MockResponse::text("sent");
+    }
+    let args = json!({ "thread": "r1", "text": "hi" }).to_string();
+    MockResponse::tool_calls(vec![ToolCall::new("s0", "send", args)])
+}
+
+const REVIEW: &str = "a_paused_runs_events_reach_the_caller_before_the_decision";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_paused_runs_events_reach_the_caller_before_the_decision() {
+    if std::env::var_os("AGENTRY_RESTATE_CHILD").is_some() {
+        return service::child().await;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let server = server::Server::start(dir.path());
+    let mock = MockServer::with_handler(review_model).await;
+    let log = dir.path().join("effects.log");
+    let ports = (server::free_port(), server::free_port());
+    let mut service = spawn(REVIEW, ports, &mock.url(), &log);
+    server
+        .register(&format!("http://127.0.0.1:{}", ports.0))
+        .await;
+    let ingress = server.ingress_url();
+
+    let invocation = send_run(&ingress, "r1").await;
+    let seen = Arc::new(Mutex::new(Seen::default()));
+    tokio::spawn(follow(ports.1, invocation, Arc::clone(&seen)));
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let paused = seen.lock().unwrap().events.iter().any(|e| {
+            matches!(&e.event, RunEvent::Paused { reviews } if reviews.len() == 1
+                && reviews[0].call_id == "s0")
+        });
+        if paused {
+            break;
+        }
+        assert!(Instant::now() < deadline, "no paused event");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(!seen.lock().unwrap().ended, "the stream ended at the pause");
+    let decided = reqwest::Client::new()
+        .post(format!("{ingress}/Threads/r1/decide"))
+        .json(&json!({ "s0": { "decision": "approve" } }))
+        .send()
+        .await
+        .unwrap();
+    assert!(decided.status().is_success());
+    ended(&seen, &server).await;
+    let _ = service.kill();
+    let _ = service.wait();
+
+    let seen = seen.lock().unwrap();
+    let seqs: Vec<u64> = seen.events.iter().map(|e| e.seq).collect();
+    assert_eq!(seqs, (0..seqs.len() as u64).collect::<Vec<_>>());
+    let after: Vec<&RunEvent> = seen
+        .events
+        .iter()
+        .map(|e| &e.event)
+        .skip_while(|e| !matches!(e, RunEvent::Paused { .. }))
+        .collect();
+    assert!(
+        after.iter().any(
+            |e| matches!(e, RunEvent::ToolResult { call, error: None, .. }
+            if call.id == "s0")
+        ),
+        "the approved call's result after the pause: {after:?}"
+    );
+    assert!(
+        matches!(after.last(), Some(RunEvent::Done { .. })),
+        "{after:?}"
     );
 }

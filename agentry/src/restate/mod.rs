@@ -22,6 +22,14 @@
 //! updates of a replayed tool call are not queued again, so a run that ends right after a
 //! tool batch keeps the state from before that batch's replay.
 //!
+//! A run's events reach callers through a side channel: with
+//! [`RestateAgent::events`], each step's events are journaled with it and published to an
+//! [`EventHub`] in the service process once the engine stored the step, numbered in journal
+//! order so a replay delivers no number twice; [`EventHub::router`] serves them over SSE by
+//! invocation id. Each attempt of a run opens a `restate_invocation` span that the run's
+//! spans hang under; with the `otel` feature its parent is the invocation's W3C
+//! `traceparent`, joining the caller's trace.
+//!
 //! [`RestateAgent`] holds the handler bodies; [`restate_object!`](crate::restate_object)
 //! declares the virtual object that serves them (`run`, `pending`, `decide`, `thread`), and
 //! the struct's name is the service's:

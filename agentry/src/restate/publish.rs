@@ -44,6 +44,11 @@ impl Publisher {
         self.buffer.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    /// Whether the events go anywhere (a hub is set).
+    pub(crate) fn publishes(&self) -> bool {
+        self.hub.is_some()
+    }
+
     /// Keeps an event of the run for the next journaled step.
     pub(crate) fn push(&self, event: RunEvent) {
         if self.hub.is_some() {

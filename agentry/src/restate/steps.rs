@@ -105,8 +105,11 @@ async fn execute(
 }
 
 /// Journals the events the run sent since its last step (up to a pause, or its end) as a
-/// step of their own, and publishes them.
+/// step of their own, and publishes them. Without a hub, nothing (no journal entry).
 pub(crate) async fn flush(ctx: &ObjectContext<'_>, events: &Arc<Publisher>) -> HandlerResult<()> {
+    if !events.publishes() {
+        return Ok(());
+    }
     let ran = Ran::default();
     let body = {
         let (ran, events) = (ran.clone(), Arc::clone(events));

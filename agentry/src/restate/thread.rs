@@ -7,9 +7,9 @@ use std::time::Duration;
 use futures::StreamExt;
 use futures::future::{Either, select};
 use restate_sdk::prelude::*;
-use tracing::Instrument;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use tracing::Instrument;
 
 use super::events::RunEvent;
 use super::hub::EventHub;
