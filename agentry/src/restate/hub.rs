@@ -153,9 +153,8 @@ impl EventHub {
         let limit = self.inner.events_per_run;
         let mut channels = self.channels();
         let channel = self.channel(&mut channels, id);
-        let mut seq = first;
         let mut added = false;
-        for event in events {
+        for (seq, event) in (first..).zip(events) {
             if seq >= channel.next {
                 channel.events.push_back(StreamedEvent { seq, event });
                 channel.next = seq + 1;
@@ -164,7 +163,6 @@ impl EventHub {
                     channel.events.pop_front();
                 }
             }
-            seq += 1;
         }
         if added {
             channel.notify();
@@ -192,11 +190,10 @@ impl EventHub {
                         .min_by_key(|(_, c)| c.made)
                         .map(|(id, _)| id.clone())
                 };
-                if let Some(old) = oldest(true).or_else(|| oldest(false)) {
-                    if let Some(gone) = channels.by_id.remove(&old) {
-                        // Its subscribers end.
-                        gone.notify();
-                    }
+                let old = oldest(true).or_else(|| oldest(false));
+                // Its subscribers end (their receivers see the sender dropped).
+                if let Some(gone) = old.and_then(|old| channels.by_id.remove(&old)) {
+                    gone.notify();
                 }
             }
             channels.made += 1;
@@ -250,14 +247,14 @@ impl Follow {
                 let channels = self.hub.channels();
                 // A forgotten run ends its subscribers.
                 let channel = channels.by_id.get(&self.id)?;
-                if let Some(oldest) = channel.events.front() {
-                    if oldest.seq > self.next {
-                        self.ready.push_back(Followed::Missed {
-                            from: self.next,
-                            to: oldest.seq - 1,
-                        });
-                        self.next = oldest.seq;
-                    }
+                if let Some(oldest) = channel.events.front()
+                    && oldest.seq > self.next
+                {
+                    self.ready.push_back(Followed::Missed {
+                        from: self.next,
+                        to: oldest.seq - 1,
+                    });
+                    self.next = oldest.seq;
                 }
                 for event in channel.events.iter().filter(|e| e.seq >= self.next) {
                     self.ready.push_back(Followed::Event(event.clone()));
