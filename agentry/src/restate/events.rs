@@ -18,7 +18,7 @@ use crate::usage::Usage;
 ///
 /// ```
 /// use agentry::restate::RunEvent;
-/// use agentry::run::AgentEvent;
+/// use agentry::agent::AgentEvent;
 ///
 /// let event: AgentEvent<String, ()> = AgentEvent::TextDelta { text: "Hi".into() };
 /// let run_event = RunEvent::from_event(&event).unwrap();
