@@ -3,6 +3,9 @@
 //! saved.
 
 use super::*;
+use crate::agent::instructions::Instructions;
+use crate::messages::Messages;
+use cache::Latest;
 
 impl<T, O, C, S> Thread<'_, T, O, C, S>
 where
@@ -18,11 +21,24 @@ where
         sinks: Option<Sinks<O::Output, S, T::Event>>,
     ) -> Result<Outcome<O::Output, S>, RunError> {
         let checkpointer = self.checkpointer().map_err(fail)?;
-        let latest = match self.cache {
-            Some(cache) => cache.latest(&**checkpointer, &self.id).await,
-            None => checkpointer.latest(&self.id).await,
+        // A fresh run goes through the cache; a resumed or recovered one loads the thread
+        // whole (the cache holds idle threads only) and forgets the entry.
+        let loaded = match (self.cache, &how) {
+            (Some(cache), How::Fresh { .. }) => cache.latest(&**checkpointer, &self.id).await,
+            (cache, _) => {
+                if let Some(cache) = cache {
+                    cache.forget(&self.id);
+                }
+                let latest = checkpointer.latest(&self.id).await;
+                latest.map(|c| c.map(Latest::Loaded))
+            }
         }
         .map_err(fail)?;
+        let (latest, cached) = match loaded {
+            None => (None, None),
+            Some(Latest::Loaded(c)) => (Some(c), None),
+            Some(Latest::Cached(c, transcript)) => (Some(c), Some(transcript)),
+        };
         let info = latest
             .as_ref()
             .map(|c| RunInfo::read(&self.id, &c.counters))
@@ -32,7 +48,7 @@ where
         let (start, mut journal) = match how {
             How::Fresh { input, new_state } => {
                 let (history, state, after) = match latest {
-                    None => (Vec::new(), new_state(), None),
+                    None => (Messages::new(), new_state(), None),
                     Some(c) => {
                         let hint = match status {
                             ThreadStatus::Running => {
@@ -47,14 +63,22 @@ where
                             return Err(fail(ThreadError::status(&self.id, status, hint)));
                         }
                         let state: S = self.decode(c.state).map_err(fail)?;
-                        (c.messages, state, Some(c.step))
+                        // The cached transcript (the last run's, shared) or the loaded thread.
+                        let history = cached.unwrap_or_else(|| c.messages.into());
+                        (history, state, Some(c.step))
                     }
                 };
                 let encoded = serde_json::to_value(&state).map_err(|e| {
                     fail(ThreadError::state::<S>(&self.id, "does not serialize", e))
                 })?;
-                let saved = history.len();
                 let mut messages = history;
+                // A cached transcript starts with the last run's system message: the core
+                // renders the instructions over it, or it goes when there are none.
+                let stale = matches!(messages.first(), Some(Message::System { .. }));
+                if stale && matches!(self.agent.parts.instructions, Instructions::None) {
+                    messages.remove(0);
+                }
+                let saved = messages.len() - journal::system_offset(&messages);
                 let mut input = input.into_messages();
                 // The agent's instructions are the thread's system message.
                 if saved > 0 && matches!(input.first(), Some(Message::System { .. })) {
@@ -157,7 +181,7 @@ where
         if let (Some(cache), Ok(Outcome::Finished(result)), Some(meta)) =
             (self.cache, &outcome, journal.last.take())
         {
-            cache.keep(meta, &result.messages);
+            cache.keep(meta, result.messages.clone(), journal.saved);
         }
         outcome
     }

@@ -130,7 +130,7 @@ pub(crate) struct ThreadJournal {
     pub(crate) last: Option<CheckpointMeta>,
 }
 
-fn system_offset(messages: &[Message]) -> usize {
+pub(super) fn system_offset(messages: &[Message]) -> usize {
     usize::from(matches!(messages.first(), Some(Message::System { .. })))
 }
 
@@ -208,7 +208,7 @@ impl ThreadJournal {
                     Err(error) => Err(RunError::new(
                         RunErrorKind::Thread(error),
                         PartialRun {
-                            messages: result.messages,
+                            messages: result.messages.into_vec(),
                             usage: result.usage,
                             request_usage: result.request_usage,
                             steps: result.steps,
