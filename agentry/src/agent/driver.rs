@@ -255,6 +255,16 @@ where
                         }
                     },
                 };
+                // A `before_model` hook compacted the transcript: a thread saves the
+                // compacted view before the answer is taken in.
+                if core.record.compacted.is_some() {
+                    if let Some(j) = journal.as_deref_mut()
+                        && let Err(kind) = save(j, SavePoint::Compacted, &core).await
+                    {
+                        return Err(core.fail(kind));
+                    }
+                    core.record.compacted = None;
+                }
                 match turned {
                     Ok(MiddlewareTurn::Answer(response, closed)) => (response, closed),
                     Ok(MiddlewareTurn::Again) => continue,

@@ -2,20 +2,22 @@
 //! what is newer than the messages it holds, so its cost does not grow with the thread.
 //!
 //! An entry is the transcript of the thread's last run — what the model saw: the instructions,
-//! then the thread's messages — and the [`CheckpointMeta`] it was saved at. It shares its buffer with the
+//! then the thread's messages, or its compacted view (a summary, then the messages kept) —
+//! and the [`CheckpointMeta`] it was saved at. It shares its buffer with the
 //! [`RunResult::messages`](crate::run::RunResult::messages) of that run ([`Messages`] is
 //! copy-on-write), so keeping it copies nothing, and the next run appends to it in place once
 //! the caller has dropped the result.
 //!
 //! It is checked on every use by [`Checkpointer::latest_since`]: the newest checkpoint comes
 //! back with only the messages after the entry's, so a step another worker wrote is seen, and
-//! a thread deleted or replaced since is loaded whole. A run
+//! a thread deleted or replaced since (or compacted by another worker) is loaded whole. A run
 //! takes its thread's entry out while it goes on and puts the thread back when it ends idle;
 //! the cache holds at most `capacity` threads, the least recently used leave first.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
 
+use super::journal::RunInfo;
 use crate::messages::Messages;
 use crate::persist::{Checkpoint, CheckpointMeta, Checkpointer, PersistError};
 
@@ -26,6 +28,8 @@ pub const DEFAULT_THREAD_CACHE: usize = 64;
 struct Entry {
     meta: CheckpointMeta,
     transcript: Messages,
+    /// Where the compacted view starts in the thread (`None`: not compacted).
+    view_start: Option<usize>,
     used: u64,
 }
 
@@ -83,11 +87,17 @@ impl ThreadCache {
         if let Some(entry) = entry
             && let Some(mut newer) = checkpointer.latest_since(&entry.meta).await?
         {
-            let mut transcript = entry.transcript;
-            if !newer.messages.is_empty() {
-                transcript.append(&mut newer.messages);
+            // Compacted by another worker since: the view is loaded again.
+            let view = RunInfo::read(thread_id, &newer.counters)
+                .ok()
+                .map(|info| info.view.map(|v| v.start));
+            if view == Some(entry.view_start) {
+                let mut transcript = entry.transcript;
+                if !newer.messages.is_empty() {
+                    transcript.append(&mut newer.messages);
+                }
+                return Ok(Some(Latest::Cached(newer, transcript)));
             }
-            return Ok(Some(Latest::Cached(newer, transcript)));
         }
         Ok(checkpointer.latest(thread_id).await?.map(Latest::Loaded))
     }
@@ -99,6 +109,7 @@ impl ThreadCache {
         meta: CheckpointMeta,
         transcript: Messages,
         thread_len: usize,
+        view_start: Option<usize>,
     ) {
         if self.capacity == 0 || thread_len as u64 != meta.message_count {
             return;
@@ -122,6 +133,7 @@ impl ThreadCache {
             Entry {
                 meta,
                 transcript,
+                view_start,
                 used,
             },
         );
@@ -159,20 +171,20 @@ mod tests {
     fn the_least_recently_used_thread_leaves_first_and_capacity_zero_keeps_none() {
         let cache = ThreadCache::new(2);
         let one = Messages::from(vec![Message::user("hi")]);
-        cache.keep(meta("a", 1), one.clone(), 1);
-        cache.keep(meta("b", 1), one.clone(), 1);
-        cache.keep(meta("a", 1), one.clone(), 1); // `a` used again: `b` is the oldest
-        cache.keep(meta("c", 1), one.clone(), 1);
+        cache.keep(meta("a", 1), one.clone(), 1, None);
+        cache.keep(meta("b", 1), one.clone(), 1, None);
+        cache.keep(meta("a", 1), one.clone(), 1, None); // `a` used again: `b` is the oldest
+        cache.keep(meta("c", 1), one.clone(), 1, None);
         let inner = cache.lock();
         let mut ids: Vec<&String> = inner.entries.keys().collect();
         ids.sort();
         assert_eq!(ids, ["a", "c"]);
         drop(inner);
         // A length that does not match the checkpoint's count is not kept.
-        cache.keep(meta("d", 5), one.clone(), 1);
+        cache.keep(meta("d", 5), one.clone(), 1, None);
         assert!(!cache.lock().entries.contains_key("d"));
         let none = ThreadCache::new(0);
-        none.keep(meta("a", 1), one, 1);
+        none.keep(meta("a", 1), one, 1, None);
         assert_eq!(none.len(), 0);
     }
 
@@ -180,7 +192,7 @@ mod tests {
     fn a_kept_transcript_shares_the_runs_buffer() {
         let cache = ThreadCache::new(1);
         let transcript = Messages::from(vec![Message::system("s"), Message::user("hi")]);
-        cache.keep(meta("a", 1), transcript.clone(), 1);
+        cache.keep(meta("a", 1), transcript.clone(), 1, None);
         let inner = cache.lock();
         assert!(inner.entries["a"].transcript.shares_with(&transcript));
     }
