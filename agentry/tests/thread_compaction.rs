@@ -240,3 +240,50 @@ async fn a_crash_between_the_summary_and_the_compaction_checkpoint_leaves_the_th
         ["Summary of the conversation so far:\nS1", "a2", "u3", "a3"]
     );
 }
+
+/// Summarizes messages in the middle of the transcript (not its oldest ones).
+struct CompactTheMiddle;
+
+impl agentry::middleware::Middleware<(), ()> for CompactTheMiddle {
+    fn before_model<'a>(
+        &'a self,
+        request: &'a mut agentry::middleware::BeforeModel,
+        _cx: &'a agentry::middleware::RunCx<'a, (), ()>,
+    ) -> agentry::middleware::Hook<
+        'a,
+        Result<agentry::middleware::Flow, agentry::middleware::MiddlewareError>,
+    > {
+        if request.messages.len() >= 4 {
+            request.compact(2, 4, Message::user("summary of the middle"));
+            assert!(request.compacted().is_some());
+        }
+        agentry::middleware::Hook::ready(Ok(agentry::middleware::Flow::Continue))
+    }
+}
+
+#[tokio::test]
+async fn a_compaction_that_is_not_of_the_oldest_messages_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let cp = SqliteCheckpointer::open(dir.path().join("t.db"))
+        .await
+        .unwrap();
+    let model = ScriptedModel::new(["a1", "a2"].map(Turn::text));
+    let agent = AgentBuilder::<_, _, (), ()>::new(model, NoTools)
+        .instructions("Be brief.")
+        .checkpointer(cp)
+        .middleware(CompactTheMiddle)
+        .build();
+    let thread = agent.thread("t");
+    thread.run("u1", ()).await.unwrap();
+    let err = thread.run("u2", ()).await.unwrap_err();
+    assert!(
+        matches!(
+            err.kind(),
+            agentry::agent::RunErrorKind::Thread(agentry::agent::ThreadError::Rewritten { .. })
+        ),
+        "{err:?}"
+    );
+    // The thread keeps every message it saved, and no view.
+    assert_eq!(texts(&thread.messages().await.unwrap()), ["u1", "a1", "u2"]);
+    assert_eq!(texts(&thread.view().await.unwrap()), ["u1", "a1", "u2"]);
+}
