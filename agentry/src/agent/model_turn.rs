@@ -124,7 +124,7 @@ where
         chain.before_model(&mut before, context, state, cx).await
     };
     record.messages = std::mem::take(&mut before.messages);
-    record.compacted = before.compacted.take();
+    record.compacted = before.compacted.take().map(Box::new);
     if let Some(end) = flow.map_err(hook_error)? {
         return Ok(Turned::End(end));
     }

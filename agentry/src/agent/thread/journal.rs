@@ -230,7 +230,7 @@ impl ThreadJournal {
     /// Takes in the compaction `record` reports: the new view, checked to cover only the
     /// thread's oldest saved messages.
     fn compacted(&mut self, record: &Record) -> Result<(), ThreadError> {
-        let Some(compacted) = record.compacted else {
+        let Some(compacted) = record.compacted.as_deref().copied() else {
             return Ok(());
         };
         let messages = &record.messages;
