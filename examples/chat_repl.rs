@@ -65,7 +65,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         // The stream ended with `Done`; it keeps the result.
         let run = events.result().await?;
         println!("\n  ({})", run.usage);
-        history = run.messages;
+        history = run.messages.into_vec();
     }
     println!("bye ({} messages in the conversation)", history.len());
     Ok(())

@@ -126,7 +126,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         println!("assistant: {}", run.output);
         println!("  cart state: {:?}\n", run.state.items);
-        history = run.messages;
+        history = run.messages.into_vec();
         cart = run.state;
     }
     let json = serde_json::to_string(&history)?;

@@ -6,12 +6,14 @@
 //! serializing the request body of the thread to JSON, the part of a real run that grows with
 //! the thread whatever the storage does (a provider sends the whole conversation).
 //!
-//! The model answers at once without serializing anything, so the figures are the run loop's
-//! and the storage's. A third baseline: copying and dropping the thread's messages, what
-//! handing the whole transcript back in `RunResult::messages` costs (the cache keeps its own
-//! copy, the caller gets another). A run appends two messages (the input and the answer) and writes two
-//! checkpoints. Each measured chunk of 20 runs starts on a fresh fork of a template thread
-//! whose first run (untimed) fills the cache.
+//! The model answers at once after serializing the request's messages to JSON, as a provider
+//! serializes the request body; the `request_body` baseline measures that serialization alone,
+//! and the ratio the goal is about is net of it:
+//! `(cached_5000 - body_5000) / (cached_10 - body_10)`. A third baseline: copying and dropping
+//! the thread's messages, what a run paid when `RunResult::messages` was the caller's own copy
+//! of the whole thread (it is now shared with the cache). A run appends two messages (the input
+//! and the answer) and writes two checkpoints. Each measured chunk of 20 runs starts on a fresh
+//! fork of a template thread whose first run (untimed) fills the cache.
 //!
 //! Run: `cargo bench -p agentry --features testing,sqlite,postgres --bench thread_cost`.
 
@@ -55,7 +57,12 @@ fn message(i: usize) -> Message {
 }
 
 fn agent(cp: Arc<dyn Checkpointer>, cache: usize) -> Bench {
-    let model = FunctionModel::new(|_: &ChatRequest| FunctionModel::text("Noted."));
+    // The model serializes the request's messages, as a provider serializes the request
+    // body: the one part of a real run that must grow with the thread.
+    let model = FunctionModel::new(|request: &ChatRequest| {
+        std::hint::black_box(serde_json::to_vec(&*request.messages).unwrap());
+        FunctionModel::text("Noted.")
+    });
     AgentBuilder::<_, _, (), ()>::new(model, NoTools)
         .instructions("You answer questions about the weather.")
         .shared_checkpointer(cp)
@@ -177,8 +184,8 @@ fn main() {
         });
     }
     group.finish();
-    // What returning the run's transcript costs: `RunResult::messages` is the caller's own
-    // copy of the whole thread (the cache keeps another), made and, here, dropped once a run.
+    // What returning the run's transcript cost when `RunResult::messages` was the caller's
+    // own copy of the whole thread (the cache kept another): a reference figure.
     let mut group = c.benchmark_group("transcript");
     for n in SIZES {
         let messages: Vec<Message> = (0..n + 2).map(message).collect();
@@ -209,8 +216,8 @@ fn main() {
             &group,
             "cached_5000",
             "cached_10",
-            1.3,
-            "a run on a thread this agent ran last, 5,000 vs 10 messages",
+            f64::INFINITY,
+            "a run on a thread this agent ran last, 5,000 vs 10 messages (raw: request serialization included)",
         );
         support::print_ratio(
             &group,
@@ -226,29 +233,18 @@ fn main() {
             f64::INFINITY,
             "what the cache saves at 5,000 messages",
         );
-        // Beyond the transcript's copy, the one part of a cached run that grows with the thread.
-        if let (Some(a), Some(b), Some(ca), Some(cb)) = (
-            us(&group, "cached_5000"),
-            us(&group, "cached_10"),
-            us("transcript", "copy_and_drop_5000"),
-            us("transcript", "copy_and_drop_10"),
-        ) {
-            let ratio = (a - ca) / (b - cb);
-            println!(
-                "RATIO {group}: (cached_5000 - copy_5000) / (cached_10 - copy_10) = {ratio:.3}x (beyond copying the transcript; target <= 1.3x: {})",
-                if ratio <= 1.3 { "met" } else { "NOT met" }
-            );
-        }
-        // With a provider's body serialization added to both, the ratio a real run sees.
-        if let (Some(a), Some(b), Some(ba), Some(bb)) = (
+        // Net of serializing the request body (which the model does, like a provider):
+        // what a cached run costs beyond the part of a real run that grows with the thread.
+        if let (Some(a), Some(b), Some(sa), Some(sb)) = (
             us(&group, "cached_5000"),
             us(&group, "cached_10"),
             us("request_body", "serialize_5000"),
             us("request_body", "serialize_10"),
         ) {
+            let ratio = (a - sa) / (b - sb);
             println!(
-                "RATIO {group}: (cached_5000 + body_5000) / (cached_10 + body_10) = {:.3}x (with the request body a provider serializes)",
-                (a + ba) / (b + bb)
+                "RATIO {group}: (cached_5000 - body_5000) / (cached_10 - body_10) = {ratio:.3}x (net of request serialization; target <= 1.3x: {})",
+                if ratio <= 1.3 { "met" } else { "NOT met" }
             );
         }
     }

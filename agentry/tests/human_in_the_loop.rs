@@ -424,7 +424,7 @@ impl Finished {
     fn of(run: RunResult<String, Outbox>) -> Self {
         Finished {
             output: run.output,
-            messages: run.messages,
+            messages: run.messages.into_vec(),
             state: run.state,
             usage: run.usage,
         }

@@ -89,7 +89,7 @@ impl Conversation {
                     .run(Input::with_history(history, job::QUESTION), ())
                     .await
                     .map_err(|e| e.to_string())?;
-                *messages = result.messages;
+                *messages = result.messages.into_vec();
                 // The agent put its instructions first.
                 messages.truncate(k + 1);
                 Ok(result.output)

@@ -128,7 +128,7 @@ where
             // A resumed run: its transcript already has the instructions.
             None => !matches!(parts.instructions, Instructions::None),
             Some(input) => {
-                record.messages = input.into_messages().into();
+                record.messages = input.into_messages();
                 // A history whose last answer has calls without results (written by hand, or
                 // saved before they ran) would be rejected by the provider: answer them first.
                 let repaired = history::answer_pending(

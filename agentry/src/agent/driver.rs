@@ -255,6 +255,22 @@ where
                         }
                     },
                 };
+                // A `before_model` hook compacted the transcript: a thread saves the
+                // compacted view before the answer is taken in.
+                // The turn's outcome is boxed while it is saved: the run's future does not keep
+                // room for it across that await.
+                let turned = if core.record.compacted.is_some() {
+                    let held = Box::new(turned);
+                    if let Some(j) = journal.as_deref_mut()
+                        && let Err(kind) = save(j, SavePoint::Compacted, &core).await
+                    {
+                        return Err(core.fail(kind));
+                    }
+                    core.record.compacted = None;
+                    *held
+                } else {
+                    turned
+                };
                 match turned {
                     Ok(MiddlewareTurn::Answer(response, closed)) => (response, closed),
                     Ok(MiddlewareTurn::Again) => continue,

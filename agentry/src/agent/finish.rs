@@ -68,7 +68,7 @@ fn conclude<T, S>(
             Ok(Outcome::Finished(RunResult {
                 output,
                 state,
-                messages: record.messages.into_vec(),
+                messages: record.messages,
                 usage: record.usage,
                 request_usage: record.request_usage,
                 steps: record.steps,

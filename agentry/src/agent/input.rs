@@ -1,6 +1,7 @@
 //! What a run starts from: a new user message, optionally after prior messages.
 
 use crate::message::Message;
+use crate::messages::Messages;
 
 /// The input of a run: the prior conversation (possibly empty) and the new messages.
 ///
@@ -17,7 +18,7 @@ use crate::message::Message;
 /// ```
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Input {
-    messages: Vec<Message>,
+    messages: Messages,
 }
 
 impl Input {
@@ -27,20 +28,28 @@ impl Input {
         // question, then an answer calling a tool, its result and the final answer.
         let mut messages = Vec::with_capacity(5);
         messages.push(Message::user(text));
-        Input { messages }
+        Input {
+            messages: messages.into(),
+        }
     }
 
     /// Prior messages, then a new user message. A leading system message in `history` is
     /// replaced by the agent's instructions when the agent has some.
-    pub fn with_history(history: Vec<Message>, text: impl Into<String>) -> Self {
-        let mut messages = history;
+    ///
+    /// `history` is a `Vec<Message>` or a run's [`Messages`]
+    /// ([`RunResult::messages`](crate::run::RunResult::messages)), which is shared, not
+    /// copied: appending copies it once only while the result still holds it.
+    pub fn with_history(history: impl Into<Messages>, text: impl Into<String>) -> Self {
+        let mut messages = history.into();
         messages.push(Message::user(text));
         Input { messages }
     }
 
     /// Exactly these messages (the last one is usually a user message).
-    pub fn from_messages(messages: Vec<Message>) -> Self {
-        Input { messages }
+    pub fn from_messages(messages: impl Into<Messages>) -> Self {
+        Input {
+            messages: messages.into(),
+        }
     }
 
     /// The messages.
@@ -48,7 +57,7 @@ impl Input {
         &self.messages
     }
 
-    pub(crate) fn into_messages(self) -> Vec<Message> {
+    pub(crate) fn into_messages(self) -> Messages {
         self.messages
     }
 }
@@ -68,13 +77,21 @@ impl From<String> for Input {
 impl From<Message> for Input {
     fn from(message: Message) -> Self {
         Input {
-            messages: vec![message],
+            messages: vec![message].into(),
         }
     }
 }
 
 impl From<Vec<Message>> for Input {
     fn from(messages: Vec<Message>) -> Self {
+        Input {
+            messages: messages.into(),
+        }
+    }
+}
+
+impl From<Messages> for Input {
+    fn from(messages: Messages) -> Self {
         Input { messages }
     }
 }

@@ -117,12 +117,14 @@ where
         },
         settings: parts.settings.clone(),
         model: Arc::clone(&parts.model),
+        compacted: None,
     };
     let flow = {
         let cx = counters(record, turn, machine.usage(), thread);
         chain.before_model(&mut before, context, state, cx).await
     };
     record.messages = std::mem::take(&mut before.messages);
+    record.compacted = before.compacted.take().map(Box::new);
     if let Some(end) = flow.map_err(hook_error)? {
         return Ok(Turned::End(end));
     }

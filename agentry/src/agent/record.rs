@@ -17,6 +17,9 @@ pub(super) struct Record {
     /// saved with the run's bookkeeping (not in the transcript, which takes every result of a
     /// group at once, in the model's order), so a crash does not count them as lost.
     pub(super) completed: Vec<ToolResultMessage>,
+    /// A compaction this turn's `before_model` hooks made, for the journal to save (boxed:
+    /// the record is in every run's future, and a compaction is rare).
+    pub(super) compacted: Option<Box<crate::middleware::Compacted>>,
 }
 
 impl Record {

@@ -62,7 +62,7 @@ impl<O, S> From<RunResult<O, S>> for Observed<O> {
         Observed {
             output: run.output,
             tool_calls: run.steps.into_iter().map(|step| step.call).collect(),
-            messages: run.messages,
+            messages: run.messages.into_vec(),
             usage: run.usage,
             cost: None,
         }

@@ -59,6 +59,7 @@ mod hook;
 mod next;
 
 pub mod call_limit;
+mod compaction;
 pub mod context_edit;
 pub mod fallback;
 pub mod human;
@@ -72,6 +73,7 @@ pub mod tool_timeout;
 
 pub use crate::run::MiddlewareError;
 pub use call_limit::{CallLimit, LimitBehavior};
+pub use compaction::Compacted;
 pub use context_edit::ClearToolResults;
 pub use fallback::ModelFallback;
 pub use human::{Allowed, Decision, DecisionKind, HumanInTheLoop, ReviewRequest};

@@ -27,6 +27,8 @@ pub struct BeforeModel {
     pub settings: ModelSettings,
     /// The model to ask.
     pub model: SharedModel,
+    /// Set by [`BeforeModel::compact`]: the older messages were replaced by a summary.
+    pub(crate) compacted: Option<super::Compacted>,
 }
 
 /// One model call, as `wrap_model_call` sees it: the model and the exact request. Edits

@@ -67,6 +67,10 @@ Answer with the summary only.";
 /// would fall between a tool call and its result, so a call and its result always stay
 /// together. The summary request's usage is the summarizing model's, not the run's.
 ///
+/// The rewrite is recorded with [`BeforeModel::compact`]: in a thread it is saved as a
+/// compaction checkpoint (the history keeps every original message, the next run starts from
+/// the summary and the kept messages; see [`Thread::view`](crate::agent::Thread::view)).
+///
 /// ```
 /// use agentry::middleware::{CharCounter, Summarization};
 /// use agentry::testing::TestModel;
@@ -126,7 +130,8 @@ impl Summarization {
         (cut > start).then_some(cut)
     }
 
-    async fn summarize(&self, messages: &mut Vec<Message>) -> Result<(), MiddlewareError> {
+    async fn summarize(&self, before: &mut BeforeModel) -> Result<(), MiddlewareError> {
+        let messages = &before.messages;
         if self.counter.count(messages) <= self.max_tokens {
             return Ok(());
         }
@@ -144,11 +149,11 @@ impl Summarization {
         })?;
         let summary = answer.message.text();
         tracing::debug!(summarized = cut - start, "older messages summarized");
-        messages.splice(
-            start..cut,
-            [Message::user(format!(
-                "Summary of the conversation so far:\n{summary}"
-            ))],
+        // Recorded as a compaction: a thread saves it as a compaction checkpoint.
+        before.compact(
+            start,
+            cut,
+            Message::user(format!("Summary of the conversation so far:\n{summary}")),
         );
         Ok(())
     }
@@ -203,7 +208,7 @@ where
         _cx: &'a RunCx<'a, C, S>,
     ) -> Hook<'a, Result<Flow, MiddlewareError>> {
         Hook::boxed(async move {
-            self.summarize(&mut request.messages).await?;
+            self.summarize(request).await?;
             Ok(Flow::Continue)
         })
     }

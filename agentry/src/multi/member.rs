@@ -200,7 +200,7 @@ where
             match outcome {
                 Outcome::Finished(result) => Ok(Leg::Answer {
                     output: (self.map)(result.output),
-                    messages: result.messages,
+                    messages: result.messages.into_vec(),
                     usage: result.usage,
                     request_usage: result.request_usage,
                     stop_reason: result.stop_reason,

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 use super::limits::Limit;
 use crate::cost::{Cost, CostError, PriceTable};
 use crate::message::{ContentBlock, Message, ToolCall};
+use crate::messages::Messages;
 use crate::tool::{ToolCallError, ToolOutput};
 use crate::usage::Usage;
 
@@ -17,7 +18,12 @@ pub struct RunResult<T, S = ()> {
     pub state: S,
     /// The whole conversation, system message first. Serialize it and pass it back as the
     /// history of the next run to continue the conversation.
-    pub messages: Vec<Message>,
+    ///
+    /// A [`Messages`]: it reads like a `Vec<Message>` (it derefs to one) and is shared, not
+    /// copied, with the run's thread cache, so returning a long thread's transcript costs a
+    /// reference count. [`Messages::into_vec`] gives a plain vector (copying only while the
+    /// buffer is shared); a change through it copies the buffer once while shared.
+    pub messages: Messages,
     /// Tokens and requests spent in total.
     pub usage: Usage,
     /// Usage of each request, in order.

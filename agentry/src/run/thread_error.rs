@@ -55,7 +55,7 @@ pub enum ThreadError {
     /// Messages the thread already saved were removed or replaced during the run (e.g. by a
     /// middleware that rewrites the history); a thread's messages are append-only.
     #[error(
-        "the run removed messages thread `{thread_id}` had already saved ({saved} saved, {now} now); threads store messages append-only, so history-rewriting middleware cannot be used with them"
+        "the run removed messages thread `{thread_id}` had already saved ({saved} saved, {now} now); threads store messages append-only, so history-rewriting middleware cannot be used with them unless it records a compaction (`BeforeModel::compact`)"
     )]
     Rewritten {
         /// The thread.

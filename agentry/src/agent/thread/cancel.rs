@@ -68,6 +68,7 @@ where
             let done = RunInfo {
                 run_start: info.run_start,
                 cancelled: true,
+                view: info.view.clone(),
                 ..RunInfo::default()
             };
             let counters = serde_json::to_value(&done).unwrap_or_default();

@@ -3,6 +3,9 @@
 //! saved.
 
 use super::*;
+use crate::agent::instructions::Instructions;
+use crate::messages::Messages;
+use cache::Latest;
 
 impl<T, O, C, S> Thread<'_, T, O, C, S>
 where
@@ -18,21 +21,36 @@ where
         sinks: Option<Sinks<O::Output, S, T::Event>>,
     ) -> Result<Outcome<O::Output, S>, RunError> {
         let checkpointer = self.checkpointer().map_err(fail)?;
-        let latest = match self.cache {
-            Some(cache) => cache.latest(&**checkpointer, &self.id).await,
-            None => checkpointer.latest(&self.id).await,
+        // A fresh run goes through the cache; a resumed or recovered one loads the thread
+        // whole (the cache holds idle threads only) and forgets the entry.
+        let loaded = match (self.cache, &how) {
+            (Some(cache), How::Fresh { .. }) => cache.latest(&**checkpointer, &self.id).await,
+            (cache, _) => {
+                if let Some(cache) = cache {
+                    cache.forget(&self.id);
+                }
+                let latest = checkpointer.latest(&self.id).await;
+                latest.map(|c| c.map(Latest::Loaded))
+            }
         }
         .map_err(fail)?;
+        let (latest, cached) = match loaded {
+            None => (None, None),
+            Some(Latest::Loaded(c)) => (Some(c), None),
+            Some(Latest::Cached(c, transcript)) => (Some(c), Some(transcript)),
+        };
         let info = latest
             .as_ref()
             .map(|c| RunInfo::read(&self.id, &c.counters))
             .transpose()
             .map_err(|e| fail(ThreadError::Persist(e)))?;
         let status = info.as_ref().map_or(ThreadStatus::New, status_of);
+        // The thread's compacted view, when a summarizing middleware compacted it.
+        let view = info.as_ref().and_then(|i| i.view.clone());
         let (start, mut journal) = match how {
             How::Fresh { input, new_state } => {
                 let (history, state, after) = match latest {
-                    None => (Vec::new(), new_state(), None),
+                    None => (Messages::new(), new_state(), None),
                     Some(c) => {
                         let hint = match status {
                             ThreadStatus::Running => {
@@ -47,21 +65,35 @@ where
                             return Err(fail(ThreadError::status(&self.id, status, hint)));
                         }
                         let state: S = self.decode(c.state).map_err(fail)?;
-                        (c.messages, state, Some(c.step))
+                        // The cached transcript (the last run's, shared) or the loaded thread.
+                        let history = match (cached, &view) {
+                            (Some(transcript), _) => transcript,
+                            (None, Some(view)) => view.apply(c.messages).into(),
+                            (None, None) => c.messages.into(),
+                        };
+                        (history, state, Some(c.step))
                     }
                 };
                 let encoded = serde_json::to_value(&state).map_err(|e| {
                     fail(ThreadError::state::<S>(&self.id, "does not serialize", e))
                 })?;
-                let saved = history.len();
                 let mut messages = history;
+                // A cached transcript starts with the last run's system message: the core
+                // renders the instructions over it, or it goes when there are none.
+                let stale = matches!(messages.first(), Some(Message::System { .. }));
+                if stale && matches!(self.agent.parts.instructions, Instructions::None) {
+                    messages.remove(0);
+                }
+                let shown = messages.len() - journal::system_offset(&messages);
+                let saved = journal::thread_len(shown, view.as_ref());
                 let mut input = input.into_messages();
                 // The agent's instructions are the thread's system message.
                 if saved > 0 && matches!(input.first(), Some(Message::System { .. })) {
                     input.remove(0);
                 }
                 messages.extend(input);
-                let journal = self.journal(checkpointer, after, saved, saved, encoded);
+                let mut journal = self.journal(checkpointer, after, saved, saved, encoded);
+                journal.view = view.clone();
                 let start = Start::Fresh {
                     input: Input::from_messages(messages),
                     state,
@@ -102,6 +134,7 @@ where
                     self.journal(checkpointer, Some(step), saved, info.run_start, state);
                 journal.skip_start = true;
                 journal.behind_ok = behind;
+                journal.view = view.clone();
                 (start, journal)
             }
             How::Recover => {
@@ -109,12 +142,19 @@ where
                     let hint = "no run is going on: start one with `run`";
                     return Err(fail(ThreadError::status(&self.id, status, hint)));
                 };
-                let info = info.unwrap_or_default();
+                let mut info = info.unwrap_or_default();
                 let run_start = info.run_start;
                 let saved = c.messages.len();
                 let state: S = self.decode(c.state.clone()).map_err(fail)?;
-                let recovered =
-                    recover::recover(c.messages, c.usage, info, |call| self.reruns(call));
+                // The run goes on from the compacted view, its start where the view shows it.
+                let shown = match &view {
+                    Some(view) => {
+                        info.run_start = view.position(run_start);
+                        view.apply(c.messages)
+                    }
+                    None => c.messages,
+                };
+                let recovered = recover::recover(shown, c.usage, info, |call| self.reruns(call));
                 tracing::debug!(
                     thread = %self.id,
                     step = c.step,
@@ -137,6 +177,7 @@ where
                 let mut journal =
                     self.journal(checkpointer, Some(c.step), saved, run_start, c.state);
                 journal.skip_start = true;
+                journal.view = view.clone();
                 (start, journal)
             }
         };
@@ -157,7 +198,8 @@ where
         if let (Some(cache), Ok(Outcome::Finished(result)), Some(meta)) =
             (self.cache, &outcome, journal.last.take())
         {
-            cache.keep(meta, &result.messages);
+            let view_start = journal.view.as_ref().map(|v| v.start);
+            cache.keep(meta, result.messages.clone(), journal.saved, view_start);
         }
         outcome
     }

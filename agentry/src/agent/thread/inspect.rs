@@ -26,10 +26,25 @@ where
     }
 
     /// The thread's messages (without the agent's instructions), oldest first; empty for a new
-    /// thread.
+    /// thread. The full history: a compacted thread keeps every original message here (what
+    /// the model sees is [`Thread::view`]).
     pub async fn messages(&self) -> Result<Vec<Message>, ThreadError> {
         let latest = self.checkpointer()?.latest(&self.id).await?;
         Ok(latest.map(|c| c.messages).unwrap_or_default())
+    }
+
+    /// What the model sees of the thread (without the agent's instructions): its messages,
+    /// or, once a summarizing middleware compacted it, the summary then the messages kept.
+    /// [`Thread::messages`] is the full history, every original message kept for audit.
+    pub async fn view(&self) -> Result<Vec<Message>, ThreadError> {
+        let Some(latest) = self.checkpointer()?.latest(&self.id).await? else {
+            return Ok(Vec::new());
+        };
+        let info = RunInfo::read(&self.id, &latest.counters)?;
+        Ok(match info.view {
+            Some(view) => view.apply(latest.messages),
+            None => latest.messages,
+        })
     }
 
     /// The thread's typed state; `None` for a new thread.

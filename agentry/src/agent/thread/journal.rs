@@ -30,6 +30,9 @@ pub(crate) enum SavePoint {
     CallDone,
     /// Every call of that answer has its result.
     ToolsDone,
+    /// A `before_model` hook compacted the transcript
+    /// ([`Compacted`](crate::middleware::Compacted)): the compacted view is saved.
+    Compacted,
 }
 
 /// Saves a run's progress; the driver calls it at each [`SavePoint`]. Erased over the state's
@@ -64,6 +67,40 @@ pub(crate) struct AnswerInfo {
     pub(crate) model: String,
 }
 
+/// A thread's compacted view: what a run sees instead of the whole saved history — the
+/// summary, then the thread's messages from `start` on. The history keeps every message.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub(crate) struct ViewInfo {
+    /// The first message of the thread the view keeps.
+    pub(crate) start: usize,
+    /// The summary of the messages before `start` (and of any earlier summary).
+    pub(crate) summary: Message,
+}
+
+impl ViewInfo {
+    /// The view of `messages` (the thread's, oldest first): the summary, then the kept ones.
+    pub(crate) fn apply(&self, mut messages: Vec<Message>) -> Vec<Message> {
+        let start = self.start.min(messages.len());
+        messages.splice(..start, [self.summary.clone()]);
+        messages
+    }
+
+    /// The position in the view of the thread's message `at` (the summary for one before
+    /// the view).
+    pub(crate) fn position(&self, at: usize) -> usize {
+        at.saturating_sub(self.start) + 1
+    }
+}
+
+/// The thread's message count when the run's transcript (without its system message) holds
+/// `visible` messages in `view`.
+pub(crate) fn thread_len(visible: usize, view: Option<&ViewInfo>) -> usize {
+    match view {
+        Some(v) => v.start + visible.saturating_sub(1),
+        None => visible,
+    }
+}
+
 /// The checkpoint's `counters` document for runs of an agent.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub(crate) struct RunInfo {
@@ -89,6 +126,9 @@ pub(crate) struct RunInfo {
     /// The last run was cancelled ([`Thread::cancel`](super::Thread::cancel)).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub(crate) cancelled: bool,
+    /// The thread's compacted view, when a summarizing middleware compacted it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) view: Option<ViewInfo>,
 }
 
 impl RunInfo {
@@ -128,9 +168,11 @@ pub(crate) struct ThreadJournal {
     pub(crate) keeper: Option<Arc<Keeper>>,
     /// The checkpoint written last.
     pub(crate) last: Option<CheckpointMeta>,
+    /// The thread's compacted view (carried into every checkpoint).
+    pub(crate) view: Option<ViewInfo>,
 }
 
-fn system_offset(messages: &[Message]) -> usize {
+pub(super) fn system_offset(messages: &[Message]) -> usize {
     usize::from(matches!(messages.first(), Some(Message::System { .. })))
 }
 
@@ -141,11 +183,14 @@ impl ThreadJournal {
         messages: &[Message],
         state: Value,
         usage: Usage,
-        info: RunInfo,
+        mut info: RunInfo,
         pending: Option<Value>,
     ) -> Result<(), ThreadError> {
         let offset = system_offset(messages);
-        let now = messages.len() - offset;
+        // The transcript shows the thread's messages, or its compacted view.
+        let now = thread_len(messages.len() - offset, self.view.as_ref());
+        let shown = messages.len() - offset;
+        let held = shown + self.saved - now;
         let behind = now < self.saved && self.behind_ok;
         if now < self.saved && !behind {
             return Err(ThreadError::Rewritten {
@@ -154,6 +199,7 @@ impl ThreadJournal {
                 now,
             });
         }
+        info.view = self.view.clone();
         let counters = serde_json::to_value(&info).unwrap_or_default();
         let write = CheckpointWrite {
             thread_id: &self.thread_id,
@@ -161,7 +207,7 @@ impl ThreadJournal {
             new_messages: if behind {
                 &[]
             } else {
-                &messages[offset + self.saved..]
+                &messages[offset + held..]
             },
             state: &state,
             usage,
@@ -178,6 +224,36 @@ impl ThreadJournal {
         self.last = Some(meta);
         self.saved = self.saved.max(now);
         self.last_state = state;
+        Ok(())
+    }
+
+    /// Takes in the compaction `record` reports: the new view, checked to cover only the
+    /// thread's oldest saved messages.
+    fn compacted(&mut self, record: &Record) -> Result<(), ThreadError> {
+        let Some(compacted) = record.compacted.as_deref().copied() else {
+            return Ok(());
+        };
+        let messages = &record.messages;
+        let offset = system_offset(messages);
+        // Transcript positions, before the compaction, of the thread's messages.
+        let replaced = compacted.end - compacted.start;
+        let start = match &self.view {
+            Some(view) => view.start + replaced - 1,
+            None => replaced,
+        };
+        let rewritten = || ThreadError::Rewritten {
+            thread_id: self.thread_id.clone(),
+            saved: self.saved,
+            now: thread_len(messages.len() - offset, self.view.as_ref()),
+        };
+        if compacted.start != offset || replaced == 0 || start > self.saved {
+            return Err(rewritten());
+        }
+        let Some(summary) = messages.get(compacted.start).cloned() else {
+            return Err(rewritten());
+        };
+        tracing::debug!(thread = %self.thread_id, view_start = start, "compaction checkpoint");
+        self.view = Some(ViewInfo { start, summary });
         Ok(())
     }
 
@@ -208,7 +284,7 @@ impl ThreadJournal {
                     Err(error) => Err(RunError::new(
                         RunErrorKind::Thread(error),
                         PartialRun {
-                            messages: result.messages,
+                            messages: result.messages.into_vec(),
                             usage: result.usage,
                             request_usage: result.request_usage,
                             steps: result.steps,
@@ -224,8 +300,9 @@ impl ThreadJournal {
                 pause.snapshot.messages = messages;
                 let saved = match encoded {
                     Ok((pending, state)) => {
-                        let held =
+                        let shown =
                             pause.snapshot.messages.len() - system_offset(&pause.snapshot.messages);
+                        let held = thread_len(shown, self.view.as_ref());
                         // A pause at questions is the run before an answer the thread holds.
                         let paused_at = (held < self.saved).then_some(held);
                         self.behind_ok |= paused_at.is_some();
@@ -237,6 +314,7 @@ impl ThreadJournal {
                             completed: Vec::new(),
                             paused_at,
                             cancelled: false,
+                            view: None,
                         };
                         let usage = pause.snapshot.usage;
                         self.write(&pause.snapshot.messages, state, usage, info, Some(pending))
@@ -283,6 +361,11 @@ impl<S: Serialize + Send + Sync> Journal<S> for ThreadJournal {
         if point == SavePoint::Started && self.skip_start {
             return futures::future::ready(Ok(())).boxed();
         }
+        if point == SavePoint::Compacted
+            && let Err(error) = self.compacted(record)
+        {
+            return futures::future::ready(Err(RunErrorKind::Thread(error))).boxed();
+        }
         let state = match serde_json::to_value(state) {
             Ok(state) => state,
             Err(e) => {
@@ -296,7 +379,7 @@ impl<S: Serialize + Send + Sync> Journal<S> for ThreadJournal {
                 model: r.model.clone(),
             }),
             // The answer stays in flight: its calls without results are found on recovery.
-            SavePoint::CallDone => self.answer.take(),
+            SavePoint::CallDone | SavePoint::Compacted => self.answer.take(),
             SavePoint::Started | SavePoint::ToolsDone => None,
         };
         let info = RunInfo {
@@ -310,6 +393,7 @@ impl<S: Serialize + Send + Sync> Journal<S> for ThreadJournal {
             },
             paused_at: None,
             cancelled: false,
+            view: None,
         };
         async move {
             self.write(&record.messages, state, record.usage, info, None)

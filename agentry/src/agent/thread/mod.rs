@@ -366,6 +366,10 @@ where
         if let Some(at) = info.paused_at {
             messages.truncate(at);
         }
+        // A compacted thread: the pause goes on from its view.
+        if let Some(view) = &info.view {
+            messages = view.apply(messages);
+        }
         pause.snapshot.messages = messages;
         Ok(Some((pause, info, held)))
     }
@@ -396,6 +400,7 @@ where
             behind_ok: false,
             keeper: None,
             last: None,
+            view: None,
         }
     }
 
