@@ -112,6 +112,13 @@ impl WireFormat for Anthropic {
         stream: bool,
         buffer: Vec<u8>,
     ) -> Result<Bytes, ModelError> {
+        super::inputs::check(
+            &request.messages,
+            PROVIDER,
+            model,
+            profile,
+            request::accepts,
+        )?;
         let opts = request::LowerOptions {
             model,
             default_max_tokens: self.default_max_tokens,

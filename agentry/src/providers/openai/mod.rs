@@ -28,6 +28,7 @@ mod chunk;
 mod custom_tool;
 mod errors;
 mod lower_messages;
+mod media;
 mod request;
 mod response;
 mod stream;
@@ -134,6 +135,13 @@ impl WireFormat for ChatCompletions {
         stream: bool,
         buffer: Vec<u8>,
     ) -> Result<Bytes, ModelError> {
+        super::inputs::check(
+            &request.messages,
+            &self.provider,
+            model,
+            profile,
+            media::accepts,
+        )?;
         let opts = request::LowerOptions {
             model,
             profile,
