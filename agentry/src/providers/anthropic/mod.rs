@@ -56,6 +56,8 @@ pub const ANTHROPIC_VERSION: &str = "2023-06-01";
 /// | `response_format: json_object` | refused: [`ModelError::Unsupported`] |
 /// | `response_format: json_schema` on a model without structured outputs (before Claude Sonnet 4.5 and Opus 4.1) | refused: [`ModelError::Unsupported`] |
 /// | `max_tokens` (required by Anthropic) | the request's, else the builder's default (4096) |
+/// | `ContentBlock::File` (PDF inline / URL / file id, plain text) | a `document` block; in tool results too |
+/// | `ContentBlock::Audio`, an inline file neither PDF nor text | refused: [`ModelError::UnsupportedInput`] |
 /// | `seed` | dropped with a warning |
 /// | `temperature` with thinking on | dropped with a warning |
 ///

@@ -2,6 +2,9 @@
 //!
 //! * System messages become `systemInstruction`; the conversation becomes `contents`, each a
 //!   `role` (`user` or `model`) with `parts`, consecutive turns of one role merged.
+//! * Images, files and audio become `inlineData` parts (inline) or `fileData` parts (by URL or
+//!   file URI, with the media type); a text document is a `text` part. A tool result's inline
+//!   media go in its `functionResponse`'s own `parts`.
 //! * Tool calls become `functionCall` parts and tool results `functionResponse` parts (matched
 //!   by name and order; Gemini's own call ids are sent back when it gave some, the ids this SDK
 //!   synthesizes are not). A result is sent as `{"output": <value>}`, or `{"error": ...}` for a

@@ -1,9 +1,10 @@
 //! Lowering a [`ChatRequest`] into a Responses API request body (`input` items).
 //!
 //! * System messages are `system` input items in place; user messages `user` items with
-//!   `input_text` / `input_image` parts; assistant text an `assistant` item.
+//!   `input_text` / `input_image` / `input_file` parts (`file_data`, `file_url` or `file_id`);
+//!   assistant text an `assistant` item. Audio is refused (the API takes none).
 //! * Tool calls are `function_call` items and results `function_call_output` items, by
-//!   `call_id`.
+//!   `call_id`; a result with images or files has a list of input parts as its `output`.
 //! * Reasoning items come back as [`ContentBlock::Reasoning`] whose signature is the item as
 //!   the API sent it (id, summary and, with `store: false`, the encrypted content); they are
 //!   sent back unchanged and in place, which the API requires for a follow-up to a reasoning
