@@ -180,7 +180,10 @@ async fn chat_completions_puts_the_media_of_parallel_results_after_the_last_one(
     model.invoke(ChatRequest::new(messages)).await.unwrap();
     let sent = &server.requests()[0].body["messages"];
     assert_eq!(sent.as_array().unwrap().len(), 5);
-    assert_eq!(sent[2]["content"], "");
+    assert_eq!(
+        sent[2]["content"],
+        "[the result's images and files follow in the next message]"
+    );
     assert_eq!(sent[3]["tool_call_id"], "b");
     assert_eq!(
         sent[4]["content"],

@@ -81,7 +81,12 @@ impl Serialize for Lowered<'_> {
             Message::Tool(m) => {
                 entry(&mut map, "role", "tool")?;
                 entry(&mut map, "tool_call_id", m.call_id.as_str())?;
-                entry(&mut map, "content", &*text_of(&m.content, model, "tool"))?;
+                let text = text_of(&m.content, model, "tool");
+                if text.is_empty() && m.content.iter().any(media::is_media) {
+                    entry(&mut map, "content", media::IN_NEXT_MESSAGE)?;
+                } else {
+                    entry(&mut map, "content", &*text)?;
+                }
             }
         }
         map.end()

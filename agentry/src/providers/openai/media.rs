@@ -6,7 +6,7 @@
 //! go in a user message right after the run of tool messages they belong to (the API wants
 //! every tool message straight after its assistant turn), each introduced by a text part
 //! naming the call: `The result of tool call `call_1` (`chart`) includes:`. The tool message
-//! itself keeps the result's text.
+//! itself keeps the result's text (or, when there is none, says that the media follow).
 
 use std::borrow::Cow;
 
@@ -17,6 +17,10 @@ use super::wire::{ImageUrl, UserPart, WireAudio, WireFile};
 use crate::media::{AudioFormat, FileSource, PDF, PartKind, default_filename};
 use crate::message::{ContentBlock, ImageSource, Message};
 use crate::providers::inputs::Place;
+
+/// The content of a tool message whose result is only images or files.
+pub(super) const IN_NEXT_MESSAGE: &str =
+    "[the result's images and files follow in the next message]";
 
 /// What Chat Completions takes, in user messages and (through the follow-up user message) in
 /// tool results: images; PDFs inline or by file id; plain text documents (as text); `wav` and
