@@ -239,3 +239,29 @@ fn the_refusal_names_the_part_the_provider_and_the_model() {
     );
     assert!(!err.is_retryable());
 }
+
+#[tokio::test]
+async fn a_streamed_request_is_refused_the_same_way() {
+    use futures::StreamExt;
+    let server = Server::start(vec![]).await;
+    let model = AnthropicModel::builder("claude-sonnet-4-5")
+        .base_url(server.url())
+        .api_key("sk-ant-mm-test-0123456789")
+        .build()
+        .unwrap();
+    let items: Vec<_> = model
+        .stream(asking(ContentBlock::audio(b"RIFF", AudioFormat::Wav)))
+        .collect()
+        .await;
+    assert!(
+        matches!(
+            items.as_slice(),
+            [Err(ModelError::UnsupportedInput {
+                part: PartKind::Audio,
+                ..
+            })]
+        ),
+        "{items:?}"
+    );
+    assert!(server.requests().is_empty());
+}
