@@ -17,6 +17,7 @@
 //! What maps where is described in the lowering table of [`AnthropicModel`].
 
 mod builder;
+mod documents;
 mod errors;
 mod request;
 mod response;
@@ -119,7 +120,7 @@ impl WireFormat for Anthropic {
             PROVIDER,
             model,
             profile,
-            request::accepts,
+            documents::accepts,
         )?;
         let opts = request::LowerOptions {
             model,
