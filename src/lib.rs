@@ -24,6 +24,7 @@ chapters! {
     StructuredOutput => "../docs/src/structured-output.md",
     Agents => "../docs/src/agents.md",
     Providers => "../docs/src/providers.md",
+    Multimodal => "../docs/src/multimodal.md",
     Streaming => "../docs/src/streaming.md",
     Middleware => "../docs/src/middleware.md",
     Guardrails => "../docs/src/guardrails.md",

@@ -58,6 +58,7 @@ pub mod history;
 pub mod http;
 #[cfg(any(feature = "mcp-client", feature = "mcp-server"))]
 pub mod mcp;
+pub mod media;
 pub mod message;
 mod messages;
 pub mod middleware;
@@ -91,6 +92,7 @@ pub use agentry_macros::StructuredOutput;
 pub use agentry_macros::tool;
 pub use cassette::Cassette;
 pub use error::{Error, Result};
+pub use media::{AudioFormat, FileSource, PartKind};
 pub use message::{
     AssistantMessage, Citation, ContentBlock, ImageSource, Message, ToolCall, ToolResultMessage,
     UserMessage,

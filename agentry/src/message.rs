@@ -19,6 +19,7 @@
 use serde::{Deserialize, Serialize};
 
 pub use crate::citation::Citation;
+pub use crate::media::{AudioFormat, FileSource, PartKind};
 
 /// One message of a conversation.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -96,7 +97,7 @@ impl Message {
 /// A message from the user.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct UserMessage {
-    /// Text and images, in order.
+    /// Text, images, documents and audio, in order.
     pub content: Vec<ContentBlock>,
 }
 
@@ -196,6 +197,24 @@ pub enum ContentBlock {
     Image {
         /// Where the image comes from.
         source: ImageSource,
+    },
+    /// A document or other file: a PDF, a plain-text document, or any file the provider
+    /// takes, inline, by URL or by the provider's file id. See [`crate::media`] for the
+    /// constructors ([`ContentBlock::pdf`], [`ContentBlock::file_url`], ...).
+    File {
+        /// Where the file comes from.
+        source: FileSource,
+        /// The file's name, shown to the model where the provider takes one (OpenAI).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        filename: Option<String>,
+    },
+    /// An audio clip, inline ([`ContentBlock::audio`]). Audio by URL or file id is a
+    /// [`ContentBlock::File`] with an `audio/*` media type.
+    Audio {
+        /// The encoding.
+        format: AudioFormat,
+        /// The base64 data.
+        data: String,
     },
     /// The model's reasoning ("thinking"), kept so it can be sent back when a provider requires it.
     Reasoning {

@@ -153,6 +153,19 @@ impl ApiKey {
                 model: r(model),
                 setting: r(setting),
             },
+            ModelError::UnsupportedInput {
+                provider,
+                model,
+                part,
+                message,
+                reason,
+            } => ModelError::UnsupportedInput {
+                provider,
+                model: r(model),
+                part,
+                message,
+                reason: r(reason),
+            },
             ModelError::Schema(mut e) => {
                 e.path = r(e.path);
                 e.reason = r(e.reason);

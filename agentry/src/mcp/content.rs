@@ -139,6 +139,19 @@ fn block_to_mcp(block: ContentBlock) -> McpBlock {
         ContentBlock::Image {
             source: ImageSource::Url { url },
         } => McpBlock::text(format!("[image: {url}]")),
+        ContentBlock::File {
+            source: crate::media::FileSource::Text { text },
+            ..
+        } => McpBlock::text(text),
+        ContentBlock::File {
+            source: crate::media::FileSource::Url { url, .. },
+            ..
+        } => McpBlock::text(format!("[file: {url}]")),
+        ContentBlock::File { .. } => McpBlock::text("[a file this server cannot pass on]"),
+        ContentBlock::Audio { format, .. } => McpBlock::text(format!(
+            "[{} audio this server cannot pass on]",
+            format.as_str()
+        )),
         ContentBlock::Reasoning { text, .. } => McpBlock::text(text),
         ContentBlock::Other { value, .. } => McpBlock::text(value.to_string()),
     }

@@ -83,6 +83,21 @@ pub enum ModelError {
         /// The setting, e.g. `tool_choice: required`.
         setting: String,
     },
+    /// A message carries a part (a document, audio, an image) the provider's API or the model
+    /// cannot take; found before the request is sent.
+    #[error("{provider} model `{model}` cannot take {part} (message {message}): {reason}")]
+    UnsupportedInput {
+        /// The provider, e.g. `anthropic`.
+        provider: String,
+        /// The model.
+        model: String,
+        /// The kind of part.
+        part: crate::media::PartKind,
+        /// The index of the message carrying it in the request.
+        message: usize,
+        /// Why it is refused.
+        reason: String,
+    },
     /// A tool or output schema cannot be expressed for this provider.
     #[error(transparent)]
     Schema(#[from] SchemaError),

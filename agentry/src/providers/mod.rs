@@ -19,6 +19,7 @@ mod driver;
 pub(crate) mod fuzz;
 #[cfg(feature = "gemini")]
 pub mod gemini;
+pub(crate) mod inputs;
 #[cfg(feature = "openai")]
 pub mod openai;
 #[cfg(feature = "openai")]

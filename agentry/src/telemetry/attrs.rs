@@ -31,6 +31,7 @@ pub(crate) fn model_error_type(error: &ModelError) -> &'static str {
         ModelError::Stream { .. } => "stream",
         ModelError::Incomplete(_) => "incomplete",
         ModelError::Unsupported { .. } => "unsupported",
+        ModelError::UnsupportedInput { .. } => "unsupported_input",
         ModelError::Schema(_) => "schema",
         ModelError::LimitExceeded { .. } => "response_limit_exceeded",
         ModelError::Configuration(_) => "configuration",

@@ -37,6 +37,8 @@ fn parts(blocks: &[ContentBlock]) -> Vec<Value> {
             ContentBlock::Text { text, .. } => json!({"type": "text", "content": text}),
             ContentBlock::Reasoning { text, .. } => json!({"type": "reasoning", "content": text}),
             ContentBlock::Image { .. } => json!({"type": "image"}),
+            ContentBlock::File { .. } => json!({"type": "file"}),
+            ContentBlock::Audio { .. } => json!({"type": "audio"}),
             _ => json!({"type": "other"}),
         })
         .collect()

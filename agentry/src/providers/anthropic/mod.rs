@@ -17,6 +17,7 @@
 //! What maps where is described in the lowering table of [`AnthropicModel`].
 
 mod builder;
+mod documents;
 mod errors;
 mod request;
 mod response;
@@ -56,6 +57,8 @@ pub const ANTHROPIC_VERSION: &str = "2023-06-01";
 /// | `response_format: json_object` | refused: [`ModelError::Unsupported`] |
 /// | `response_format: json_schema` on a model without structured outputs (before Claude Sonnet 4.5 and Opus 4.1) | refused: [`ModelError::Unsupported`] |
 /// | `max_tokens` (required by Anthropic) | the request's, else the builder's default (4096) |
+/// | `ContentBlock::File` (PDF inline / URL / file id, plain text) | a `document` block; in tool results too |
+/// | `ContentBlock::Audio`, an inline file neither PDF nor text | refused: [`ModelError::UnsupportedInput`] |
 /// | `seed` | dropped with a warning |
 /// | `temperature` with thinking on | dropped with a warning |
 ///
@@ -112,6 +115,13 @@ impl WireFormat for Anthropic {
         stream: bool,
         buffer: Vec<u8>,
     ) -> Result<Bytes, ModelError> {
+        super::inputs::check(
+            &request.messages,
+            PROVIDER,
+            model,
+            profile,
+            documents::accepts,
+        )?;
         let opts = request::LowerOptions {
             model,
             default_max_tokens: self.default_max_tokens,

@@ -18,6 +18,7 @@ use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use super::PROVIDER;
+use super::documents::document;
 use crate::message::{ContentBlock, ImageSource, Message};
 use crate::model::provider_tool::hosted_for;
 use crate::model::{ChatRequest, ModelError, ResponseFormat, ToolChoice};
@@ -360,6 +361,16 @@ fn block(block: &ContentBlock, model: &str, role: &str) -> Option<Value> {
                 }
             },
         })),
+        ContentBlock::File { .. } | ContentBlock::Audio { .. } if role == "assistant" => {
+            tracing::warn!(%model, "Anthropic takes no documents or audio in assistant turns; dropped");
+            None
+        }
+        ContentBlock::File { source, filename } => Some(document(source, filename.as_deref())),
+        ContentBlock::Audio { .. } => {
+            // Refused before lowering (`accepts`).
+            tracing::warn!(%model, "Anthropic takes no audio; dropped");
+            None
+        }
         ContentBlock::Reasoning {
             text,
             signature: Some(signature),

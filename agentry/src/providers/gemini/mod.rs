@@ -94,11 +94,18 @@ impl WireFormat for Gemini {
     fn body(
         &self,
         model: &str,
-        _profile: &ModelProfile,
+        profile: &ModelProfile,
         request: &ChatRequest,
         _stream: bool,
         buffer: Vec<u8>,
     ) -> Result<Bytes, ModelError> {
+        super::inputs::check(
+            &request.messages,
+            PROVIDER,
+            model,
+            profile,
+            request::accepts,
+        )?;
         encode(
             &request::lower(request, model, self.thinking_budget)?,
             buffer,

@@ -2,6 +2,9 @@
 //!
 //! * System messages become `systemInstruction`; the conversation becomes `contents`, each a
 //!   `role` (`user` or `model`) with `parts`, consecutive turns of one role merged.
+//! * Images, files and audio become `inlineData` parts (inline) or `fileData` parts (by URL or
+//!   file URI, with the media type); a text document is a `text` part. A tool result's inline
+//!   media go in its `functionResponse`'s own `parts`.
 //! * Tool calls become `functionCall` parts and tool results `functionResponse` parts (matched
 //!   by name and order; Gemini's own call ids are sent back when it gave some, the ids this SDK
 //!   synthesizes are not). A result is sent as `{"output": <value>}`, or `{"error": ...}` for a
@@ -23,9 +26,11 @@ use serde_json::{Map, Value, json};
 
 use super::response::GROUNDING_TYPE;
 use super::{PROVIDER, SYNTHETIC_ID_PREFIX};
+use crate::media::FileSource;
 use crate::message::{ContentBlock, ImageSource, Message, ToolCall};
 use crate::model::provider_tool::hosted_for;
 use crate::model::{ChatRequest, ModelError, ResponseFormat, ToolChoice};
+use crate::providers::inputs::Place;
 use crate::schema::{self, Dialect};
 
 /// Lowers `req` for `model`; `thinking_budget` turns thinking (with thought summaries) on.
@@ -274,10 +279,25 @@ fn lower_messages(messages: &[Message], model: &str) -> (Option<String>, Vec<Val
                 push("model", parts);
             }
             Message::Tool(m) => {
-                let text: String = m.content.iter().filter_map(ContentBlock::as_text).collect();
+                let mut text = String::new();
+                let mut media = Vec::new();
+                for block in &m.content {
+                    match block {
+                        ContentBlock::Text { text: t, .. }
+                        | ContentBlock::File {
+                            source: FileSource::Text { text: t },
+                            ..
+                        } => text.push_str(t),
+                        other => media.extend(inline_data(other)),
+                    }
+                }
                 let value = serde_json::from_str::<Value>(&text).unwrap_or(Value::String(text));
                 let key = if m.is_error { "error" } else { "output" };
                 let mut fr = json!({ "name": m.name, "response": { key: value } });
+                if !media.is_empty() {
+                    // Multimodal function responses: the media as the response's own parts.
+                    fr["parts"] = Value::Array(media);
+                }
                 if !m.call_id.is_empty() && !m.call_id.starts_with(SYNTHETIC_ID_PREFIX) {
                     fr["id"] = json!(m.call_id);
                 }
@@ -313,11 +333,37 @@ fn user_part(block: &ContentBlock, model: &str) -> Option<Value> {
     match block {
         ContentBlock::Text { text, .. } => Some(json!({ "text": text })),
         ContentBlock::Image {
-            source: ImageSource::Base64 { media_type, data },
-        } => Some(json!({ "inlineData": { "mimeType": media_type, "data": data } })),
+            source: ImageSource::Base64 { .. },
+        } => inline_data(block),
         ContentBlock::Image {
             source: ImageSource::Url { url },
         } => Some(json!({ "fileData": { "mimeType": mime_of(url), "fileUri": url } })),
+        ContentBlock::File {
+            source: FileSource::Text { text },
+            ..
+        } => Some(json!({ "text": text })),
+        ContentBlock::File {
+            source: FileSource::Base64 { .. },
+            ..
+        }
+        | ContentBlock::Audio { .. } => inline_data(block),
+        ContentBlock::File {
+            source: FileSource::Url { url, media_type },
+            ..
+        } => Some(json!({ "fileData": {
+            "mimeType": media_type.as_deref().unwrap_or_else(|| mime_of(url)),
+            "fileUri": url,
+        } })),
+        ContentBlock::File {
+            source: FileSource::FileId { id, media_type },
+            ..
+        } => {
+            let mut data = json!({ "fileUri": id });
+            if let Some(mt) = media_type {
+                data["mimeType"] = json!(mt);
+            }
+            Some(json!({ "fileData": data }))
+        }
         ContentBlock::Reasoning { .. } => None,
         ContentBlock::Other { provider, value } if provider == PROVIDER => Some(value.clone()),
         ContentBlock::Other { provider, .. } => {
@@ -327,6 +373,44 @@ fn user_part(block: &ContentBlock, model: &str) -> Option<Value> {
     }
 }
 
+/// An inline image, file or audio clip as an `inlineData` part; `None` for other blocks.
+fn inline_data(block: &ContentBlock) -> Option<Value> {
+    let (mime, data) = match block {
+        ContentBlock::Image {
+            source: ImageSource::Base64 { media_type, data },
+        }
+        | ContentBlock::File {
+            source: FileSource::Base64 { media_type, data },
+            ..
+        } => (media_type.as_str(), data),
+        ContentBlock::Audio { format, data } => (format.media_type(), data),
+        _ => return None,
+    };
+    Some(json!({ "inlineData": { "mimeType": mime, "data": data } }))
+}
+
+/// What `generateContent` takes: every media part in user turns (inline as `inlineData`, by
+/// URL or file URI as `fileData`); in a function response, inline media only (the
+/// `functionResponse`'s `parts` carry `inlineData`).
+pub(crate) fn accepts(block: &ContentBlock, place: Place) -> Result<(), String> {
+    let by_reference = matches!(
+        block,
+        ContentBlock::Image {
+            source: ImageSource::Url { .. }
+        } | ContentBlock::File {
+            source: FileSource::Url { .. } | FileSource::FileId { .. },
+            ..
+        }
+    );
+    if place == Place::Tool && by_reference {
+        return Err(
+            "a Gemini function response carries media inline only, not by URL or file URI".into(),
+        );
+    }
+    Ok(())
+}
+
+/// The media type a URL's extension suggests (images, PDFs and audio), else `image/jpeg`.
 fn mime_of(url: &str) -> &'static str {
     let path = url
         .split(['?', '#'])
@@ -338,6 +422,10 @@ fn mime_of(url: &str) -> &'static str {
         Some("webp") => "image/webp",
         Some("gif") => "image/gif",
         Some("heic") => "image/heic",
+        Some("pdf") => "application/pdf",
+        Some("txt") => "text/plain",
+        Some("wav") => "audio/wav",
+        Some("mp3") => "audio/mp3",
         _ => "image/jpeg",
     }
 }

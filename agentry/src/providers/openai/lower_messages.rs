@@ -3,8 +3,9 @@
 //! history costs its serialization and nothing per message besides.
 //!
 //! What Chat Completions has no place for is left out: reasoning blocks silently (the API
-//! never takes them back), images in assistant and tool messages and provider-specific blocks
-//! with a warning.
+//! never takes them back), images in assistant messages and provider-specific blocks with a
+//! warning. A tool result's images and files follow the tool messages in a user message
+//! (`media.rs`).
 
 use std::borrow::Cow;
 
@@ -12,19 +13,30 @@ use serde::ser::{SerializeMap, SerializeSeq};
 use serde::{Serialize, Serializer};
 
 use super::custom_tool::{WireCustomInput, WireCustomToolCall, is_custom};
-use super::wire::{ImageUrl, UserPart, WireFunctionCall, WireMessages, WireToolCall};
-use crate::message::{ContentBlock, ImageSource, Message, ToolCall};
+use super::media;
+use super::wire::{UserPart, WireFunctionCall, WireMessages, WireToolCall};
+use crate::media::FileSource;
+use crate::message::{ContentBlock, Message, ToolCall};
 use crate::tool::DefinitionRef;
 
 impl Serialize for WireMessages<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut seq = serializer.serialize_seq(Some(self.messages.len()))?;
-        for message in self.messages {
+        let mut seq = serializer.serialize_seq(None)?;
+        let mut run_start = 0;
+        for (i, message) in self.messages.iter().enumerate() {
             seq.serialize_element(&Lowered {
                 message,
                 model: self.model,
                 tools: self.tools,
             })?;
+            if !matches!(message, Message::Tool(_)) {
+                run_start = i + 1;
+            } else if !matches!(self.messages.get(i + 1), Some(Message::Tool(_)))
+                && let Some(media) = media::tool_media(&self.messages[run_start..=i])
+            {
+                // The run of tool results ends here: their images and files follow.
+                seq.serialize_element(&media)?;
+            }
         }
         seq.end()
     }
@@ -69,7 +81,12 @@ impl Serialize for Lowered<'_> {
             Message::Tool(m) => {
                 entry(&mut map, "role", "tool")?;
                 entry(&mut map, "tool_call_id", m.call_id.as_str())?;
-                entry(&mut map, "content", &*text_of(&m.content, model, "tool"))?;
+                let text = text_of(&m.content, model, "tool");
+                if text.is_empty() && m.content.iter().any(media::is_media) {
+                    entry(&mut map, "content", media::IN_NEXT_MESSAGE)?;
+                } else {
+                    entry(&mut map, "content", &*text)?;
+                }
             }
         }
         map.end()
@@ -103,16 +120,12 @@ impl Serialize for UserParts<'_> {
                 ContentBlock::Text { text, .. } => {
                     seq.serialize_element(&UserPart::Text { text })?
                 }
-                ContentBlock::Image { source } => {
-                    let url = match source {
-                        ImageSource::Url { url } => Cow::Borrowed(url.as_str()),
-                        ImageSource::Base64 { media_type, data } => {
-                            Cow::Owned(format!("data:{media_type};base64,{data}"))
-                        }
-                    };
-                    seq.serialize_element(&UserPart::ImageUrl {
-                        image_url: ImageUrl { url },
-                    })?;
+                ContentBlock::Image { .. }
+                | ContentBlock::File { .. }
+                | ContentBlock::Audio { .. } => {
+                    if let Some(part) = media::part(block) {
+                        seq.serialize_element(&part)?;
+                    }
                 }
                 ContentBlock::Reasoning { .. } => {}
                 ContentBlock::Other { provider, .. } => {
@@ -166,11 +179,19 @@ fn text_of<'a>(blocks: &'a [ContentBlock], model: &str, role: &str) -> Cow<'a, s
     let mut text = String::new();
     for block in blocks {
         match block {
-            ContentBlock::Text { text: t, .. } => text.push_str(t),
+            ContentBlock::Text { text: t, .. }
+            | ContentBlock::File {
+                source: FileSource::Text { text: t },
+                ..
+            } => text.push_str(t),
             ContentBlock::Reasoning { .. } => {}
+            // A tool result's media go in the user message after the results (`media.rs`).
+            other if role == "tool" && media::is_media(other) => {}
             other => {
                 let kind = match other {
                     ContentBlock::Image { .. } => "an image",
+                    ContentBlock::File { .. } => "a file",
+                    ContentBlock::Audio { .. } => "audio",
                     _ => "a provider-specific block",
                 };
                 tracing::warn!(%model, %role, "chat completions has no place for {kind} in this message; dropped");
@@ -183,7 +204,7 @@ fn text_of<'a>(blocks: &'a [ContentBlock], model: &str, role: &str) -> Cow<'a, s
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::message::{AssistantMessage, ToolResultMessage, UserMessage};
+    use crate::message::{AssistantMessage, ImageSource, ToolResultMessage, UserMessage};
     use serde_json::json;
 
     #[test]

@@ -28,6 +28,7 @@ mod chunk;
 mod custom_tool;
 mod errors;
 mod lower_messages;
+mod media;
 mod request;
 mod response;
 mod stream;
@@ -71,6 +72,8 @@ pub enum MaxTokensField {
 /// | `seed` | dropped with a warning |
 /// | `temperature`, `top_p` on a reasoning model | dropped with a warning |
 /// | usage in streams | `stream_options` not sent |
+/// | an image, PDF or audio part the profile says the model cannot take (`image_input`, `pdf_input`, `audio_input`; only for models the table knows or a changed profile) | refused with [`ModelError::UnsupportedInput`] |
+/// | a file URL, an inline file other than a PDF, audio other than wav or mp3 | refused with [`ModelError::UnsupportedInput`] |
 ///
 /// Reasoning models (the `reasoning` of [`ModelProfile::for_model`]: o1, o3, o4-mini, gpt-5
 /// and later) get `max_completion_tokens` and, with
@@ -134,6 +137,13 @@ impl WireFormat for ChatCompletions {
         stream: bool,
         buffer: Vec<u8>,
     ) -> Result<Bytes, ModelError> {
+        super::inputs::check(
+            &request.messages,
+            &self.provider,
+            model,
+            profile,
+            media::accepts,
+        )?;
         let opts = request::LowerOptions {
             model,
             profile,

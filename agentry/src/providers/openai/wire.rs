@@ -72,6 +72,26 @@ pub(crate) struct WireMessages<'a> {
 pub(crate) enum UserPart<'a> {
     Text { text: &'a str },
     ImageUrl { image_url: ImageUrl<'a> },
+    File { file: WireFile<'a> },
+    InputAudio { input_audio: WireAudio<'a> },
+}
+
+/// A `file` part: a PDF inline (`file_data`, a data URL) or by `file_id`.
+#[derive(Debug, Serialize)]
+pub(crate) struct WireFile<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub filename: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file_data: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file_id: Option<&'a str>,
+}
+
+/// An `input_audio` part: base64 data and its format (`wav` or `mp3`).
+#[derive(Debug, Serialize)]
+pub(crate) struct WireAudio<'a> {
+    pub data: &'a str,
+    pub format: &'static str,
 }
 
 #[derive(Debug, Serialize)]

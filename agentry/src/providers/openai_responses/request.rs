@@ -1,9 +1,10 @@
 //! Lowering a [`ChatRequest`] into a Responses API request body (`input` items).
 //!
 //! * System messages are `system` input items in place; user messages `user` items with
-//!   `input_text` / `input_image` parts; assistant text an `assistant` item.
+//!   `input_text` / `input_image` / `input_file` parts (`file_data`, `file_url` or `file_id`);
+//!   assistant text an `assistant` item. Audio is refused (the API takes none).
 //! * Tool calls are `function_call` items and results `function_call_output` items, by
-//!   `call_id`.
+//!   `call_id`; a result with images or files has a list of input parts as its `output`.
 //! * Reasoning items come back as [`ContentBlock::Reasoning`] whose signature is the item as
 //!   the API sent it (id, summary and, with `store: false`, the encrypted content); they are
 //!   sent back unchanged and in place, which the API requires for a follow-up to a reasoning
@@ -16,9 +17,11 @@ use std::borrow::Cow;
 use serde_json::{Map, Value, json};
 
 use super::PROVIDER;
+use crate::media::{FileSource, default_filename};
 use crate::message::{ContentBlock, ImageSource, Message};
 use crate::model::provider_tool::hosted_for;
 use crate::model::{ChatRequest, ModelError, ModelProfile, ResponseFormat, ToolChoice};
+use crate::providers::inputs::Place;
 use crate::schema::{self, Dialect};
 
 /// What lowering needs besides the request.
@@ -43,6 +46,7 @@ pub(crate) fn lower(
     };
     let mut body = Map::new();
     body.insert("model".into(), json!(opts.model));
+    crate::providers::inputs::check(&req.messages, PROVIDER, opts.model, opts.profile, accepts)?;
     body.insert(
         "input".into(),
         Value::Array(lower_messages(&req.messages, opts.model)),
@@ -250,7 +254,18 @@ fn lower_messages(messages: &[Message], model: &str) -> Vec<Value> {
                 }
             }
             Message::Tool(m) => {
-                let output: String = m.content.iter().filter_map(ContentBlock::as_text).collect();
+                let media = m.content.iter().any(|b| crate::PartKind::of(b).is_some());
+                let output = if media {
+                    // Images and files go back as a list of input parts.
+                    Value::Array(
+                        m.content
+                            .iter()
+                            .filter_map(|b| user_part(b, model))
+                            .collect(),
+                    )
+                } else {
+                    Value::String(m.content.iter().filter_map(ContentBlock::as_text).collect())
+                };
                 items.push(json!({ "type": "function_call_output", "call_id": m.call_id, "output": output }));
             }
         }
@@ -268,11 +283,44 @@ fn user_part(block: &ContentBlock, model: &str) -> Option<Value> {
                 ImageSource::Base64 { media_type, data } => format!("data:{media_type};base64,{data}"),
             },
         })),
+        ContentBlock::File { source, filename } => Some(match source {
+            FileSource::Text { text } => json!({ "type": "input_text", "text": text }),
+            FileSource::Base64 { media_type, data } => json!({
+                "type": "input_file",
+                "filename": filename.as_deref().unwrap_or(default_filename(media_type)),
+                "file_data": format!("data:{media_type};base64,{data}"),
+            }),
+            FileSource::Url { url, .. } => {
+                let mut part = json!({ "type": "input_file", "file_url": url });
+                if let Some(name) = filename {
+                    part["filename"] = json!(name);
+                }
+                part
+            }
+            FileSource::FileId { id, .. } => json!({ "type": "input_file", "file_id": id }),
+        }),
+        ContentBlock::Audio { .. } => {
+            // Refused before lowering (`accepts`).
+            tracing::warn!(%model, "the Responses API takes no audio input; dropped");
+            None
+        }
         ContentBlock::Reasoning { .. } => None,
         ContentBlock::Other { provider, value } if provider == PROVIDER => Some(value.clone()),
         ContentBlock::Other { provider, .. } => {
             tracing::warn!(%model, %provider, "a block from another provider cannot be sent to the Responses API; dropped");
             None
         }
+    }
+}
+
+/// What the Responses API takes: images and files (inline, by URL or by file id) in user
+/// messages and in `function_call_output`; no audio input.
+pub(crate) fn accepts(block: &ContentBlock, _place: Place) -> Result<(), String> {
+    match block {
+        ContentBlock::Audio { .. } => Err(
+            "the Responses API takes no audio input (Chat Completions `input_audio` or Gemini do)"
+                .into(),
+        ),
+        _ => Ok(()),
     }
 }
