@@ -49,6 +49,7 @@ pub mod agent;
 pub mod cassette;
 mod citation;
 pub mod cost;
+pub mod embed;
 mod env;
 pub mod error;
 #[cfg(feature = "eval")]
@@ -90,6 +91,7 @@ pub use agentry_macros::StructuredOutput;
 #[doc = include_str!("../docs/tool.md")]
 pub use agentry_macros::tool;
 pub use cassette::Cassette;
+pub use embed::init_embedding_model;
 pub use error::{Error, Result};
 pub use message::{
     AssistantMessage, Citation, ContentBlock, ImageSource, Message, ToolCall, ToolResultMessage,
