@@ -60,9 +60,11 @@ pub struct EmbeddingUsage {
     pub requests: u32,
 }
 
-impl EmbeddingUsage {
-    /// The sum of two usages (token counts add up over the requests that reported one).
-    pub fn add(self, other: EmbeddingUsage) -> EmbeddingUsage {
+/// The sum of two usages (token counts add up over the requests that reported one).
+impl std::ops::Add for EmbeddingUsage {
+    type Output = EmbeddingUsage;
+
+    fn add(self, other: EmbeddingUsage) -> EmbeddingUsage {
         let input_tokens = match (self.input_tokens, other.input_tokens) {
             (None, None) => None,
             (a, b) => Some(a.unwrap_or(0).saturating_add(b.unwrap_or(0))),
@@ -133,7 +135,7 @@ pub trait EmbeddingModel: Send + Sync + 'static {
             for chunk in texts.chunks(cap) {
                 let batch = self.embed_batch(chunk, purpose).await?;
                 check_batch(&batch, chunk.len(), self.dimensions(), out.vectors.first())?;
-                out.usage = out.usage.add(batch.usage);
+                out.usage = out.usage + batch.usage;
                 out.vectors.extend(batch.vectors);
             }
             Ok(out)
