@@ -231,7 +231,8 @@ impl Store {
     }
 
     /// Stores `value` under `namespace`/`key` (embedded first when the store has an
-    /// [`index`](Self::with_index)).
+    /// [`index`](Self::with_index); when embedding fails, nothing is stored and the error
+    /// says why).
     pub async fn put(&self, namespace: &[&str], key: &str, value: Value) -> Result<(), StoreError> {
         self.put_maybe_ttl(namespace, key, value, None).await
     }
