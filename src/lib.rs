@@ -29,6 +29,7 @@ chapters! {
     Middleware => "../docs/src/middleware.md",
     Guardrails => "../docs/src/guardrails.md",
     Threads => "../docs/src/threads.md",
+    Retrieval => "../docs/src/retrieval.md",
     React => "../docs/src/react.md",
     Mcp => "../docs/src/mcp.md",
     MultiAgent => "../docs/src/multi-agent.md",

@@ -49,6 +49,7 @@ pub mod agent;
 pub mod cassette;
 mod citation;
 pub mod cost;
+pub mod embed;
 mod env;
 pub mod error;
 #[cfg(feature = "eval")]
@@ -91,6 +92,7 @@ pub use agentry_macros::StructuredOutput;
 #[doc = include_str!("../docs/tool.md")]
 pub use agentry_macros::tool;
 pub use cassette::Cassette;
+pub use embed::init_embedding_model;
 pub use error::{Error, Result};
 pub use media::{AudioFormat, FileSource, PartKind};
 pub use message::{

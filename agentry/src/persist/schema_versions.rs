@@ -20,6 +20,7 @@ pub(crate) const VERSIONS_TABLE: &str = "agentry_schema_versions";
 /// Dated versions (`YYYYMMDDnnnn`), as releases that used sqlx's table recorded them.
 const CHECKPOINTS: i64 = 202611230001;
 const STORE: i64 = 202611230002;
+const STORE_EMBEDDINGS: i64 = 202611260003;
 
 /// The Postgres advisory lock key of our migrations (`agentry` in ASCII).
 #[cfg(feature = "postgres")]
@@ -29,7 +30,7 @@ const PG_LOCK_KEY: i64 = 0x0061_6765_6e74_7279;
 type Migration = (i64, &'static str, &'static str);
 
 #[cfg(feature = "sqlite")]
-const SQLITE: [Migration; 2] = [
+const SQLITE: [Migration; 3] = [
     (
         CHECKPOINTS,
         "agentry checkpoints",
@@ -40,10 +41,15 @@ const SQLITE: [Migration; 2] = [
         "agentry store",
         include_str!("../../migrations/sqlite/0002_store.sql"),
     ),
+    (
+        STORE_EMBEDDINGS,
+        "agentry store embeddings",
+        include_str!("../../migrations/sqlite/0003_store_embeddings.sql"),
+    ),
 ];
 
 #[cfg(feature = "postgres")]
-const POSTGRES: [Migration; 2] = [
+const POSTGRES: [Migration; 3] = [
     (
         CHECKPOINTS,
         "agentry checkpoints",
@@ -53,6 +59,11 @@ const POSTGRES: [Migration; 2] = [
         STORE,
         "agentry store",
         include_str!("../../migrations/postgres/0002_store.sql"),
+    ),
+    (
+        STORE_EMBEDDINGS,
+        "agentry store embeddings",
+        include_str!("../../migrations/postgres/0003_store_embeddings.sql"),
     ),
 ];
 

@@ -10,6 +10,8 @@ pub mod anthropic;
 mod body_size;
 mod clients;
 mod driver;
+#[cfg(any(feature = "openai", feature = "gemini"))]
+mod embedding_http;
 #[cfg(all(
     feature = "fuzzing",
     feature = "openai",

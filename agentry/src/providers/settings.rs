@@ -229,7 +229,7 @@ pub(crate) enum Auth {
 
 impl Auth {
     /// The header carrying `key`, or a configuration error that does not show it.
-    fn header(self, key: &ApiKey) -> Result<(HeaderName, HeaderValue), ModelError> {
+    pub(crate) fn header(self, key: &ApiKey) -> Result<(HeaderName, HeaderValue), ModelError> {
         let (name, value) = match self {
             Auth::Bearer => (
                 AUTHORIZATION,

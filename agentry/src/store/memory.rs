@@ -10,7 +10,8 @@ use futures::future::BoxFuture;
 use serde_json::Value;
 
 use super::search::{SearchItem, SearchQuery, document_words};
-use super::{StoreBackend, StoreError};
+use super::vector::score::{TopK, score};
+use super::{ScoredItem, StoreBackend, StoreError, VectorQuery};
 
 type Key = (Vec<String>, String);
 
@@ -18,6 +19,7 @@ type Key = (Vec<String>, String);
 struct Entry {
     value: Value,
     expires_at: Option<Instant>,
+    embedding: Option<Vec<f32>>,
 }
 
 impl Entry {
@@ -43,6 +45,60 @@ impl InMemoryStore {
 
     fn docs(&self) -> std::sync::MutexGuard<'_, BTreeMap<Key, Entry>> {
         self.docs.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn insert(
+        &self,
+        namespace: &[&str],
+        key: &str,
+        value: Value,
+        ttl: Option<Duration>,
+        embedding: Option<Vec<f32>>,
+    ) {
+        let now = Instant::now();
+        let mut docs = self.docs();
+        // Expired documents are swept every 256 writes, so memory stays bounded.
+        if self.writes.fetch_add(1, Ordering::Relaxed) % 256 == 255 {
+            docs.retain(|_, e| e.live(now));
+        }
+        docs.insert(
+            Self::key(namespace, key),
+            Entry {
+                value,
+                expires_at: ttl.and_then(|ttl| now.checked_add(ttl)),
+                embedding,
+            },
+        );
+    }
+
+    /// Exact search: every live candidate's vector scored, the best `limit` kept.
+    fn vector_search_now(&self, query: &VectorQuery, vector: &[f32]) -> Vec<ScoredItem> {
+        let now = Instant::now();
+        let prefix = &query.namespace_prefix;
+        let docs = self.docs();
+        let mut top = TopK::new(query.limit);
+        for ((ns, key), entry) in docs.iter() {
+            let Some(v) = &entry.embedding else { continue };
+            if v.len() != vector.len() || !entry.live(now) || !ns.starts_with(prefix) {
+                continue;
+            }
+            if !query.filters.iter().all(|f| f.matches(&entry.value)) {
+                continue;
+            }
+            let s = score(query.metric, vector, v);
+            if top.admits(s) {
+                top.push(s, ns.clone(), key.clone(), &entry.value);
+            }
+        }
+        top.into_sorted()
+            .into_iter()
+            .map(|(score, namespace, key, value)| ScoredItem {
+                namespace,
+                key,
+                value: value.clone(),
+                score,
+            })
+            .collect()
     }
 
     fn search_now(&self, query: &SearchQuery) -> Vec<SearchItem> {
@@ -113,20 +169,35 @@ impl StoreBackend for InMemoryStore {
         value: Value,
         ttl: Option<Duration>,
     ) -> BoxFuture<'a, Result<(), StoreError>> {
-        let now = Instant::now();
-        let mut docs = self.docs();
-        // Expired documents are swept every 256 writes, so memory stays bounded.
-        if self.writes.fetch_add(1, Ordering::Relaxed) % 256 == 255 {
-            docs.retain(|_, e| e.live(now));
-        }
-        docs.insert(
-            Self::key(namespace, key),
-            Entry {
-                value,
-                expires_at: ttl.and_then(|ttl| now.checked_add(ttl)),
-            },
-        );
+        self.insert(namespace, key, value, ttl, None);
         async { Ok(()) }.boxed()
+    }
+
+    fn put_embedded<'a>(
+        &'a self,
+        namespace: &'a [&'a str],
+        key: &'a str,
+        value: Value,
+        ttl: Option<Duration>,
+        embedding: Vec<f32>,
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
+        let checked = super::vector::check_vector(&embedding, "put");
+        if checked.is_ok() {
+            self.insert(namespace, key, value, ttl, Some(embedding));
+        }
+        async move { checked }.boxed()
+    }
+
+    fn vector_search<'a>(
+        &'a self,
+        query: &'a VectorQuery,
+        vector: &'a [f32],
+    ) -> BoxFuture<'a, Result<Vec<ScoredItem>, StoreError>> {
+        let result = query
+            .validate()
+            .and_then(|()| super::vector::check_vector(vector, "vector_search"))
+            .map(|()| self.vector_search_now(query, vector));
+        async move { result }.boxed()
     }
 
     fn delete<'a>(

@@ -24,6 +24,7 @@ mod postgres;
 mod search;
 #[cfg(feature = "sqlite")]
 mod sqlite;
+mod vector;
 
 pub use memory::InMemoryStore;
 #[cfg(feature = "postgres")]
@@ -31,6 +32,13 @@ pub use postgres::PostgresStore;
 pub use search::{Filter, FilterOp, MAX_SEARCH_LIMIT, SearchItem, SearchQuery};
 #[cfg(feature = "sqlite")]
 pub use sqlite::SqliteStore;
+pub use vector::{
+    MAX_DIMENSIONS, Metric, QueryInput, RetrieverTool, ScoredItem, StoreIndex, VectorQuery, score,
+};
+
+/// Lower-cased runs of letters and digits: how the store splits text into words.
+#[cfg_attr(not(feature = "testing"), allow(dead_code))]
+pub(crate) use search::words as text_words;
 
 use std::fmt;
 use std::sync::Arc;
@@ -117,6 +125,43 @@ pub trait StoreBackend: Send + Sync + 'static {
         }
     }
 
+    /// Stores `value` with its `embedding` for `ttl` (forever when `None`), for
+    /// [`vector_search`](Self::vector_search). (A plain [`put`](Self::put) stores a document
+    /// without one.) The default supports no vector search.
+    fn put_embedded<'a>(
+        &'a self,
+        namespace: &'a [&'a str],
+        key: &'a str,
+        value: Value,
+        ttl: Option<Duration>,
+        embedding: Vec<f32>,
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
+        let _ = (namespace, key, value, ttl, embedding);
+        Box::pin(async {
+            Err(StoreError::new(
+                "put",
+                "this store backend does not support vector search",
+            ))
+        })
+    }
+
+    /// The documents closest to `vector` under `query`'s prefix and filters, best first (the
+    /// query's text, if any, is already embedded into `vector`). The default supports no
+    /// vector search.
+    fn vector_search<'a>(
+        &'a self,
+        query: &'a VectorQuery,
+        vector: &'a [f32],
+    ) -> BoxFuture<'a, Result<Vec<ScoredItem>, StoreError>> {
+        let _ = (query, vector);
+        Box::pin(async {
+            Err(StoreError::new(
+                "vector_search",
+                "this store backend does not support vector search",
+            ))
+        })
+    }
+
     /// Documents matching `query` (see [`SearchQuery`]). The default supports no search.
     fn search<'a>(
         &'a self,
@@ -132,14 +177,33 @@ pub trait StoreBackend: Send + Sync + 'static {
     }
 }
 
-/// A shared handle to a [`StoreBackend`].
+/// A shared handle to a [`StoreBackend`], with an optional [`StoreIndex`] that embeds
+/// documents on `put` and text queries on [`vector_search`](Store::vector_search).
 #[derive(Clone)]
-pub struct Store(Arc<dyn StoreBackend>);
+pub struct Store {
+    backend: Arc<dyn StoreBackend>,
+    index: Option<Arc<StoreIndex>>,
+}
 
 impl Store {
     /// A handle over `backend`.
     pub fn new(backend: impl StoreBackend) -> Self {
-        Store(Arc::new(backend))
+        Store {
+            backend: Arc::new(backend),
+            index: None,
+        }
+    }
+
+    /// This store, embedding documents as `index` says when they are put (and text queries
+    /// when searched). Documents put before keep their embedding, or lack of one.
+    pub fn with_index(mut self, index: StoreIndex) -> Self {
+        self.index = Some(Arc::new(index));
+        self
+    }
+
+    /// The index, if the store has one.
+    pub fn index(&self) -> Option<&StoreIndex> {
+        self.index.as_deref()
     }
 
     /// A new, empty in-process store.
@@ -163,17 +227,76 @@ impl Store {
 
     /// The document under `namespace`/`key`, if any.
     pub async fn get(&self, namespace: &[&str], key: &str) -> Result<Option<Value>, StoreError> {
-        self.0.get(namespace, key).await
+        self.backend.get(namespace, key).await
     }
 
-    /// Stores `value` under `namespace`/`key`.
+    /// Stores `value` under `namespace`/`key` (embedded first when the store has an
+    /// [`index`](Self::with_index); when embedding fails, nothing is stored and the error
+    /// says why).
     pub async fn put(&self, namespace: &[&str], key: &str, value: Value) -> Result<(), StoreError> {
-        self.0.put(namespace, key, value).await
+        self.put_maybe_ttl(namespace, key, value, None).await
+    }
+
+    async fn put_maybe_ttl(
+        &self,
+        namespace: &[&str],
+        key: &str,
+        value: Value,
+        ttl: Option<Duration>,
+    ) -> Result<(), StoreError> {
+        let embedding = match &self.index {
+            Some(index) => index.embed_document(&value).await?,
+            None => None,
+        };
+        match embedding {
+            Some(v) => {
+                self.backend
+                    .put_embedded(namespace, key, value, ttl, v)
+                    .await
+            }
+            None if ttl.is_none() => self.backend.put(namespace, key, value).await,
+            None => self.backend.put_with_ttl(namespace, key, value, ttl).await,
+        }
+    }
+
+    /// Stores `value` under `namespace`/`key` with a ready `embedding` (computed elsewhere),
+    /// for [`vector_search`](Self::vector_search).
+    pub async fn put_with_embedding(
+        &self,
+        namespace: &[&str],
+        key: &str,
+        value: Value,
+        embedding: Vec<f32>,
+    ) -> Result<(), StoreError> {
+        vector::check_vector(&embedding, "put")?;
+        self.backend
+            .put_embedded(namespace, key, value, None, embedding)
+            .await
+    }
+
+    /// The `query.limit` documents closest to the query, best first, with their scores. A
+    /// text query is embedded with the store's [`index`](Self::with_index) (an error without
+    /// one).
+    pub async fn vector_search(&self, query: &VectorQuery) -> Result<Vec<ScoredItem>, StoreError> {
+        query.validate()?;
+        let vector = match &query.query {
+            QueryInput::Vector(v) => v.clone(),
+            QueryInput::Text(text) => match &self.index {
+                Some(index) => index.embed_query(text).await?,
+                None => {
+                    return Err(StoreError::new(
+                        "vector_search",
+                        "a text query needs a store with an index to embed it (Store::with_index); pass a vector otherwise",
+                    ));
+                }
+            },
+        };
+        self.backend.vector_search(query, &vector).await
     }
 
     /// Removes a document; returns whether there was one.
     pub async fn delete(&self, namespace: &[&str], key: &str) -> Result<bool, StoreError> {
-        self.0.delete(namespace, key).await
+        self.backend.delete(namespace, key).await
     }
 
     /// Stores `value` under `namespace`/`key` until `ttl` has passed.
@@ -184,7 +307,7 @@ impl Store {
         value: Value,
         ttl: Duration,
     ) -> Result<(), StoreError> {
-        self.0.put_with_ttl(namespace, key, value, Some(ttl)).await
+        self.put_maybe_ttl(namespace, key, value, Some(ttl)).await
     }
 
     /// Documents matching `query`: a namespace prefix, filters on JSON fields, full-text.
@@ -208,17 +331,20 @@ impl Store {
     /// ```
     pub async fn search(&self, query: &SearchQuery) -> Result<Vec<SearchItem>, StoreError> {
         query.validate()?;
-        self.0.search(query).await
+        self.backend.search(query).await
     }
 
     /// Every key and document directly under `namespace`, ordered by key.
     pub async fn list(&self, namespace: &[&str]) -> Result<Vec<(String, Value)>, StoreError> {
-        self.0.list(namespace).await
+        self.backend.list(namespace).await
     }
 }
 
 impl fmt::Debug for Store {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("Store")
+        match &self.index {
+            None => f.write_str("Store"),
+            Some(index) => f.debug_struct("Store").field("index", index).finish(),
+        }
     }
 }

@@ -8,7 +8,7 @@ use serde_json::Value;
 use sqlx::{PgPool, Postgres, QueryBuilder, Row};
 
 use super::search::{
-    FilterOp, SearchItem, SearchQuery, expiry, join_namespace, now_ms, split_namespace,
+    Filter, FilterOp, SearchItem, SearchQuery, expiry, join_namespace, now_ms, split_namespace,
 };
 use super::{StoreBackend, StoreError};
 use crate::persist::sql::connect_postgres;
@@ -18,7 +18,7 @@ use crate::persist::sql::connect_postgres;
 /// (GIN-indexed), full-text search uses a generated `tsvector` (the `simple` configuration).
 #[derive(Clone, Debug)]
 pub struct PostgresStore {
-    pool: PgPool,
+    pub(super) pool: PgPool,
 }
 
 /// A failed open, with the checkpointer's typed reason (not a database, a table of ours with
@@ -27,7 +27,7 @@ fn open_error(operation: &'static str) -> impl Fn(crate::persist::PersistError) 
     move |e| StoreError::new(operation, e.to_string()).with_source(e)
 }
 
-fn error(operation: &'static str) -> impl Fn(sqlx::Error) -> StoreError {
+pub(super) fn error(operation: &'static str) -> impl Fn(sqlx::Error) -> StoreError {
     move |e| StoreError::new(operation, e.to_string()).with_source(e)
 }
 
@@ -57,6 +57,36 @@ impl PostgresStore {
         )
     }
 
+    /// Inserts or replaces a row; its embedding is replaced too (cleared when `None`).
+    async fn put_row(
+        &self,
+        namespace: &[&str],
+        key: &str,
+        value: Value,
+        ttl: Option<Duration>,
+        embedding: Option<Vec<f32>>,
+    ) -> Result<(), StoreError> {
+        let ns = join_namespace(namespace, "put")?;
+        let now = now_ms();
+        sqlx::query(
+            "INSERT INTO agent_store (namespace, key, value, created_at_ms, updated_at_ms, expires_at_ms, embedding)
+             VALUES ($1, $2, $3::jsonb, $4, $4, $5, $6)
+             ON CONFLICT (namespace, key) DO UPDATE
+             SET value = excluded.value, updated_at_ms = excluded.updated_at_ms,
+                 expires_at_ms = excluded.expires_at_ms, embedding = excluded.embedding",
+        )
+        .bind(ns)
+        .bind(key)
+        .bind(value.to_string())
+        .bind(now)
+        .bind(expiry(ttl))
+        .bind(embedding)
+        .execute(&self.pool)
+        .await
+        .map_err(error("put"))?;
+        Ok(())
+    }
+
     async fn search_inner(&self, query: &SearchQuery) -> Result<Vec<SearchItem>, StoreError> {
         query.validate()?;
         let prefix = join_namespace(
@@ -83,35 +113,7 @@ impl PostgresStore {
         if !words.is_empty() {
             sql.push(" AND s.search @@ q");
         }
-        if !prefix.is_empty() {
-            sql.push(" AND (s.namespace = ")
-                .push_bind(prefix.clone())
-                .push(" OR starts_with(s.namespace, ")
-                .push_bind(format!("{prefix}\u{1f}"))
-                .push("))");
-        }
-        for filter in &query.filters {
-            let path = filter.path.clone();
-            sql.push(" AND ");
-            match (&filter.value, filter.op) {
-                (Value::Number(n), op) if op != FilterOp::Eq => {
-                    sql.push("CASE WHEN jsonb_typeof(s.value #> ")
-                        .push_bind(path.clone())
-                        .push(") = 'number' THEN (s.value #>> ")
-                        .push_bind(path)
-                        .push(format!(")::float8 {} ", op.sql()))
-                        .push_bind(n.as_f64().unwrap_or(f64::NAN))
-                        .push(" ELSE false END");
-                }
-                (value, _) => {
-                    sql.push("s.value #> ")
-                        .push_bind(path)
-                        .push(" = ")
-                        .push_bind(value.to_string())
-                        .push("::jsonb");
-                }
-            }
-        }
+        push_conditions(&mut sql, &prefix, &query.filters);
         if words.is_empty() {
             sql.push(" ORDER BY s.namespace, s.key");
         } else {
@@ -138,7 +140,44 @@ impl PostgresStore {
     }
 }
 
-fn decode(text: &str, operation: &'static str) -> Result<Value, StoreError> {
+/// ` AND` the row is under `prefix` (joined) and matches every filter (on `s.value`).
+pub(super) fn push_conditions(
+    sql: &mut QueryBuilder<'_, Postgres>,
+    prefix: &str,
+    filters: &[Filter],
+) {
+    if !prefix.is_empty() {
+        sql.push(" AND (s.namespace = ")
+            .push_bind(prefix.to_owned())
+            .push(" OR starts_with(s.namespace, ")
+            .push_bind(format!("{prefix}\u{1f}"))
+            .push("))");
+    }
+    for filter in filters {
+        let path = filter.path.clone();
+        sql.push(" AND ");
+        match (&filter.value, filter.op) {
+            (Value::Number(n), op) if op != FilterOp::Eq => {
+                sql.push("CASE WHEN jsonb_typeof(s.value #> ")
+                    .push_bind(path.clone())
+                    .push(") = 'number' THEN (s.value #>> ")
+                    .push_bind(path)
+                    .push(format!(")::float8 {} ", op.sql()))
+                    .push_bind(n.as_f64().unwrap_or(f64::NAN))
+                    .push(" ELSE false END");
+            }
+            (value, _) => {
+                sql.push("s.value #> ")
+                    .push_bind(path)
+                    .push(" = ")
+                    .push_bind(value.to_string())
+                    .push("::jsonb");
+            }
+        }
+    }
+}
+
+pub(super) fn decode(text: &str, operation: &'static str) -> Result<Value, StoreError> {
     serde_json::from_str(text).map_err(|e| {
         StoreError::new(operation, format!("stored document is not JSON: {e}")).with_source(e)
     })
@@ -183,27 +222,31 @@ impl StoreBackend for PostgresStore {
         value: Value,
         ttl: Option<Duration>,
     ) -> BoxFuture<'a, Result<(), StoreError>> {
+        self.put_row(namespace, key, value, ttl, None).boxed()
+    }
+
+    fn put_embedded<'a>(
+        &'a self,
+        namespace: &'a [&'a str],
+        key: &'a str,
+        value: Value,
+        ttl: Option<Duration>,
+        embedding: Vec<f32>,
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
         async move {
-            let ns = join_namespace(namespace, "put")?;
-            let now = now_ms();
-            sqlx::query(
-                "INSERT INTO agent_store (namespace, key, value, created_at_ms, updated_at_ms, expires_at_ms)
-                 VALUES ($1, $2, $3::jsonb, $4, $4, $5)
-                 ON CONFLICT (namespace, key) DO UPDATE
-                 SET value = excluded.value, updated_at_ms = excluded.updated_at_ms,
-                     expires_at_ms = excluded.expires_at_ms",
-            )
-            .bind(ns)
-            .bind(key)
-            .bind(value.to_string())
-            .bind(now)
-            .bind(expiry(ttl))
-            .execute(&self.pool)
-            .await
-            .map_err(error("put"))?;
-            Ok(())
+            super::vector::check_vector(&embedding, "put")?;
+            self.put_row(namespace, key, value, ttl, Some(embedding))
+                .await
         }
         .boxed()
+    }
+
+    fn vector_search<'a>(
+        &'a self,
+        query: &'a super::VectorQuery,
+        vector: &'a [f32],
+    ) -> BoxFuture<'a, Result<Vec<super::ScoredItem>, StoreError>> {
+        self.vector_search_inner(query, vector).boxed()
     }
 
     fn delete<'a>(

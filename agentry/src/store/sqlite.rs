@@ -9,7 +9,7 @@ use serde_json::Value;
 use sqlx::{QueryBuilder, Row, Sqlite, SqlitePool};
 
 use super::search::{
-    FilterOp, SearchItem, SearchQuery, expiry, join_namespace, now_ms, split_namespace,
+    Filter, FilterOp, SearchItem, SearchQuery, expiry, join_namespace, now_ms, split_namespace,
 };
 use super::{StoreBackend, StoreError};
 use crate::persist::sql::open_sqlite;
@@ -18,7 +18,7 @@ use crate::persist::sql::open_sqlite;
 /// the [`SqliteCheckpointer`](crate::persist::SqliteCheckpointer): one file can hold both.
 #[derive(Clone, Debug)]
 pub struct SqliteStore {
-    pool: SqlitePool,
+    pub(super) pool: SqlitePool,
 }
 
 /// A failed open, with the checkpointer's typed reason (not a database, a table of ours with
@@ -27,7 +27,7 @@ fn open_error(operation: &'static str) -> impl Fn(crate::persist::PersistError) 
     move |e| StoreError::new(operation, e.to_string()).with_source(e)
 }
 
-fn error(operation: &'static str) -> impl Fn(sqlx::Error) -> StoreError {
+pub(super) fn error(operation: &'static str) -> impl Fn(sqlx::Error) -> StoreError {
     move |e| StoreError::new(operation, e.to_string()).with_source(e)
 }
 
@@ -86,6 +86,36 @@ impl SqliteStore {
         )
     }
 
+    /// Inserts or replaces a row; its embedding is replaced too (cleared when `None`).
+    async fn put_row(
+        &self,
+        namespace: &[&str],
+        key: &str,
+        value: Value,
+        ttl: Option<Duration>,
+        embedding: Option<&[f32]>,
+    ) -> Result<(), StoreError> {
+        let ns = join_namespace(namespace, "put")?;
+        let now = now_ms();
+        sqlx::query(
+            "INSERT INTO agent_store (namespace, key, value, created_at_ms, updated_at_ms, expires_at_ms, embedding)
+             VALUES ($1, $2, $3, $4, $4, $5, $6)
+             ON CONFLICT (namespace, key) DO UPDATE
+             SET value = excluded.value, updated_at_ms = excluded.updated_at_ms,
+                 expires_at_ms = excluded.expires_at_ms, embedding = excluded.embedding",
+        )
+        .bind(ns)
+        .bind(key)
+        .bind(value.to_string())
+        .bind(now)
+        .bind(expiry(ttl))
+        .bind(embedding.map(super::vector::to_blob))
+        .execute(&self.pool)
+        .await
+        .map_err(error("put"))?;
+        Ok(())
+    }
+
     async fn search_inner(&self, query: &SearchQuery) -> Result<Vec<SearchItem>, StoreError> {
         query.validate()?;
         let prefix = join_namespace(
@@ -105,58 +135,7 @@ impl SqliteStore {
             let fts: Vec<String> = words.iter().map(|w| format!("\"{w}\"")).collect();
             sql.push_bind(fts.join(" "));
         }
-        sql.push(" WHERE (s.expires_at_ms IS NULL OR s.expires_at_ms > ")
-            .push_bind(now_ms())
-            .push(")");
-        if !prefix.is_empty() {
-            sql.push(" AND (s.namespace = ")
-                .push_bind(prefix.clone())
-                .push(" OR substr(s.namespace, 1, ")
-                .push_bind(prefix.chars().count() as i64 + 1)
-                .push(") = ")
-                .push_bind(format!("{prefix}\u{1f}"))
-                .push(")");
-        }
-        for filter in &query.filters {
-            let path = format!(
-                "$.{}",
-                filter
-                    .path
-                    .iter()
-                    .map(|k| format!("\"{k}\""))
-                    .collect::<Vec<_>>()
-                    .join(".")
-            );
-            sql.push(" AND ");
-            match (&filter.value, filter.op) {
-                (Value::String(s), _) => {
-                    sql.push("json_type(s.value, ")
-                        .push_bind(path.clone())
-                        .push(") = 'text' AND json_extract(s.value, ")
-                        .push_bind(path)
-                        .push(") = ")
-                        .push_bind(s.clone());
-                }
-                (Value::Number(n), op) => {
-                    sql.push("json_type(s.value, ")
-                        .push_bind(path.clone())
-                        .push(") IN ('integer', 'real') AND json_extract(s.value, ")
-                        .push_bind(path)
-                        .push(format!(") {} ", op.sql()))
-                        .push_bind(n.as_f64().unwrap_or(f64::NAN));
-                }
-                (Value::Bool(b), FilterOp::Eq) => {
-                    sql.push("json_type(s.value, ")
-                        .push_bind(path)
-                        .push(format!(") = '{b}'"));
-                }
-                _ => {
-                    sql.push("json_type(s.value, ")
-                        .push_bind(path)
-                        .push(") = 'null'");
-                }
-            }
-        }
+        push_conditions(&mut sql, &prefix, &query.filters);
         if words.is_empty() {
             sql.push(" ORDER BY s.namespace, s.key");
         } else {
@@ -180,6 +159,66 @@ impl SqliteStore {
                 })
             })
             .collect()
+    }
+}
+
+/// ` WHERE` the row is live, under `prefix` (joined) and matches every filter (on `s.value`).
+pub(super) fn push_conditions(
+    sql: &mut QueryBuilder<'_, Sqlite>,
+    prefix: &str,
+    filters: &[Filter],
+) {
+    sql.push(" WHERE (s.expires_at_ms IS NULL OR s.expires_at_ms > ")
+        .push_bind(now_ms())
+        .push(")");
+    if !prefix.is_empty() {
+        sql.push(" AND (s.namespace = ")
+            .push_bind(prefix.to_owned())
+            .push(" OR substr(s.namespace, 1, ")
+            .push_bind(prefix.chars().count() as i64 + 1)
+            .push(") = ")
+            .push_bind(format!("{prefix}\u{1f}"))
+            .push(")");
+    }
+    for filter in filters {
+        let path = format!(
+            "$.{}",
+            filter
+                .path
+                .iter()
+                .map(|k| format!("\"{k}\""))
+                .collect::<Vec<_>>()
+                .join(".")
+        );
+        sql.push(" AND ");
+        match (&filter.value, filter.op) {
+            (Value::String(s), _) => {
+                sql.push("json_type(s.value, ")
+                    .push_bind(path.clone())
+                    .push(") = 'text' AND json_extract(s.value, ")
+                    .push_bind(path)
+                    .push(") = ")
+                    .push_bind(s.clone());
+            }
+            (Value::Number(n), op) => {
+                sql.push("json_type(s.value, ")
+                    .push_bind(path.clone())
+                    .push(") IN ('integer', 'real') AND json_extract(s.value, ")
+                    .push_bind(path)
+                    .push(format!(") {} ", op.sql()))
+                    .push_bind(n.as_f64().unwrap_or(f64::NAN));
+            }
+            (Value::Bool(b), FilterOp::Eq) => {
+                sql.push("json_type(s.value, ")
+                    .push_bind(path)
+                    .push(format!(") = '{b}'"));
+            }
+            _ => {
+                sql.push("json_type(s.value, ")
+                    .push_bind(path)
+                    .push(") = 'null'");
+            }
+        }
     }
 }
 
@@ -228,27 +267,31 @@ impl StoreBackend for SqliteStore {
         value: Value,
         ttl: Option<Duration>,
     ) -> BoxFuture<'a, Result<(), StoreError>> {
+        self.put_row(namespace, key, value, ttl, None).boxed()
+    }
+
+    fn put_embedded<'a>(
+        &'a self,
+        namespace: &'a [&'a str],
+        key: &'a str,
+        value: Value,
+        ttl: Option<Duration>,
+        embedding: Vec<f32>,
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
         async move {
-            let ns = join_namespace(namespace, "put")?;
-            let now = now_ms();
-            sqlx::query(
-                "INSERT INTO agent_store (namespace, key, value, created_at_ms, updated_at_ms, expires_at_ms)
-                 VALUES ($1, $2, $3, $4, $4, $5)
-                 ON CONFLICT (namespace, key) DO UPDATE
-                 SET value = excluded.value, updated_at_ms = excluded.updated_at_ms,
-                     expires_at_ms = excluded.expires_at_ms",
-            )
-            .bind(ns)
-            .bind(key)
-            .bind(value.to_string())
-            .bind(now)
-            .bind(expiry(ttl))
-            .execute(&self.pool)
-            .await
-            .map_err(error("put"))?;
-            Ok(())
+            super::vector::check_vector(&embedding, "put")?;
+            self.put_row(namespace, key, value, ttl, Some(&embedding))
+                .await
         }
         .boxed()
+    }
+
+    fn vector_search<'a>(
+        &'a self,
+        query: &'a super::VectorQuery,
+        vector: &'a [f32],
+    ) -> BoxFuture<'a, Result<Vec<super::ScoredItem>, StoreError>> {
+        self.vector_search_inner(query, vector).boxed()
     }
 
     fn delete<'a>(

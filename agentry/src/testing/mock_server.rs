@@ -1,7 +1,8 @@
 //! [`MockServer`]: an in-process, scripted OpenAI-compatible HTTP server — a **test double**.
 //!
 //! It listens on 127.0.0.1 on a random port and answers `POST /v1/chat/completions` (and
-//! `/chat/completions`) from a queue of [`MockResponse`]s or from a function of the request.
+//! `/chat/completions`; and the embedding endpoints, `/v1/embeddings` and Gemini's
+//! `:batchEmbedContents`, with [`MockResponse::json`] answers) from a queue of [`MockResponse`]s or from a function of the request.
 //! Answers built with [`MockResponse::text`] or [`MockResponse::tool_calls`] are rendered in
 //! the documented wire format, as one JSON body or as SSE chunks when the request has
 //! `"stream": true` (with the usage chunk when it asks for `stream_options.include_usage`).
@@ -477,6 +478,15 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// The paths answered: chat completions, and the embedding endpoints (OpenAI's
+/// `/embeddings`, Gemini's `:batchEmbedContents` and `:embedContent`).
+fn is_route(path: &str) -> bool {
+    path.ends_with("/chat/completions")
+        || path.ends_with("/embeddings")
+        || path.ends_with(":batchEmbedContents")
+        || path.ends_with(":embedContent")
+}
+
 async fn handle(
     State(shared): State<Arc<Shared>>,
     method: Method,
@@ -501,7 +511,7 @@ async fn handle(
     };
     lock(&shared.requests).push(request.clone());
 
-    if method != Method::POST || !request.path.ends_with("/chat/completions") {
+    if method != Method::POST || !is_route(&request.path) {
         return render(
             MockResponse::error(
                 404,

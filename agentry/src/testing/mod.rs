@@ -4,6 +4,7 @@
 //! [`scripting`] has the helpers to play the model's part behind a [`MockServer`]: read a
 //! request's tool results and answer in the output mode it asks for.
 
+mod embeddings;
 mod function;
 mod mock_model;
 mod mock_server;
@@ -14,6 +15,7 @@ pub mod scripting;
 mod test_model;
 
 pub use crate::http::{allow_real_network, deny_real_network};
+pub use embeddings::HashEmbeddingModel;
 pub use function::{Answer, FunctionModel};
 pub use mock_model::{mock_model, mock_model_builder};
 pub use mock_server::{MockResponse, MockServer, RecordedRequest};

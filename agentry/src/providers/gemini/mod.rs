@@ -21,12 +21,14 @@
 //! content tokens as cached input.
 
 mod builder;
+mod embeddings;
 mod errors;
 mod request;
 mod response;
 mod stream;
 
 pub use builder::GeminiModelBuilder;
+pub use embeddings::{GeminiEmbeddingModel, GeminiEmbeddingModelBuilder};
 
 use std::fmt;
 

@@ -26,6 +26,7 @@ mod builder;
 mod choices;
 mod chunk;
 mod custom_tool;
+mod embeddings;
 mod errors;
 mod lower_messages;
 mod media;
@@ -36,6 +37,7 @@ mod wire;
 
 pub use builder::OpenAiModelBuilder;
 pub use choices::{ChatChoices, ChoiceEvent};
+pub use embeddings::{OpenAiEmbeddingModel, OpenAiEmbeddingModelBuilder};
 pub use stream::decode_chat_stream;
 
 use std::fmt;
