@@ -36,12 +36,13 @@ pub use crate::tool::argument::tool_argument;
 /// Probing a tool parameter's type for what it lacks (see `ArgumentProbe`).
 pub mod argument {
     pub use crate::tool::argument::{
-        ArgumentOk, ArgumentProbe, MissingBoth, MissingParse, MissingSchema, ProbeArgumentOk,
-        ProbeMissingBoth, ProbeMissingParse, ProbeMissingSchema,
+        ArgumentOk, ArgumentParse, ArgumentProbe, MissingBoth, MissingParse, MissingSchema,
+        ProbeArgumentOk, ProbeMissingBoth, ProbeMissingParse, ProbeMissingSchema, parsed_argument,
     };
 }
 pub use crate::tool::interrupt::{InterruptTypes, external_ask, external_result};
 pub use crate::tool::output::tool_result;
+pub use crate::tool::schema_override::schema_with;
 
 use schemars::JsonSchema;
 

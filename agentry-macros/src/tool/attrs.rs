@@ -3,11 +3,12 @@
 use darling::{Error, FromMeta};
 
 use super::flag::Switch;
+use super::schema_override::SchemaPath;
 use crate::text::Text;
 use crate::{docs, names};
 
 /// `#[tool(name = "...", description = "...", strict = bool, return_direct, sequential,
-/// idempotent, inline, timeout = "5s")]`.
+/// idempotent, inline, timeout = "5s", schema = path)]`.
 #[derive(FromMeta, Default)]
 struct RawToolAttrs {
     name: Option<Text>,
@@ -25,6 +26,7 @@ struct RawToolAttrs {
     #[darling(default)]
     external: Switch,
     timeout: Option<Text>,
+    schema: Option<SchemaPath>,
 }
 
 /// The checked tool attributes, with doc-comment defaults applied.
@@ -41,6 +43,8 @@ pub struct ToolAttrs {
     pub timeout_ms: Option<u64>,
     /// A body-less tool the caller runs (`#[tool(external)]`).
     pub external: bool,
+    /// `#[tool(schema = path)]`: the function making the whole arguments schema.
+    pub schema: Option<syn::Path>,
 }
 
 impl ToolAttrs {
@@ -140,6 +144,7 @@ impl ToolAttrs {
             inline: raw.inline.is_on(),
             timeout_ms,
             external: raw.external.is_on(),
+            schema: raw.schema.map(|p| p.0),
         })
     }
 }

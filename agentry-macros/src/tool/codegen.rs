@@ -7,6 +7,7 @@ use syn::{ForeignItemFn, Ident, ItemFn, Type, Visibility};
 
 use super::attrs::ToolAttrs;
 use super::params::{ParamKind, Signature};
+use super::schema_override;
 use crate::crate_path::{sdk_path, sdk_path_string};
 
 /// What the tool calls.
@@ -68,12 +69,17 @@ pub fn generate(target: &Target<'_>, attrs: &ToolAttrs, sig: &Signature) -> Toke
         None => quote!(::core::option::Option::None),
     };
 
-    // The generated `Args` struct: one field per model-filled parameter.
+    // The generated `Args` struct: one field per model-filled parameter. With the tool's
+    // `schema` override the struct derives no `JsonSchema`, so its fields take no `schemars`
+    // attributes.
+    let whole_schema = attrs.schema.as_ref();
     let fields = sig.params.iter().filter_map(|p| {
         let ParamKind::Model {
             json_name,
             renamed,
             description,
+            schema_with,
+            ..
         } = &p.kind
         else {
             return None;
@@ -83,10 +89,16 @@ pub fn generate(target: &Target<'_>, attrs: &ToolAttrs, sig: &Signature) -> Toke
         let rename = renamed.then(|| quote!(#[serde(rename = #json_name)]));
         let description = description
             .as_ref()
+            .filter(|_| whole_schema.is_none())
             .map(|d| quote!(#[schemars(description = #d)]));
+        let schema_with = schema_with
+            .as_ref()
+            .filter(|_| whole_schema.is_none())
+            .map(|_| schema_override::field_attr(&args_ident, ident));
         Some(quote! {
             #rename
             #description
+            #schema_with
             #vis #ident: #ty,
         })
     });
@@ -100,15 +112,25 @@ pub fn generate(target: &Target<'_>, attrs: &ToolAttrs, sig: &Signature) -> Toke
     // Each model-filled type must be a tool argument. The check is made once, at the user's
     // type; the generated items assume it through a higher-ranked where clause (which rustc
     // does not check on its own as a trivially false bound), so a type without the derives is
-    // one error, not one per derive and per use.
-    let model_tys: Vec<&Type> = sig
+    // one error, not one per derive and per use. A parameter whose schema is overridden needs
+    // only to parse.
+    let model_params: Vec<(&Type, bool)> = sig
         .params
         .iter()
-        .filter(|p| matches!(p.kind, ParamKind::Model { .. }))
-        .map(|p| &p.ty)
+        .filter_map(|p| match &p.kind {
+            ParamKind::Model { schema_with, .. } => {
+                Some((&p.ty, schema_with.is_some() || whole_schema.is_some()))
+            }
+            ParamKind::Injected => None,
+        })
         .collect();
-    let arg_checks = model_tys.iter().map(|ty| {
+    let arg_checks = model_params.iter().map(|(ty, overridden)| {
         let sdk = respan(&sdk, ty.span());
+        if *overridden {
+            return quote_spanned! {ty.span()=>
+                const _: () = #sdk::__private::argument::parsed_argument::<#ty>();
+            };
+        }
         // One error naming what is missing (`Deserialize`, `JsonSchema` or both).
         quote_spanned! {ty.span()=>
             const _: () = {
@@ -124,11 +146,17 @@ pub fn generate(target: &Target<'_>, attrs: &ToolAttrs, sig: &Signature) -> Toke
             };
         }
     });
-    let arg_bounds: Vec<TokenStream> = model_tys
+    let arg_bounds: Vec<TokenStream> = model_params
         .iter()
-        .map(|ty| {
+        .map(|(ty, overridden)| {
             let sdk = respan(&sdk, ty.span());
-            quote_spanned! {ty.span()=> for<'__agentry> #ty: #sdk::ToolArgument }
+            if *overridden {
+                quote_spanned! {ty.span()=>
+                    for<'__agentry> #ty: #sdk::__private::argument::ArgumentParse
+                }
+            } else {
+                quote_spanned! {ty.span()=> for<'__agentry> #ty: #sdk::ToolArgument }
+            }
         })
         .collect();
     let args_where = (!arg_bounds.is_empty()).then(|| quote!(where #(#arg_bounds,)*));
@@ -324,6 +352,20 @@ pub fn generate(target: &Target<'_>, attrs: &ToolAttrs, sig: &Signature) -> Toke
         ),
     };
     let args_doc = format!("The arguments of the `{name}` tool, as the model fills them.");
+    // The arguments schema: derived (with each parameter's `schema_with` override called by
+    // a hidden function), or the tool's whole `schema` override.
+    let (derive_schema, schemars_crate_attr, schema_items) = match whole_schema {
+        Some(path) => (
+            quote!(),
+            quote!(),
+            schema_override::whole_impl(&sdk, &args_ident, &args_where, path),
+        ),
+        None => (
+            quote!(, #sdk::schemars::JsonSchema),
+            quote!(#[schemars(crate = #schemars_crate)]),
+            schema_override::helpers(&sdk, &args_ident, &args_where, &sig.params),
+        ),
+    };
     // An external tool's arguments are read by the caller (`arguments_as`), or only passed on
     // to a client: never by generated code, so unread fields are no warning of the user's.
     let args_allow = match target {
@@ -335,14 +377,16 @@ pub fn generate(target: &Target<'_>, attrs: &ToolAttrs, sig: &Signature) -> Toke
         #marker_item
 
         #[doc = #args_doc]
-        #[derive(#sdk::serde::Deserialize, #sdk::schemars::JsonSchema)]
+        #[derive(#sdk::serde::Deserialize #derive_schema)]
         #[serde(crate = #serde_crate, deny_unknown_fields)]
-        #[schemars(crate = #schemars_crate)]
+        #schemars_crate_attr
         #[allow(missing_docs)]
         #args_allow
         #vis struct #args_ident #args_where {
             #(#fields)*
         }
+
+        #schema_items
 
         #(#arg_checks)*
 
@@ -435,7 +479,7 @@ fn is_stream_writer(ty: &Type) -> bool {
 }
 
 /// `tokens` with every span set to `span`, so errors about them point at the user's tokens.
-fn respan(tokens: &TokenStream, span: proc_macro2::Span) -> TokenStream {
+pub(super) fn respan(tokens: &TokenStream, span: proc_macro2::Span) -> TokenStream {
     tokens
         .clone()
         .into_iter()

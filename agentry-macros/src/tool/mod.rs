@@ -9,6 +9,7 @@ mod codegen;
 mod flag;
 mod param_checks;
 mod params;
+mod schema_override;
 
 use darling::Error;
 use darling::ast::NestedMeta;
@@ -60,6 +61,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         &func.attrs,
         params::ReceiverPolicy::Forbidden,
     ));
+    check_overrides(attrs.as_ref(), signature.as_ref(), &mut errors);
 
     match (attrs, signature, errors.finish()) {
         (Some(attrs), Some(signature), Ok(())) => {
@@ -74,6 +76,17 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
             }
             out
         }
+    }
+}
+
+/// The checks between the tool's `schema` override and its parameters.
+fn check_overrides(
+    attrs: Option<&attrs::ToolAttrs>,
+    signature: Option<&params::Signature>,
+    errors: &mut darling::error::Accumulator,
+) {
+    if let (Some(attrs), Some(signature)) = (attrs, signature) {
+        schema_override::check_whole_schema(attrs.schema.as_ref(), &signature.params, errors);
     }
 }
 
@@ -108,6 +121,7 @@ fn expand_external(attr: TokenStream, mut func: syn::ForeignItemFn) -> TokenStre
         &func.attrs,
         params::ReceiverPolicy::Forbidden,
     ));
+    check_overrides(attrs.as_ref(), signature.as_ref(), &mut errors);
     let signature = signature.map(|mut signature| {
         signature.params.retain(|param| {
             let injected = matches!(param.kind, params::ParamKind::Injected);
@@ -201,6 +215,7 @@ pub fn expand_method(
         &method.attrs,
         params::ReceiverPolicy::SharedRefOnly,
     ));
+    check_overrides(attrs.as_ref(), signature.as_ref(), &mut errors);
     let self_name = match self_ty {
         syn::Type::Path(p) if p.qself.is_none() => p.path.segments.last().map(|s| s.ident.clone()),
         _ => None,

@@ -6,6 +6,7 @@ use quote::ToTokens;
 use syn::{Attribute, FnArg, Ident, Pat, ReturnType, Type};
 
 use super::param_checks;
+use super::schema_override::SchemaPath;
 use crate::docs;
 use crate::text::Text;
 
@@ -19,11 +20,12 @@ const EXTRACTORS: &[&str] = &[
     "Interrupt",
 ];
 
-/// `#[arg(description = "...", rename = "...")]` on a parameter.
+/// `#[arg(description = "...", rename = "...", schema_with = path)]` on a parameter.
 #[derive(FromMeta, Default)]
 struct ArgAttrs {
     description: Option<Text>,
     rename: Option<Text>,
+    schema_with: Option<SchemaPath>,
 }
 
 /// How a parameter gets its value.
@@ -35,6 +37,11 @@ pub enum ParamKind {
         /// Whether `json_name` differs from the Rust name.
         renamed: bool,
         description: Option<String>,
+        /// Where the parameter's own description (`#[arg(description)]` or a `///` comment)
+        /// is written, if it has one.
+        own_description: Option<proc_macro2::Span>,
+        /// `#[arg(schema_with = path)]`: the function making this parameter's schema.
+        schema_with: Option<syn::Path>,
     },
     /// The runtime fills it through `Inject`.
     Injected,
@@ -208,6 +215,8 @@ struct TakenAttrs {
     arg: Option<(ArgAttrs, Attribute)>,
     inject: Option<Attribute>,
     doc: String,
+    /// The first `///` line's span.
+    doc_span: Option<proc_macro2::Span>,
 }
 
 fn take_param_attrs(
@@ -218,6 +227,10 @@ fn take_param_attrs(
         arg: None,
         inject: None,
         doc: docs::doc_lines(attrs).join(" ").trim().to_string(),
+        doc_span: attrs
+            .iter()
+            .find(|a| a.path().is_ident("doc"))
+            .map(syn::spanned::Spanned::span),
     };
     attrs.retain(|attr| {
         let path = attr.path();
@@ -364,6 +377,11 @@ fn classify(
                     .with_span(&description.span()),
                 );
             }
+            let own_description = match &arg.description {
+                Some(d) => Some(d.span()),
+                None if !taken.doc.is_empty() => taken.doc_span,
+                None => None,
+            };
             let from_section = section
                 .iter()
                 .find(|(name, _)| *name == rust_name)
@@ -385,6 +403,8 @@ fn classify(
                     renamed: json_name != rust_name,
                     json_name,
                     description,
+                    own_description,
+                    schema_with: arg.schema_with.map(|p| p.0),
                 },
             })
         }

@@ -9,6 +9,7 @@ mod function;
 mod mock_model;
 mod mock_server;
 mod postgres;
+mod schema_override;
 mod schema_values;
 mod scripted;
 pub mod scripting;
@@ -20,6 +21,9 @@ pub use function::{Answer, FunctionModel};
 pub use mock_model::{mock_model, mock_model_builder};
 pub use mock_server::{MockResponse, MockServer, RecordedRequest};
 pub use postgres::{PostgresHarnessError, PostgresServer};
+pub use schema_override::{
+    SampleOrigin, SchemaOverrideError, check_schema_override, check_tool_schema,
+};
 pub use schema_values::example_value;
 pub use scripted::{ScriptedModel, Turn};
 pub use test_model::TestModel;

@@ -36,6 +36,18 @@ pub fn example_value(schema: &Value) -> Value {
     Generator { root: schema }.value(schema, 0)
 }
 
+/// A value for `schema`, a part of `root` (whose `$ref`s point into `root`), every property
+/// filled as in [`example_value`].
+pub(crate) fn example_value_in(root: &Value, schema: &Value) -> Value {
+    Generator { root }.value(schema, 0)
+}
+
+/// The smallest value [`example_value`] knows for `schema`: only the required properties,
+/// the fewest items, null where null is allowed.
+pub(crate) fn minimal_value(schema: &Value) -> Value {
+    Generator { root: schema }.value(schema, MAX_DEPTH)
+}
+
 struct Generator<'a> {
     root: &'a Value,
 }

@@ -47,7 +47,7 @@ use serde::de::DeserializeOwned;
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a tool argument: it needs `serde::Deserialize` and `schemars::JsonSchema`",
     label = "the model fills this parameter from JSON",
-    note = "add `#[derive(serde::Deserialize, schemars::JsonSchema)]` to `{Self}`; if the runtime should fill this parameter instead, mark it `#[inject]` and implement `agentry::Inject` for it"
+    note = "add `#[derive(serde::Deserialize, schemars::JsonSchema)]` to `{Self}`; for a type of another crate, wrap it in a newtype of yours that derives both; if the runtime should fill this parameter instead, mark it `#[inject]` and implement `agentry::Inject` for it"
 )]
 pub trait ToolArgument: DeserializeOwned + JsonSchema {}
 
@@ -58,13 +58,18 @@ impl<T: DeserializeOwned + JsonSchema> ToolArgument for T {}
 /// `#[tool]`; public as `__private::tool_argument`.
 pub const fn tool_argument<T: ToolArgument>() {}
 
+/// Checks, at the span of a tool parameter's type, that the model's JSON parses into it: for a
+/// parameter whose schema is overridden (`#[arg(schema_with = ..)]`, `#[tool(schema = ..)]`),
+/// which needs no `JsonSchema`. Used by `#[tool]`; public as `__private::argument`.
+pub const fn parsed_argument<T: ArgumentParse>() {}
+
 /// The parse half of [`ToolArgument`], checked on its own so that a missing derive is named.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a tool argument: it does not implement `serde::Deserialize`",
     label = "the model fills this parameter from JSON, parsed with serde",
     note = "add `#[derive(Deserialize)]` to `{Self}` (`use agentry::prelude::*` brings the derive); for a type of another crate, wrap it in a newtype of yours and derive on that; if the runtime should fill this parameter instead, mark it `#[inject]` and implement `agentry::Inject` for it"
 )]
-pub trait ArgumentParse {}
+pub trait ArgumentParse: DeserializeOwned {}
 
 #[diagnostic::do_not_recommend]
 impl<T: DeserializeOwned> ArgumentParse for T {}
@@ -73,7 +78,7 @@ impl<T: DeserializeOwned> ArgumentParse for T {}
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a tool argument: it does not implement `schemars::JsonSchema`",
     label = "the model is shown this parameter's JSON schema",
-    note = "add `#[derive(JsonSchema)]` to `{Self}` (`use agentry::prelude::*` brings the derive); for a type of another crate, wrap it in a newtype of yours and derive on that (with `#[schemars(with = \"..\")]` on its field for a type without a schema); if the runtime should fill this parameter instead, mark it `#[inject]` and implement `agentry::Inject` for it"
+    note = "add `#[derive(JsonSchema)]` to `{Self}` (`use agentry::prelude::*` brings the derive); for a type of another crate, write its schema in a function `fn(&mut schemars::SchemaGenerator) -> schemars::Schema` and mark the parameter `#[arg(schema_with = that_function)]`, or wrap the type in a newtype of yours and derive on that; if the runtime should fill this parameter instead, mark it `#[inject]` and implement `agentry::Inject` for it"
 )]
 pub trait ArgumentSchema {}
 

@@ -19,6 +19,7 @@ pub(crate) mod interrupt;
 mod invoke;
 pub(crate) mod output;
 pub(crate) mod runtime;
+pub(crate) mod schema_override;
 mod writer;
 
 pub use argument::ToolArgument;
@@ -33,6 +34,7 @@ pub use interrupt::{
 pub use invoke::{ToolCallError, invoke, parse_arguments};
 pub use output::{Artifact, IntoToolOutput, IntoToolResult, ToolError, ToolOutput, WithArtifact};
 pub use runtime::{Inject, InjectError, StateUpdates, ToolRuntime};
+pub use schema_override::SchemaFn;
 pub use writer::{CustomEvent, StreamWriter};
 pub(crate) use writer::{CustomSink, ErasedEvent, take_event};
 
