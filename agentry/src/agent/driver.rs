@@ -58,17 +58,21 @@ impl<T, S, E> Sinks<T, S, E> {
 /// How a run ended: finished or paused, or its error.
 pub(crate) type RunEnd<T, S> = Result<Outcome<T, S>, RunError>;
 
+/// A run's future: the loop, boxed, under its `invoke_agent` span.
+pub(crate) type Run<F> = telemetry::spans::TracedRun<Pin<Box<F>>>;
+
 /// Runs the loop to its end, under the run's `invoke_agent` span.
 ///
 /// The run's future is boxed here, once: it is over a kilobyte, and unboxed it would be copied
 /// whole each time a caller moves the future holding it (into a task, into `join_all`, into
-/// another `async` block).
+/// another `async` block). The span wrapper is outside the box, so the loop's future is moved
+/// once (into the box) and the wrapper, a few words, wherever the caller puts it.
 pub(crate) fn drive<T, O, C, S>(
     agent: &Agent<T, O, C, S>,
     start: Start<S>,
     context: Arc<C>,
     sinks: Option<Sinks<O::Output, S, T::Event>>,
-) -> Pin<Box<impl Future<Output = RunEnd<O::Output, S>>>>
+) -> Run<impl Future<Output = RunEnd<O::Output, S>>>
 where
     T: Toolset<C, S>,
     O: OutputSpec,
@@ -86,18 +90,18 @@ pub(crate) fn drive_saving<T, O, C, S>(
     context: Arc<C>,
     sinks: Option<Sinks<O::Output, S, T::Event>>,
     journal: Option<&mut (dyn Journal<S> + Send)>,
-) -> Pin<Box<impl Future<Output = RunEnd<O::Output, S>>>>
+) -> Run<impl Future<Output = RunEnd<O::Output, S>>>
 where
     T: Toolset<C, S>,
     O: OutputSpec,
     C: Send + Sync + 'static,
     S: Send + Sync + 'static,
 {
-    Box::pin(telemetry::spans::trace_run(
-        agent.parts.name.as_deref(),
-        &*agent.parts.model,
-        drive_loop(agent, start, context, sinks, journal),
-    ))
+    let span = telemetry::spans::agent_span(agent.parts.name.as_deref(), &*agent.parts.model);
+    telemetry::spans::TracedRun::new(
+        Box::pin(drive_loop(agent, start, context, sinks, journal)),
+        span,
+    )
 }
 
 /// The loop: awaits what [`RunCore`]'s phases hand it, in order — a checkpoint, the

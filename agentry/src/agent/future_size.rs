@@ -37,7 +37,10 @@ fn the_run_future_does_not_grow() {
     let plain = drive(&agent, start("a"), Arc::new(()), None);
     let (sinks, _events) = Sinks::new();
     let streamed = drive(&agent, start("b"), Arc::new(()), Some(sinks));
-    let sizes = (size_of_val(&*plain), size_of_val(&*streamed));
+    let sizes = (
+        size_of_val(&**plain.inner()),
+        size_of_val(&**streamed.inner()),
+    );
     println!(
         "run future: {} bytes plain, {} bytes streamed",
         sizes.0, sizes.1

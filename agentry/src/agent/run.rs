@@ -86,7 +86,7 @@ where
             state,
         };
         let run = drive(self, start, context.into(), Some(sinks));
-        AgentStream::new(run, events)
+        AgentStream::new(Box::pin(run), events)
     }
 
     /// Runs many inputs, at most `concurrency` at once (at least one), each with its own

@@ -44,10 +44,21 @@ pub async fn in_conversation<F: Future>(id: impl Into<Arc<str>>, fut: F) -> F::O
     CONVERSATION.scope(id.into(), fut).await
 }
 
-/// Records the current conversation's id on `span`, if there is one.
-fn record_conversation(span: &Span) {
-    if let Ok(id) = CONVERSATION.try_with(Arc::clone) {
-        span.record("gen_ai.conversation.id", &*id);
+/// The current conversation's id, if there is one.
+fn conversation() -> Option<Arc<str>> {
+    CONVERSATION.try_with(Arc::clone).ok()
+}
+
+/// A span's `otel.name`: the operation, then the name of what it operates on (if any),
+/// written straight into the exporter's name (no `String` made here).
+struct OtelName<'a>(&'static str, Option<&'a str>);
+
+impl std::fmt::Display for OtelName<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.1 {
+            Some(name) => write!(f, "{} {name}", self.0),
+            None => f.write_str(self.0),
+        }
     }
 }
 
@@ -85,6 +96,9 @@ impl<F: Future> Future for InSpan<F> {
 
 pin_project_lite::pin_project! {
     /// A run's future under its `invoke_agent` span, recording the outcome on it.
+    ///
+    /// The driver puts the (boxed) loop in it, not the loop itself: the wrapper is a few
+    /// words, so making it and moving it copies no more than the box's pointer and the span.
     pub(crate) struct TracedRun<F> {
         #[pin]
         inner: F,
@@ -92,16 +106,16 @@ pin_project_lite::pin_project! {
     }
 }
 
-/// `run` (a run's future) under the `invoke_agent` span of the agent named `agent` (if it
-/// has a name) on `model`.
-pub(crate) fn trace_run<F>(
-    agent: Option<&str>,
-    model: &dyn crate::model::ChatModel,
-    run: F,
-) -> TracedRun<F> {
-    TracedRun {
-        span: agent_span(agent, model),
-        inner: run,
+impl<F> TracedRun<F> {
+    /// `run` (a run's future) under `span` (see [`agent_span`]).
+    pub(crate) fn new(run: F, span: Span) -> Self {
+        TracedRun { inner: run, span }
+    }
+
+    /// The run's future.
+    #[cfg(test)]
+    pub(crate) fn inner(&self) -> &F {
+        &self.inner
     }
 }
 
@@ -126,38 +140,32 @@ where
     }
 }
 
-/// The span of one agent run.
-fn agent_span(agent: Option<&str>, model: &dyn crate::model::ChatModel) -> Span {
+/// The span of one agent run: of the agent named `agent` (if it has a name) on `model`.
+pub(crate) fn agent_span(agent: Option<&str>, model: &dyn crate::model::ChatModel) -> Span {
     if !observable() {
         return Span::none();
     }
-    let span = tracing::info_span!(
+    // Every attribute known at the start is given at the start: each later `record` is one
+    // more call through the subscriber (a registry look-up, a lock, an attribute).
+    let conversation = conversation();
+    tracing::info_span!(
         target: TARGET,
         "invoke_agent",
-        otel.name = Empty,
+        otel.name = %OtelName("invoke_agent", agent),
         otel.kind = "internal",
         otel.status_code = Empty,
         gen_ai.operation.name = "invoke_agent",
         gen_ai.agent.name = agent,
-        gen_ai.provider.name = Empty,
+        gen_ai.provider.name = provider_name(model.provider()),
         gen_ai.request.model = model.model_name(),
-        gen_ai.conversation.id = Empty,
+        gen_ai.conversation.id = conversation.as_deref(),
         gen_ai.usage.input_tokens = Empty,
         gen_ai.usage.output_tokens = Empty,
         gen_ai.usage.cache_read.input_tokens = Empty,
         gen_ai.usage.cache_creation.input_tokens = Empty,
         gen_ai.usage.reasoning.output_tokens = Empty,
         error.type = Empty,
-    );
-    if !span.is_disabled() {
-        span.record("gen_ai.provider.name", provider_name(model.provider()));
-        record_conversation(&span);
-        match agent {
-            Some(name) => span.record("otel.name", format!("invoke_agent {name}")),
-            None => span.record("otel.name", "invoke_agent"),
-        };
-    }
-    span
+    )
 }
 
 /// Records a run's outcome on its span: the usage, or the error's type.
@@ -214,27 +222,20 @@ pub(crate) fn tool_span(call: &ToolCall) -> Span {
     if !observable() {
         return Span::none();
     }
-    let span = tracing::info_span!(
+    tracing::info_span!(
         target: TARGET,
         "execute_tool",
-        otel.name = Empty,
+        otel.name = %OtelName("execute_tool", Some(&call.name)),
         otel.kind = "internal",
         otel.status_code = Empty,
         gen_ai.operation.name = "execute_tool",
         gen_ai.tool.name = call.name.as_str(),
         gen_ai.tool.call.id = call.id.as_str(),
         gen_ai.tool.type = "function",
-        gen_ai.tool.call.arguments = Empty,
+        gen_ai.tool.call.arguments = content::capture_content().then_some(call.arguments.as_str()),
         gen_ai.tool.call.result = Empty,
         error.type = Empty,
-    );
-    if !span.is_disabled() {
-        span.record("otel.name", format!("execute_tool {}", call.name));
-        if content::capture_content() {
-            span.record("gen_ai.tool.call.arguments", call.arguments.as_str());
-        }
-    }
-    span
+    )
 }
 
 /// Records a tool call's result on its span: the error's type, or (when content is
@@ -296,16 +297,17 @@ impl ChatCall {
         let span = if !observable() {
             Span::none()
         } else {
+            let conversation = conversation();
             tracing::info_span!(
                 target: TARGET,
                 "chat",
-                otel.name = Empty,
+                otel.name = %OtelName("chat", Some(model)),
                 otel.kind = "client",
                 otel.status_code = Empty,
                 gen_ai.operation.name = "chat",
-                gen_ai.provider.name = Empty,
+                gen_ai.provider.name = provider_name(provider),
                 gen_ai.request.model = model,
-                gen_ai.conversation.id = Empty,
+                gen_ai.conversation.id = conversation.as_deref(),
                 gen_ai.request.temperature = request.temperature,
                 gen_ai.request.top_p = request.top_p,
                 gen_ai.request.max_tokens = request.max_tokens.map(i64::from),
@@ -320,22 +322,12 @@ impl ChatCall {
                 gen_ai.usage.cache_read.input_tokens = Empty,
                 gen_ai.usage.cache_creation.input_tokens = Empty,
                 gen_ai.usage.reasoning.output_tokens = Empty,
-                gen_ai.input.messages = Empty,
+                gen_ai.input.messages = content::capture_content()
+                    .then(|| content::input_messages(&request.messages)),
                 gen_ai.output.messages = Empty,
                 error.type = Empty,
             )
         };
-        if !span.is_disabled() {
-            span.record("gen_ai.provider.name", provider_name(provider));
-            span.record("otel.name", format!("chat {model}"));
-            record_conversation(&span);
-            if content::capture_content() {
-                span.record(
-                    "gen_ai.input.messages",
-                    content::input_messages(&request.messages),
-                );
-            }
-        }
         let metric = metrics::enabled().then(|| {
             Box::new(metrics::ChatAttrs {
                 provider: provider_name(provider).to_owned(),
