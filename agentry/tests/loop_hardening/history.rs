@@ -96,7 +96,7 @@ async fn a_final_answer_through_the_output_tool_leaves_no_call_unanswered() {
     };
     assert_eq!(last.name, "Forecast");
     assert!(!last.is_error);
-    continue_with(run.messages).await;
+    continue_with(run.messages.into_vec()).await;
 }
 
 #[tokio::test]
@@ -111,7 +111,7 @@ async fn an_output_call_beside_other_calls_leaves_none_unanswered() {
         .run("Oslo?", ())
         .await
         .unwrap();
-    continue_with(run.messages).await;
+    continue_with(run.messages.into_vec()).await;
 }
 
 #[tokio::test]
@@ -183,7 +183,7 @@ async fn return_direct_leaves_no_call_unanswered() {
             tool: "book".into()
         }
     );
-    continue_with(run.messages).await;
+    continue_with(run.messages.into_vec()).await;
 }
 
 #[tokio::test]
