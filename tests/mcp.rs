@@ -236,14 +236,26 @@ async fn python_results_map_to_tool_outputs() {
         [
             ContentBlock::Audio { format, data },
             ContentBlock::File {
-                source: FileSource::Base64 { media_type, data: pdf },
+                source:
+                    FileSource::Base64 {
+                        media_type,
+                        data: pdf,
+                    },
                 filename,
             },
             ContentBlock::Image {
-                source: ImageSource::Base64 { media_type: png_type, data: png },
+                source:
+                    ImageSource::Base64 {
+                        media_type: png_type,
+                        data: png,
+                    },
             },
             ContentBlock::File {
-                source: FileSource::Base64 { media_type: opus, data: opus_data },
+                source:
+                    FileSource::Base64 {
+                        media_type: opus,
+                        data: opus_data,
+                    },
                 filename: None,
             },
         ] => {
@@ -252,7 +264,10 @@ async fn python_results_map_to_tool_outputs() {
                 (media_type.as_str(), pdf.as_str(), filename.as_deref()),
                 ("application/pdf", "JVBERi0xLjcK", Some("q3.pdf"))
             );
-            assert_eq!((png_type.as_str(), png.as_str()), ("image/png", "iVBORw0KGgo="));
+            assert_eq!(
+                (png_type.as_str(), png.as_str()),
+                ("image/png", "iVBORw0KGgo=")
+            );
             assert_eq!((opus.as_str(), opus_data.as_str()), ("audio/opus", wav));
         }
         other => panic!("{other:?}"),

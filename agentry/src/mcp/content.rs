@@ -247,7 +247,9 @@ mod tests {
         .unwrap();
         let out = from_mcp("t", result).unwrap();
         assert_eq!(out.content.len(), 5);
-        assert!(matches!(&out.content[0], ContentBlock::Audio { format: AudioFormat::Mp3, data } if data == "AAAA"));
+        assert!(
+            matches!(&out.content[0], ContentBlock::Audio { format: AudioFormat::Mp3, data } if data == "AAAA")
+        );
         assert!(matches!(
             &out.content[1],
             ContentBlock::File { source: FileSource::Base64 { media_type, .. }, filename: None }
