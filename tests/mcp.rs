@@ -21,7 +21,7 @@ use agentry::mcp::{
 use agentry::message::{ContentBlock, ImageSource};
 use agentry::prelude::*;
 use agentry::testing::{ScriptedModel, Turn};
-use agentry::{Dialect, ToolDefinition, ToolOutput};
+use agentry::{AudioFormat, Dialect, FileSource, PartKind, ToolDefinition, ToolOutput};
 use serde_json::{Value, json};
 
 // ---------------------------------------------------------------------------------------
@@ -228,6 +228,52 @@ async fn python_results_map_to_tool_outputs() {
 
     let resource = tool("resource").invoke(json!({})).await.unwrap();
     assert_eq!(text_of(&resource), "[resource file:///notes.txt]\nalpha");
+
+    // Audio and binary resources are media blocks, one per MCP block, not text.
+    let media = tool("media").invoke(json!({})).await.unwrap();
+    let wav = "UklGRiQAAABXQVZF"; // base64 of b"RIFF$\0\0\0WAVE"
+    match media.content.as_slice() {
+        [
+            ContentBlock::Audio { format, data },
+            ContentBlock::File {
+                source:
+                    FileSource::Base64 {
+                        media_type,
+                        data: pdf,
+                    },
+                filename,
+            },
+            ContentBlock::Image {
+                source:
+                    ImageSource::Base64 {
+                        media_type: png_type,
+                        data: png,
+                    },
+            },
+            ContentBlock::File {
+                source:
+                    FileSource::Base64 {
+                        media_type: opus,
+                        data: opus_data,
+                    },
+                filename: None,
+            },
+        ] => {
+            assert_eq!((*format, data.as_str()), (AudioFormat::Wav, wav));
+            assert_eq!(
+                (media_type.as_str(), pdf.as_str(), filename.as_deref()),
+                ("application/pdf", "JVBERi0xLjcK", Some("q3.pdf"))
+            );
+            assert_eq!(
+                (png_type.as_str(), png.as_str()),
+                ("image/png", "iVBORw0KGgo=")
+            );
+            assert_eq!((opus.as_str(), opus_data.as_str()), ("audio/opus", wav));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(PartKind::of(&media.content[1]), Some(PartKind::Pdf));
+    assert_eq!(PartKind::of(&media.content[3]), Some(PartKind::Audio));
 
     let weather = tool("weather")
         .invoke(json!({ "city": "Oslo" }))

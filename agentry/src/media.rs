@@ -108,6 +108,33 @@ impl AudioFormat {
         }
     }
 
+    /// The format a MIME type names (`audio/wav`, `audio/x-wav`, `audio/mpeg`, ...; case and
+    /// parameters ignored), or `None` for a type that is not one of these formats.
+    ///
+    /// ```
+    /// use agentry::AudioFormat;
+    ///
+    /// assert_eq!(AudioFormat::from_media_type("audio/mpeg"), Some(AudioFormat::Mp3));
+    /// assert_eq!(AudioFormat::from_media_type("Audio/WAV; rate=16000"), Some(AudioFormat::Wav));
+    /// assert_eq!(AudioFormat::from_media_type("audio/opus"), None);
+    /// ```
+    pub fn from_media_type(media_type: &str) -> Option<AudioFormat> {
+        let essence = media_type.split(';').next().unwrap_or("").trim();
+        let subtype = essence
+            .to_ascii_lowercase()
+            .strip_prefix("audio/")?
+            .to_owned();
+        Some(match subtype.as_str() {
+            "wav" | "wave" | "x-wav" | "vnd.wave" => AudioFormat::Wav,
+            "mp3" | "mpeg" | "mpeg3" | "x-mp3" => AudioFormat::Mp3,
+            "flac" | "x-flac" => AudioFormat::Flac,
+            "ogg" | "vorbis" => AudioFormat::Ogg,
+            "aac" | "x-aac" => AudioFormat::Aac,
+            "aiff" | "x-aiff" => AudioFormat::Aiff,
+            _ => return None,
+        })
+    }
+
     /// The MIME type (`audio/wav`, `audio/mp3`, ...), as Gemini lists them.
     pub fn media_type(self) -> &'static str {
         match self {

@@ -205,22 +205,37 @@ async fn responses_refuses_audio_and_gemini_media_by_reference_in_function_respo
         .api_key("AIza-mm-test-0123456789")
         .build()
         .unwrap();
-    let request = ChatRequest::new(vec![
-        Message::user("Chart it."),
-        Message::assistant_tool_calls(vec![ToolCall::new("c1", "chart", "{}")]),
-        Message::Tool(ToolResultMessage {
-            call_id: "c1".into(),
-            name: "chart".into(),
-            content: vec![ContentBlock::image_url("https://example.com/chart.png")],
-            is_error: false,
-        }),
-    ]);
-    let (provider, _, part, message, reason) = refusal(gemini.invoke(request).await);
+    // Gemini's function responses take inline media only: an image by URL and an uploaded
+    // file by its URI are refused before anything is sent.
+    let tool_result = |block: ContentBlock| {
+        ChatRequest::new(vec![
+            Message::user("Chart it."),
+            Message::assistant_tool_calls(vec![ToolCall::new("c1", "chart", "{}")]),
+            Message::Tool(ToolResultMessage {
+                call_id: "c1".into(),
+                name: "chart".into(),
+                content: vec![block],
+                is_error: false,
+            }),
+        ])
+    };
+    let by_url = tool_result(ContentBlock::image_url("https://example.com/chart.png"));
+    let (provider, _, part, message, reason) = refusal(gemini.invoke(by_url).await);
     assert_eq!(
         (provider.as_str(), part, message),
         ("gemini", PartKind::Image, 2)
     );
     assert!(reason.contains("inline only"), "{reason}");
+    let uploaded = ContentBlock::File {
+        source: agentry::FileSource::FileId {
+            id: "https://generativelanguage.googleapis.com/v1beta/files/abc".into(),
+            media_type: Some("application/pdf".into()),
+        },
+        filename: None,
+    };
+    let (_, _, part, _, reason) = refusal(gemini.invoke(tool_result(uploaded)).await);
+    assert_eq!(part, PartKind::Pdf);
+    assert!(reason.contains("file URI"), "{reason}");
     assert!(server.requests().is_empty());
 }
 

@@ -51,6 +51,7 @@ macro_rules! suite {
             case!(text_search_ranks_filters_and_follows_writes);
             case!(bad_vector_input_is_a_store_error);
             case!(recall_against_brute_force_is_exact);
+            case!(put_many_embeds_in_batches);
         }
     };
 }

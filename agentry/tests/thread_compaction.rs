@@ -287,3 +287,102 @@ async fn a_compaction_that_is_not_of_the_oldest_messages_is_refused() {
     assert_eq!(texts(&thread.messages().await.unwrap()), ["u1", "a1", "u2"]);
     assert_eq!(texts(&thread.view().await.unwrap()), ["u1", "a1", "u2"]);
 }
+
+/// A thread that compacts, pauses for review in the same run, and is resumed from SQLite by
+/// another agent: the pause keeps the compacted view, the approved call runs once, the run
+/// after the resume compacts again (keeping the tool call with its result) and finishes.
+#[tokio::test]
+async fn a_compacted_thread_pauses_for_review_and_resumes_on_sqlite() {
+    use agentry::agent::{FnTool, Outcome};
+    use agentry::middleware::{Decision, DecisionKind, HumanInTheLoop};
+    use agentry::tool::ToolDefinition;
+    use agentry::{ToolCall, ToolOutput, ToolRuntime};
+    use std::sync::atomic::AtomicUsize;
+
+    let dir = tempfile::tempdir().unwrap();
+    let cp: Arc<dyn Checkpointer> = Arc::new(
+        SqliteCheckpointer::open(dir.path().join("t.db"))
+            .await
+            .unwrap(),
+    );
+    let sent_mail = Arc::new(AtomicUsize::new(0));
+    let agent_with = |model: Arc<ScriptedModel>, summarizer: ScriptedModel| {
+        let counter = Arc::clone(&sent_mail);
+        let send = FnTool::new(
+            ToolDefinition::new(
+                "send",
+                "Sends the note.",
+                serde_json::json!({"type": "object", "properties": {}}),
+                false,
+            ),
+            move |_args: serde_json::Value, _rt: &ToolRuntime| {
+                let counter = Arc::clone(&counter);
+                async move {
+                    counter.fetch_add(1, Ordering::SeqCst);
+                    Ok(ToolOutput::text("sent"))
+                }
+            },
+        );
+        AgentBuilder::<_, _, (), ()>::new(model, NoTools)
+            .instructions("Be brief.")
+            .dyn_tool(send)
+            .shared_checkpointer(Arc::clone(&cp))
+            .middleware(HumanInTheLoop::new().review("send", DecisionKind::Approve))
+            .middleware(summarize(summarizer))
+            .build()
+    };
+
+    let model = Arc::new(ScriptedModel::new([
+        Turn::text("a1"),
+        Turn::text("a2"),
+        Turn::tool_calls([ToolCall::new("c1", "send", "{}")]),
+    ]));
+    let agent = agent_with(Arc::clone(&model), ScriptedModel::new([Turn::text("S1")]));
+    let thread = agent.thread("t");
+    thread.run("u1", ()).await.unwrap();
+    thread.run("u2", ()).await.unwrap();
+    // The third run compacts u1, a1 and u2, then the model asks for the reviewed tool.
+    let outcome = thread.run_or_pause("u3", ()).await.unwrap();
+    let Outcome::Paused(pause) = outcome else {
+        panic!("the run should pause for review");
+    };
+    assert_eq!(pause.calls.len(), 1);
+    assert_eq!(
+        texts(&model.requests()[2].messages),
+        ["Be brief.", SUMMARY_1, "a2", "u3"]
+    );
+    assert_eq!(sent_mail.load(Ordering::SeqCst), 0);
+    assert_eq!(thread.status().await.unwrap(), ThreadStatus::Paused);
+    assert!(thread.pending().await.unwrap().is_some());
+
+    // Another agent (nothing cached) resumes from the database: the call runs once, the next
+    // request is over the budget again and compacts the summary, a2 and u3, keeping the call
+    // with its result.
+    let rest = Arc::new(ScriptedModel::new([Turn::text("done")]));
+    let other = agent_with(Arc::clone(&rest), ScriptedModel::new([Turn::text("S2")]));
+    let run = other
+        .thread("t")
+        .resume([("c1".to_string(), Decision::Approve)], ())
+        .await
+        .unwrap()
+        .finished()
+        .unwrap();
+    assert_eq!(sent_mail.load(Ordering::SeqCst), 1);
+    let sent = &rest.requests()[0].messages;
+    assert_eq!(sent.len(), 4, "{:?}", texts(sent));
+    assert_eq!(texts(&sent[..2]), ["Be brief.", SUMMARY_2]);
+    assert!(matches!(&sent[2], Message::Assistant(m) if m.tool_calls[0].id == "c1"));
+    assert!(matches!(&sent[3], Message::Tool(m) if m.call_id == "c1" && !m.is_error));
+    assert_eq!(run.output, "done");
+    rest.assert_complete();
+
+    // The history keeps every message; the thread is idle and takes another run.
+    let all = texts(&other.thread("t").messages().await.unwrap());
+    assert_eq!(all[..5], ["u1", "a1", "u2", "a2", "u3"]);
+    assert_eq!(all.last().map(String::as_str), Some("done"));
+    assert_eq!(
+        other.thread("t").status().await.unwrap(),
+        ThreadStatus::Idle
+    );
+    assert!(other.thread("t").pending().await.unwrap().is_none());
+}

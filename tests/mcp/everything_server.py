@@ -1,7 +1,7 @@
 """An MCP server on the official Python SDK (`MCPServer`), for the interop tests.
 
 Each tool exercises one kind of result our client must map: text, an image, an embedded
-resource, `structuredContent`, `isError`, stderr noise, a server that dies, a slow call, and
+resource, audio and binary resources (a PDF, an image), `structuredContent`, `isError`, stderr noise, a server that dies, a slow call, and
 a tool list that changes (`notifications/tools/list_changed`). Speaks MCP on stdio.
 """
 
@@ -15,12 +15,24 @@ from pydantic import BaseModel
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.utilities.types import Image
-from mcp.types import EmbeddedResource, TextResourceContents
+from mcp.types import (
+    AudioContent,
+    BlobResourceContents,
+    EmbeddedResource,
+    TextResourceContents,
+)
 
 server = MCPServer("everything-py")
 
 # The 8-byte PNG signature: enough for the mapping test, which checks bytes and type.
 PNG = b"\x89PNG\r\n\x1a\n"
+# The first bytes of a WAV file and of a PDF: the same, for audio and documents.
+WAV = b"RIFF\x24\x00\x00\x00WAVE"
+PDF = b"%PDF-1.7\n"
+
+
+def b64(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")
 
 
 class Weather(BaseModel):
@@ -47,6 +59,27 @@ def resource() -> EmbeddedResource:
         type="resource",
         resource=TextResourceContents(uri="file:///notes.txt", mime_type="text/plain", text="alpha"),
     )
+
+
+@server.tool()
+def media() -> list:
+    """Return a WAV clip, an embedded PDF blob, an embedded PNG blob and an opus clip."""
+    return [
+        AudioContent(type="audio", data=b64(WAV), mime_type="audio/wav"),
+        EmbeddedResource(
+            type="resource",
+            resource=BlobResourceContents(
+                uri="file:///reports/q3.pdf", mime_type="application/pdf", blob=b64(PDF)
+            ),
+        ),
+        EmbeddedResource(
+            type="resource",
+            resource=BlobResourceContents(
+                uri="file:///chart.png", mime_type="image/png", blob=b64(PNG)
+            ),
+        ),
+        AudioContent(type="audio", data=b64(WAV), mime_type="audio/opus"),
+    ]
 
 
 @server.tool()
@@ -97,5 +130,4 @@ async def add_tool(ctx: Context) -> str:
 
 
 if __name__ == "__main__":
-    assert base64  # imported for readers: images go out base64-encoded by the SDK
     server.run()

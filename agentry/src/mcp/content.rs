@@ -60,11 +60,7 @@ fn block_from_mcp(block: McpBlock) -> ContentBlock {
                 data: image.data,
             },
         },
-        McpBlock::Audio(audio) => ContentBlock::text(format!(
-            "[audio ({}), {} bytes of base64 the model cannot hear]",
-            audio.mime_type,
-            audio.data.len()
-        )),
+        McpBlock::Audio(audio) => media_block(audio.mime_type, audio.data, None),
         McpBlock::Resource(resource) => resource_from_mcp(resource),
         McpBlock::ResourceLink(link) => ContentBlock::text(format!(
             "[resource link: {} ({}){}]",
@@ -89,22 +85,47 @@ fn resource_from_mcp(resource: EmbeddedResource) -> ContentBlock {
             mime_type,
             blob,
             ..
-        } => match mime_type {
-            Some(mime) if mime.starts_with("image/") => ContentBlock::Image {
-                source: ImageSource::Base64 {
-                    media_type: mime,
-                    data: blob,
-                },
-            },
-            mime => ContentBlock::text(format!(
-                "[binary resource {uri} ({}), {} bytes of base64]",
-                mime.as_deref().unwrap_or("unknown type"),
-                blob.len()
-            )),
-        },
+        } => media_block(
+            mime_type.unwrap_or_else(|| OCTET_STREAM.to_owned()),
+            blob,
+            file_name(&uri),
+        ),
         #[allow(unreachable_patterns)]
         _ => ContentBlock::text("[a resource of a kind this client does not read]"),
     }
+}
+
+/// The media type of a blob whose server named none.
+#[cfg(feature = "mcp-client")]
+const OCTET_STREAM: &str = "application/octet-stream";
+
+/// Base64 media from an MCP server as the SDK's block of its kind: an image, an audio clip
+/// (when the format is one [`AudioFormat`](crate::AudioFormat) names) or a file (PDF, audio
+/// of another format, anything else), with the file name when the resource's URI gives one.
+/// A provider that cannot take the part refuses it before the request
+/// ([`ModelError::UnsupportedInput`](crate::model::ModelError::UnsupportedInput)).
+#[cfg(feature = "mcp-client")]
+fn media_block(media_type: String, data: String, name: Option<String>) -> ContentBlock {
+    if media_type.trim().to_ascii_lowercase().starts_with("image/") {
+        return ContentBlock::Image {
+            source: ImageSource::Base64 { media_type, data },
+        };
+    }
+    if let Some(format) = crate::AudioFormat::from_media_type(&media_type) {
+        return ContentBlock::Audio { format, data };
+    }
+    ContentBlock::File {
+        source: crate::media::FileSource::Base64 { media_type, data },
+        filename: name,
+    }
+}
+
+/// The last path segment of a resource URI (`file:///reports/q3.pdf` → `q3.pdf`), if any.
+#[cfg(feature = "mcp-client")]
+fn file_name(uri: &str) -> Option<String> {
+    let path = uri.split(['?', '#']).next().unwrap_or(uri);
+    let last = path.rsplit('/').next()?;
+    (!last.is_empty() && !last.contains(':')).then(|| last.to_owned())
 }
 
 /// Maps a tool's output to an MCP result: text and images as content blocks, a
@@ -200,6 +221,51 @@ mod tests {
             out.content[1].as_text(),
             Some("[resource file:///a.txt]\nalpha")
         );
+    }
+
+    #[cfg(feature = "mcp-client")]
+    #[test]
+    fn audio_and_blobs_map_to_media_blocks() {
+        use crate::AudioFormat;
+        use crate::media::FileSource;
+
+        let blob = |uri: &str, mime: Option<&str>| {
+            let mut resource = json!({ "uri": uri, "blob": "AAAA" });
+            if let Some(mime) = mime {
+                resource["mimeType"] = json!(mime);
+            }
+            json!({ "type": "resource", "resource": resource })
+        };
+        let audio = |mime: &str| json!({ "type": "audio", "data": "AAAA", "mimeType": mime });
+        let result: CallToolResult = serde_json::from_value(json!({ "content": [
+            audio("audio/mpeg"),
+            audio("audio/opus"),
+            blob("file:///docs/report.pdf", Some("application/pdf")),
+            blob("data:x", None),
+            blob("file:///a/b.png", Some("image/png")),
+        ] }))
+        .unwrap();
+        let out = from_mcp("t", result).unwrap();
+        assert_eq!(out.content.len(), 5);
+        assert!(
+            matches!(&out.content[0], ContentBlock::Audio { format: AudioFormat::Mp3, data } if data == "AAAA")
+        );
+        assert!(matches!(
+            &out.content[1],
+            ContentBlock::File { source: FileSource::Base64 { media_type, .. }, filename: None }
+                if media_type == "audio/opus"
+        ));
+        assert!(matches!(
+            &out.content[2],
+            ContentBlock::File { source: FileSource::Base64 { media_type, .. }, filename: Some(name) }
+                if media_type == "application/pdf" && name == "report.pdf"
+        ));
+        assert!(matches!(
+            &out.content[3],
+            ContentBlock::File { source: FileSource::Base64 { media_type, .. }, filename: None }
+                if media_type == OCTET_STREAM
+        ));
+        assert!(matches!(&out.content[4], ContentBlock::Image { .. }));
     }
 
     #[cfg(feature = "mcp-server")]

@@ -3,11 +3,9 @@
 //! redaction) without a chat [`Driver`](super::driver::Driver).
 
 use bytes::Bytes;
-use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use super::clients::Clients;
 use super::settings::{Endpoint, Settings};
 use super::transport::{Call, ErrorMapper, Transport};
 use crate::model::ModelError;
@@ -22,49 +20,20 @@ pub(crate) struct EmbeddingHttp {
 }
 
 impl Settings {
-    /// The transport for an embedding model: the key (required as `endpoint` says, unless a
-    /// cassette replays), the auth header and the extra headers (all marked sensitive).
+    /// The endpoint of an embedding model, over the chat models'
+    /// [transport](Settings::into_transport).
     pub(crate) fn into_embedding_http(
         self,
         provider: String,
         endpoint: Endpoint,
         errors: ErrorMapper,
     ) -> Result<EmbeddingHttp, ModelError> {
-        let replays = self.cassette.as_ref().is_some_and(|c| c.replays_only());
-        let api_key = self.resolve_api_key(&provider, endpoint.key_required && !replays)?;
-        let mut headers = HeaderMap::new();
-        headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
-        if let Some(key) = &api_key {
-            let (name, mut value) = endpoint.auth.header(key)?;
-            value.set_sensitive(true);
-            headers.insert(name, value);
-        }
-        let mut header_names = Vec::new();
-        for (name, value) in &self.headers {
-            let n = HeaderName::from_bytes(name.as_bytes())
-                .map_err(|_| ModelError::Configuration(format!("invalid header name `{name}`")))?;
-            let mut v = HeaderValue::from_str(value).map_err(|_| {
-                ModelError::Configuration(format!("invalid value for header `{name}`"))
-            })?;
-            v.set_sensitive(true);
-            headers.insert(n, v);
-            header_names.push(name.clone());
-        }
-        let clients = Clients::new(self.client, headers, &self.timeouts)?;
+        let (transport, rest) = self.into_transport(&provider, &endpoint)?;
         Ok(EmbeddingHttp {
             provider,
-            model: self.model,
+            model: rest.model,
             url: endpoint.url,
-            transport: Transport {
-                clients,
-                api_key,
-                header_names,
-                timeouts: self.timeouts,
-                retry: self.retry,
-                limiter: self.limiter,
-                limits: self.limits,
-                cassette: self.cassette,
-            },
+            transport,
             errors,
         })
     }
@@ -105,83 +74,16 @@ impl std::fmt::Debug for EmbeddingHttp {
 }
 
 /// The setters of an embedding model's builder (`settings` is its [`Settings`] field): the
-/// chat builders' transport settings, without the chat-only ones.
+/// [transport setters](super::settings::transport_setters) every model builder has, the base
+/// URL, and the embedding-only `dimensions` and `batch_size`.
 macro_rules! embedding_setters {
     () => {
-        /// The API key (otherwise read from the provider's environment variable).
-        pub fn api_key(mut self, key: impl Into<String>) -> Self {
-            self.settings.api_key = Some($crate::http::ApiKey::new(key));
-            self
-        }
+        $crate::providers::settings::transport_setters!();
 
         /// The base URL, e.g. `http://127.0.0.1:8080/v1` for a local server; the API's path
         /// is appended.
         pub fn base_url(mut self, url: impl Into<String>) -> Self {
             self.settings.base_url = Some(url.into());
-            self
-        }
-
-        /// An extra header sent with every request (its value is treated as a secret).
-        pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
-            self.settings.headers.push((name.into(), value.into()));
-            self
-        }
-
-        /// The timeout of a whole request.
-        pub fn timeout(mut self, timeout: std::time::Duration) -> Self {
-            self.settings.timeouts.request = timeout;
-            self
-        }
-
-        /// Retries after a retryable failure (keeps the rest of the retry policy).
-        pub fn max_retries(mut self, n: u32) -> Self {
-            self.settings.retry.max_retries = n;
-            self
-        }
-
-        /// The whole retry policy (the chat models' [`RetryPolicy`]($crate::http::RetryPolicy)).
-        pub fn retry_policy(mut self, policy: $crate::http::RetryPolicy) -> Self {
-            self.settings.retry = policy;
-            self
-        }
-
-        /// A client-side rate limit for this model and its clones.
-        pub fn rate_limit(mut self, limit: $crate::http::RateLimit) -> Self {
-            self.settings.limiter = $crate::providers::settings::limiter(limit);
-            self
-        }
-
-        /// A rate limiter shared with other models (e.g. a chat model on the same account).
-        pub fn rate_limiter(mut self, limiter: $crate::http::RateLimiter) -> Self {
-            self.settings.limiter = Some(limiter);
-            self
-        }
-
-        /// The largest response body, in bytes (default 32 MiB).
-        pub fn max_body_bytes(mut self, n: usize) -> Self {
-            self.settings.limits.max_body_bytes = n;
-            self
-        }
-
-        /// A ready `reqwest` client, e.g. to share a connection pool with chat models.
-        pub fn http_client(mut self, client: reqwest::Client) -> Self {
-            self.settings.client = Some(client);
-            self
-        }
-
-        /// Records this model's requests to, or replays them from, a
-        /// [`Cassette`]($crate::cassette::Cassette).
-        pub fn cassette(mut self, cassette: $crate::cassette::Cassette) -> Self {
-            self.settings.cassette = Some(cassette);
-            self
-        }
-
-        /// Where environment variables are read from (default: the process environment).
-        pub fn env(
-            mut self,
-            lookup: impl Fn(&str) -> Option<String> + Send + Sync + 'static,
-        ) -> Self {
-            self.settings.env = std::sync::Arc::new(lookup);
             self
         }
 
@@ -201,3 +103,27 @@ macro_rules! embedding_setters {
 }
 #[cfg(any(feature = "openai", feature = "gemini"))]
 pub(crate) use embedding_setters;
+
+/// The [`EmbeddingModel`](crate::embed::EmbeddingModel) methods that only read the model's
+/// `inner`: its `http` ([`EmbeddingHttp`]), `dimensions` and `batch_size`.
+macro_rules! embedding_model_info {
+    () => {
+        fn provider(&self) -> &str {
+            &self.inner.http.provider
+        }
+
+        fn model_name(&self) -> &str {
+            &self.inner.http.model
+        }
+
+        fn dimensions(&self) -> Option<usize> {
+            self.inner.dimensions
+        }
+
+        fn max_batch_size(&self) -> usize {
+            self.inner.batch_size
+        }
+    };
+}
+#[cfg(any(feature = "openai", feature = "gemini"))]
+pub(crate) use embedding_model_info;

@@ -119,27 +119,25 @@ impl Settings {
         Ok(key)
     }
 
-    /// The model: the key (see [`resolve_api_key`](Self::resolve_api_key)), the HTTP client
-    /// sending it as `endpoint.auth` says with the fixed and the extra headers, and the driver.
-    /// Header values are marked sensitive so they never show in `Debug` output.
-    pub(crate) fn into_driver<F: WireFormat>(
+    /// The key (see [`resolve_api_key`](Self::resolve_api_key); none is needed when a
+    /// cassette only replays, since a replayed model sends nothing), and the transport whose
+    /// HTTP client sends it as `endpoint.auth` says with the fixed and the extra headers —
+    /// what chat and embedding models share. Header values are marked sensitive so they never
+    /// show in `Debug` output. Returns the settings' model, profile and tracker with it.
+    pub(crate) fn into_transport(
         self,
-        endpoint: Endpoint,
-        format: F,
-    ) -> Result<Driver<F>, ModelError> {
-        // A replayed model sends nothing, so it needs no key (CI replays without one).
+        provider: &str,
+        endpoint: &Endpoint,
+    ) -> Result<(Transport, ModelParts), ModelError> {
         let replays = self.cassette.as_ref().is_some_and(|c| c.replays_only());
-        let api_key = self.resolve_api_key(format.provider(), endpoint.key_required && !replays)?;
-        let auth = match &api_key {
-            Some(key) => Some(endpoint.auth.header(key)?),
-            None => None,
-        };
+        let api_key = self.resolve_api_key(provider, endpoint.key_required && !replays)?;
         let mut headers = HeaderMap::new();
         headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
         for (name, value) in endpoint.fixed_headers {
             headers.insert(*name, HeaderValue::from_static(value));
         }
-        if let Some((name, mut value)) = auth {
+        if let Some(key) = &api_key {
+            let (name, mut value) = endpoint.auth.header(key)?;
             value.set_sensitive(true);
             headers.insert(name, value);
         }
@@ -155,22 +153,38 @@ impl Settings {
             header_names.push(name.clone());
         }
         let clients = Clients::new(self.client, headers, &self.timeouts)?;
-        Ok(Driver::new(Parts {
+        let transport = Transport {
+            clients,
+            api_key,
+            header_names,
+            timeouts: self.timeouts,
+            retry: self.retry,
+            limiter: self.limiter,
+            limits: self.limits,
+            cassette: self.cassette,
+        };
+        let rest = ModelParts {
             model: self.model,
-            endpoint: endpoint.url,
-            stream_endpoint: endpoint.stream_url,
-            transport: Transport {
-                clients,
-                api_key,
-                header_names,
-                timeouts: self.timeouts,
-                retry: self.retry,
-                limiter: self.limiter,
-                limits: self.limits,
-                cassette: self.cassette,
-            },
             profile: self.profile,
             tracker: self.tracker,
+        };
+        Ok((transport, rest))
+    }
+
+    /// The model: its [transport](Self::into_transport) and the driver.
+    pub(crate) fn into_driver<F: WireFormat>(
+        self,
+        endpoint: Endpoint,
+        format: F,
+    ) -> Result<Driver<F>, ModelError> {
+        let (transport, rest) = self.into_transport(format.provider(), &endpoint)?;
+        Ok(Driver::new(Parts {
+            model: rest.model,
+            endpoint: endpoint.url,
+            stream_endpoint: endpoint.stream_url,
+            transport,
+            profile: rest.profile,
+            tracker: rest.tracker,
             format,
             body_size: BodySize::default(),
         }))
@@ -190,6 +204,13 @@ impl Settings {
             .field("api_key", &self.api_key)
             .finish_non_exhaustive()
     }
+}
+
+/// What is left of the [`Settings`] once the transport is built.
+pub(crate) struct ModelParts {
+    pub model: String,
+    pub profile: ModelProfile,
+    pub tracker: Option<UsageTracker>,
 }
 
 /// Where a model's requests go and how its key is sent.
@@ -261,20 +282,14 @@ pub(crate) fn parse_url(url: &str) -> Result<reqwest::Url, ModelError> {
     Ok(parsed)
 }
 
-/// Generates the builder setters shared by every provider in this module (`settings` is the
-/// builder's [`Settings`] field).
-macro_rules! settings_setters {
+/// The setters of every model builder, chat and embedding (`settings` is the builder's
+/// [`Settings`] field): the key, extra headers, the request timeout, retries, rate limits,
+/// the body cap, the HTTP client, the cassette and the environment.
+macro_rules! transport_setters {
     () => {
         /// The API key (otherwise read from the provider's environment variable).
         pub fn api_key(mut self, key: impl Into<String>) -> Self {
             self.settings.api_key = Some($crate::http::ApiKey::new(key));
-            self
-        }
-
-        /// The base URL, e.g. `http://127.0.0.1:8080` for a local server; the API's path is
-        /// appended unless the URL already ends with it.
-        pub fn base_url(mut self, url: impl Into<String>) -> Self {
-            self.settings.base_url = Some(url.into());
             self
         }
 
@@ -287,24 +302,6 @@ macro_rules! settings_setters {
         /// The timeout of a whole request (of the wait for headers, for a stream).
         pub fn timeout(mut self, timeout: std::time::Duration) -> Self {
             self.settings.timeouts.request = timeout;
-            self
-        }
-
-        /// The timeout for establishing a connection.
-        pub fn connect_timeout(mut self, timeout: std::time::Duration) -> Self {
-            self.settings.timeouts.connect = timeout;
-            self
-        }
-
-        /// The longest silence allowed inside a streamed answer.
-        pub fn stream_idle_timeout(mut self, timeout: std::time::Duration) -> Self {
-            self.settings.timeouts.stream_idle = timeout;
-            self
-        }
-
-        /// Every timeout at once.
-        pub fn timeouts(mut self, timeouts: $crate::http::Timeouts) -> Self {
-            self.settings.timeouts = timeouts;
             self
         }
 
@@ -332,16 +329,74 @@ macro_rules! settings_setters {
             self
         }
 
+        /// The largest non-streamed response body, in bytes (default 32 MiB).
+        pub fn max_body_bytes(mut self, n: usize) -> Self {
+            self.settings.limits.max_body_bytes = n;
+            self
+        }
+
+        /// A ready `reqwest` client, e.g. to share a connection pool between models. Its own
+        /// timeouts apply; the key and extra headers are sent with each request.
+        pub fn http_client(mut self, client: reqwest::Client) -> Self {
+            self.settings.client = Some(client);
+            self
+        }
+
+        /// Records this model's requests to, or replays them from, a
+        /// [`Cassette`]($crate::cassette::Cassette). In replay mode no key is needed and
+        /// nothing is sent.
+        pub fn cassette(mut self, cassette: $crate::cassette::Cassette) -> Self {
+            self.settings.cassette = Some(cassette);
+            self
+        }
+
+        /// Where environment variables are read from (default: the process environment).
+        pub fn env(
+            mut self,
+            lookup: impl Fn(&str) -> Option<String> + Send + Sync + 'static,
+        ) -> Self {
+            self.settings.env = std::sync::Arc::new(lookup);
+            self
+        }
+    };
+}
+pub(crate) use transport_setters;
+
+/// Generates the builder setters of every chat provider in this module (`settings` is the
+/// builder's [`Settings`] field): [`transport_setters!`] and the chat-only ones.
+macro_rules! settings_setters {
+    () => {
+        $crate::providers::settings::transport_setters!();
+
+        /// The base URL, e.g. `http://127.0.0.1:8080` for a local server; the API's path is
+        /// appended unless the URL already ends with it.
+        pub fn base_url(mut self, url: impl Into<String>) -> Self {
+            self.settings.base_url = Some(url.into());
+            self
+        }
+
+        /// The timeout for establishing a connection.
+        pub fn connect_timeout(mut self, timeout: std::time::Duration) -> Self {
+            self.settings.timeouts.connect = timeout;
+            self
+        }
+
+        /// The longest silence allowed inside a streamed answer.
+        pub fn stream_idle_timeout(mut self, timeout: std::time::Duration) -> Self {
+            self.settings.timeouts.stream_idle = timeout;
+            self
+        }
+
+        /// Every timeout at once.
+        pub fn timeouts(mut self, timeouts: $crate::http::Timeouts) -> Self {
+            self.settings.timeouts = timeouts;
+            self
+        }
+
         /// Every cap on what the server may send at once (see
         /// [`ResponseLimits`]($crate::http::ResponseLimits) for the defaults).
         pub fn response_limits(mut self, limits: $crate::http::ResponseLimits) -> Self {
             self.settings.limits = limits;
-            self
-        }
-
-        /// The largest non-streamed response body, in bytes (default 32 MiB).
-        pub fn max_body_bytes(mut self, n: usize) -> Self {
-            self.settings.limits.max_body_bytes = n;
             self
         }
 
@@ -375,21 +430,6 @@ macro_rules! settings_setters {
             self
         }
 
-        /// A ready `reqwest` client, e.g. to share a connection pool between models. Its own
-        /// timeouts apply; the key and extra headers are sent with each request.
-        pub fn http_client(mut self, client: reqwest::Client) -> Self {
-            self.settings.client = Some(client);
-            self
-        }
-
-        /// Records this model's requests to, or replays them from, a
-        /// [`Cassette`]($crate::cassette::Cassette). In replay mode no key is needed and
-        /// nothing is sent.
-        pub fn cassette(mut self, cassette: $crate::cassette::Cassette) -> Self {
-            self.settings.cassette = Some(cassette);
-            self
-        }
-
         /// What the model supports, replacing the profile from the table of known models
         /// ([`ModelProfile::for_model`]($crate::model::ModelProfile::for_model)).
         pub fn profile(mut self, profile: $crate::model::ModelProfile) -> Self {
@@ -405,15 +445,6 @@ macro_rules! settings_setters {
             adjust: impl FnOnce(&mut $crate::model::ModelProfile),
         ) -> Self {
             adjust(&mut self.settings.profile);
-            self
-        }
-
-        /// Where environment variables are read from (default: the process environment).
-        pub fn env(
-            mut self,
-            lookup: impl Fn(&str) -> Option<String> + Send + Sync + 'static,
-        ) -> Self {
-            self.settings.env = std::sync::Arc::new(lookup);
             self
         }
     };

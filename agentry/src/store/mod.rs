@@ -259,6 +259,53 @@ impl Store {
         }
     }
 
+    /// Stores many documents under `namespace`, embedding them together first when the store
+    /// has an [`index`](Self::with_index): the texts go to the embedding model in batches of
+    /// at most its [`max_batch_size`](crate::embed::EmbeddingModel::max_batch_size), so a
+    /// thousand documents are a few requests, not a thousand. When embedding fails, nothing is
+    /// stored; the documents are then written one by one, in order (a backend error stops
+    /// there, the earlier ones stay stored).
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// use agentry::Store;
+    /// use agentry::store::StoreIndex;
+    /// use agentry::testing::HashEmbeddingModel;
+    /// use serde_json::json;
+    ///
+    /// let model = HashEmbeddingModel::new(16).batch_size(50);
+    /// let store = Store::in_memory().with_index(StoreIndex::new(model.clone()));
+    /// let docs = (0..120).map(|i| (format!("d{i}"), json!({ "text": format!("note {i}") })));
+    /// store.put_many(&["notes"], docs.collect()).await.unwrap();
+    /// assert_eq!(model.batches(), 3); // 50 + 50 + 20 texts
+    /// assert_eq!(store.list(&["notes"]).await.unwrap().len(), 120);
+    /// # });
+    /// ```
+    pub async fn put_many(
+        &self,
+        namespace: &[&str],
+        documents: Vec<(String, Value)>,
+    ) -> Result<(), StoreError> {
+        let embeddings = match &self.index {
+            Some(index) => {
+                let docs: Vec<&Value> = documents.iter().map(|(_, v)| v).collect();
+                index.embed_documents(&docs).await?
+            }
+            None => vec![None; documents.len()],
+        };
+        for ((key, value), embedding) in documents.into_iter().zip(embeddings) {
+            match embedding {
+                Some(v) => {
+                    self.backend
+                        .put_embedded(namespace, &key, value, None, v)
+                        .await?
+                }
+                None => self.backend.put(namespace, &key, value).await?,
+            }
+        }
+        Ok(())
+    }
+
     /// Stores `value` under `namespace`/`key` with a ready `embedding` (computed elsewhere),
     /// for [`vector_search`](Self::vector_search).
     pub async fn put_with_embedding(

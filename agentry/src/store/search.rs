@@ -284,6 +284,14 @@ pub(crate) fn join_namespace(
     Ok(namespace.join(&NS_SEP.to_string()))
 }
 
+/// A document read back from a database's text column.
+#[cfg_attr(not(any(feature = "sqlite", feature = "postgres")), allow(dead_code))]
+pub(crate) fn decode_document(text: &str, operation: &'static str) -> Result<Value, StoreError> {
+    serde_json::from_str(text).map_err(|e| {
+        StoreError::new(operation, format!("stored document is not JSON: {e}")).with_source(e)
+    })
+}
+
 #[cfg_attr(not(any(feature = "sqlite", feature = "postgres")), allow(dead_code))]
 pub(crate) fn split_namespace(joined: &str) -> Vec<String> {
     if joined.is_empty() {

@@ -9,7 +9,8 @@ use serde_json::Value;
 use sqlx::{QueryBuilder, Row, Sqlite, SqlitePool};
 
 use super::search::{
-    Filter, FilterOp, SearchItem, SearchQuery, expiry, join_namespace, now_ms, split_namespace,
+    Filter, FilterOp, SearchItem, SearchQuery, decode_document, expiry, join_namespace, now_ms,
+    split_namespace,
 };
 use super::{StoreBackend, StoreError};
 use crate::persist::sql::open_sqlite;
@@ -155,7 +156,7 @@ impl SqliteStore {
                 Ok(SearchItem {
                     namespace: split_namespace(row.get::<&str, _>(0)),
                     key: row.get(1),
-                    value: decode(row.get::<&str, _>(2), "search")?,
+                    value: decode_document(row.get::<&str, _>(2), "search")?,
                 })
             })
             .collect()
@@ -222,12 +223,6 @@ pub(super) fn push_conditions(
     }
 }
 
-pub(crate) fn decode(text: &str, operation: &'static str) -> Result<Value, StoreError> {
-    serde_json::from_str(text).map_err(|e| {
-        StoreError::new(operation, format!("stored document is not JSON: {e}")).with_source(e)
-    })
-}
-
 impl StoreBackend for SqliteStore {
     fn get<'a>(
         &'a self,
@@ -246,7 +241,7 @@ impl StoreBackend for SqliteStore {
             .fetch_optional(&self.pool)
             .await
             .map_err(error("get"))?;
-            text.map(|t| decode(&t, "get")).transpose()
+            text.map(|t| decode_document(&t, "get")).transpose()
         }
         .boxed()
     }
@@ -332,7 +327,7 @@ impl StoreBackend for SqliteStore {
             .await
             .map_err(error("list"))?;
             rows.iter()
-                .map(|r| Ok((r.get(0), decode(r.get::<&str, _>(1), "list")?)))
+                .map(|r| Ok((r.get(0), decode_document(r.get::<&str, _>(1), "list")?)))
                 .collect()
         }
         .boxed()

@@ -227,3 +227,61 @@ pub async fn recall_against_brute_force_is_exact(store: &Store) {
         assert!(hits.windows(2).all(|w| w[0].score >= w[1].score));
     }
 }
+
+pub async fn put_many_embeds_in_batches(plain: &Store) {
+    let model = HashEmbeddingModel::new(32).batch_size(16);
+    let store = plain
+        .clone()
+        .with_index(StoreIndex::new(model.clone()).field(["text"]));
+    // 40 documents with text and 2 without: 40 texts in batches of 16 are 3 requests.
+    let mut docs: Vec<(String, serde_json::Value)> = (0..40)
+        .map(|i| {
+            (
+                format!("d{i:02}"),
+                json!({ "text": format!("note number {i} about topic {}", i % 5) }),
+            )
+        })
+        .collect();
+    docs.push(("plain1".into(), json!({ "n": 1 })));
+    docs.insert(7, ("plain0".into(), json!({ "text": "   " })));
+    store.put_many(&["bulk"], docs).await.unwrap();
+    assert_eq!(model.batches(), 3);
+    assert_eq!(model.texts_embedded(), 40);
+    assert_eq!(store.list(&["bulk"]).await.unwrap().len(), 42);
+
+    // Every document got its own vector (the order survived the batching), and the ones
+    // without text are stored but not found by vector search.
+    let q = model.vector("note number 23 about topic 3");
+    let hits = store
+        .vector_search(&VectorQuery::vector(&["bulk"], q).limit(50))
+        .await
+        .unwrap();
+    assert_eq!(hits.len(), 40);
+    assert_eq!(hits[0].key, "d23");
+    assert!(hits.iter().all(|h| !h.key.starts_with("plain")));
+    for hit in &hits {
+        let text = hit.value["text"].as_str().unwrap();
+        let exact = agentry::store::score(
+            Metric::Cosine,
+            &model.vector(text),
+            &model.vector("note number 23 about topic 3"),
+        );
+        assert!(
+            (hit.score - exact).abs() < 1e-4,
+            "{}: {} vs {exact}",
+            hit.key,
+            hit.score
+        );
+    }
+
+    // No index: a plain bulk write, nothing embedded.
+    plain
+        .put_many(&["bulk", "raw"], vec![("a".into(), json!({ "text": "x" }))])
+        .await
+        .unwrap();
+    assert_eq!(model.batches(), 3);
+    assert_eq!(
+        plain.get(&["bulk", "raw"], "a").await.unwrap(),
+        Some(json!({ "text": "x" }))
+    );
+}

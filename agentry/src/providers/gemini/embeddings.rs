@@ -12,7 +12,7 @@ use super::builder::GEMINI_BASE_URL;
 use super::errors::error_from_response;
 use crate::embed::{EmbeddingModel, EmbeddingUsage, Embeddings, Purpose};
 use crate::model::{ModelError, ModelProfile};
-use crate::providers::embedding_http::{EmbeddingHttp, embedding_setters};
+use crate::providers::embedding_http::{EmbeddingHttp, embedding_model_info, embedding_setters};
 use crate::providers::settings::{Auth, Endpoint, Settings, parse_url};
 
 /// The most requests Gemini accepts in one `batchEmbedContents` call.
@@ -169,21 +169,7 @@ struct ContentEmbedding {
 }
 
 impl EmbeddingModel for GeminiEmbeddingModel {
-    fn provider(&self) -> &str {
-        &self.inner.http.provider
-    }
-
-    fn model_name(&self) -> &str {
-        &self.inner.http.model
-    }
-
-    fn dimensions(&self) -> Option<usize> {
-        self.inner.dimensions
-    }
-
-    fn max_batch_size(&self) -> usize {
-        self.inner.batch_size
-    }
+    embedding_model_info!();
 
     fn embed_batch<'a>(
         &'a self,

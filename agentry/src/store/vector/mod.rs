@@ -150,7 +150,7 @@ impl VectorQuery {
 
     /// The query as a [`SearchQuery`] carrying its prefix and filters (for the backends'
     /// shared SQL).
-    #[cfg_attr(not(any(feature = "sqlite", feature = "postgres")), allow(dead_code))]
+    #[cfg(any(feature = "sqlite", feature = "postgres"))]
     pub(crate) fn prefix(&self) -> Vec<&str> {
         self.namespace_prefix.iter().map(String::as_str).collect()
     }
@@ -174,6 +174,31 @@ pub(crate) fn check_vector(v: &[f32], operation: &'static str) -> Result<(), Sto
         ));
     }
     Ok(())
+}
+
+/// Checks a query and the vector it is run with before a backend runs them; returns the
+/// namespace prefix as the backends store namespaces.
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+pub(crate) fn checked_prefix(query: &VectorQuery, vector: &[f32]) -> Result<String, StoreError> {
+    query.validate()?;
+    check_vector(vector, "vector_search")?;
+    super::search::join_namespace(&query.prefix(), "vector_search")
+}
+
+/// A result read back from a database: its namespace, key, document text and score.
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+pub(crate) fn scored_row(
+    namespace: Vec<String>,
+    key: String,
+    document: &str,
+    score: f64,
+) -> Result<ScoredItem, StoreError> {
+    Ok(ScoredItem {
+        namespace,
+        key,
+        value: super::search::decode_document(document, "vector_search")?,
+        score,
+    })
 }
 
 /// One vector search result.
@@ -250,21 +275,49 @@ impl StoreIndex {
 
     /// The embedding of `doc`, or `None` when it has nothing to embed.
     pub(crate) async fn embed_document(&self, doc: &Value) -> Result<Option<Vec<f32>>, StoreError> {
-        let Some(text) = self.text_of(doc) else {
-            return Ok(None);
-        };
-        let texts = [text];
-        let mut out = self
+        Ok(self.embed_documents(&[doc]).await?.pop().flatten())
+    }
+
+    /// The embeddings of `docs`, in order (`None` for a document with nothing to embed): the
+    /// texts go to the model together, which sends them in batches of at most its
+    /// [`max_batch_size`](EmbeddingModel::max_batch_size).
+    pub(crate) async fn embed_documents(
+        &self,
+        docs: &[&Value],
+    ) -> Result<Vec<Option<Vec<f32>>>, StoreError> {
+        let texts: Vec<Option<String>> = docs.iter().map(|d| self.text_of(d)).collect();
+        let present: Vec<String> = texts.iter().flatten().cloned().collect();
+        if present.is_empty() {
+            return Ok(vec![None; docs.len()]);
+        }
+        let out = self
             .model
-            .embed(&texts, Purpose::Document)
+            .embed(&present, Purpose::Document)
             .await
             .map_err(|e| StoreError::new("put", format!("embedding failed: {e}")).with_source(e))?;
-        let v = out
-            .vectors
-            .pop()
-            .ok_or_else(|| StoreError::new("put", "the embedding model returned no vector"))?;
-        check_vector(&v, "put")?;
-        Ok(Some(v))
+        if out.vectors.len() != present.len() {
+            return Err(StoreError::new(
+                "put",
+                format!(
+                    "asked for {} embeddings, the model returned {}",
+                    present.len(),
+                    out.vectors.len()
+                ),
+            ));
+        }
+        let mut vectors = out.vectors.into_iter();
+        let mut embeddings = Vec::with_capacity(docs.len());
+        for text in &texts {
+            let v = match text {
+                Some(_) => vectors.next(),
+                None => None,
+            };
+            if let Some(v) = &v {
+                check_vector(v, "put")?;
+            }
+            embeddings.push(v);
+        }
+        Ok(embeddings)
     }
 
     /// The embedding of a query text.

@@ -4,10 +4,10 @@
 
 use sqlx::{Postgres, QueryBuilder, Row};
 
-use super::{Metric, ScoredItem, VectorQuery, check_vector};
+use super::{Metric, ScoredItem, VectorQuery, checked_prefix, scored_row};
 use crate::store::StoreError;
-use crate::store::postgres::{PostgresStore, decode, error, push_conditions};
-use crate::store::search::{join_namespace, now_ms, split_namespace};
+use crate::store::postgres::{PostgresStore, error, push_conditions};
+use crate::store::search::{now_ms, split_namespace};
 
 /// The score of `a` (stored) against `b` (the query) over the unnested pairs, as
 /// [`score`](super::score) computes it in Rust.
@@ -28,9 +28,7 @@ impl PostgresStore {
         query: &VectorQuery,
         vector: &[f32],
     ) -> Result<Vec<ScoredItem>, StoreError> {
-        query.validate()?;
-        check_vector(vector, "vector_search")?;
-        let prefix = join_namespace(&query.prefix(), "vector_search")?;
+        let prefix = checked_prefix(query, vector)?;
         let q: Vec<f64> = vector.iter().map(|x| f64::from(*x)).collect();
         let mut sql = QueryBuilder::<Postgres>::new(
             "SELECT s.namespace, s.key, s.value::text, v.score FROM agent_store s \
@@ -53,12 +51,8 @@ impl PostgresStore {
             .map_err(error("vector_search"))?;
         rows.iter()
             .map(|row| {
-                Ok(ScoredItem {
-                    namespace: split_namespace(row.get::<&str, _>(0)),
-                    key: row.get(1),
-                    value: decode(row.get::<&str, _>(2), "vector_search")?,
-                    score: row.get(3),
-                })
+                let namespace = split_namespace(row.get::<&str, _>(0));
+                scored_row(namespace, row.get(1), row.get(2), row.get(3))
             })
             .collect()
     }

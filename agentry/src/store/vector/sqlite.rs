@@ -5,10 +5,10 @@ use futures::TryStreamExt;
 use sqlx::{QueryBuilder, Row, Sqlite};
 
 use super::score::TopK;
-use super::{ScoredItem, VectorQuery, check_vector, score_blob};
+use super::{ScoredItem, VectorQuery, checked_prefix, score_blob, scored_row};
 use crate::store::StoreError;
-use crate::store::search::{join_namespace, split_namespace};
-use crate::store::sqlite::{SqliteStore, decode, error, push_conditions};
+use crate::store::search::split_namespace;
+use crate::store::sqlite::{SqliteStore, error, push_conditions};
 
 impl SqliteStore {
     pub(in crate::store) async fn vector_search_inner(
@@ -16,9 +16,7 @@ impl SqliteStore {
         query: &VectorQuery,
         vector: &[f32],
     ) -> Result<Vec<ScoredItem>, StoreError> {
-        query.validate()?;
-        check_vector(vector, "vector_search")?;
-        let prefix = join_namespace(&query.prefix(), "vector_search")?;
+        let prefix = checked_prefix(query, vector)?;
         let mut sql = QueryBuilder::<Sqlite>::new(
             "SELECT s.namespace, s.key, s.value, s.embedding FROM agent_store s",
         );
@@ -42,14 +40,7 @@ impl SqliteStore {
         }
         top.into_sorted()
             .into_iter()
-            .map(|(score, namespace, key, text)| {
-                Ok(ScoredItem {
-                    namespace,
-                    key,
-                    value: decode(&text, "vector_search")?,
-                    score,
-                })
-            })
+            .map(|(score, namespace, key, text)| scored_row(namespace, key, &text, score))
             .collect()
     }
 }
