@@ -37,7 +37,7 @@ pub use vector::{
 };
 
 /// Lower-cased runs of letters and digits: how the store splits text into words.
-#[cfg_attr(not(feature = "testing"), allow(dead_code))]
+#[cfg(feature = "testing")]
 pub(crate) use search::words as text_words;
 
 use std::fmt;
