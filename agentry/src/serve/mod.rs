@@ -43,6 +43,7 @@
 mod ag_ui;
 mod ai_sdk;
 mod auth;
+mod common;
 mod error;
 mod event;
 mod history;
@@ -56,11 +57,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
-use axum::body::Body;
 use axum::extract::Request;
-use axum::http::{HeaderValue, header};
-use axum::response::{IntoResponse, Response};
-use futures::StreamExt;
+use axum::response::Response;
 use serde::Serialize;
 
 pub use ag_ui::{EXTERNAL_TOOL, TOOL_APPROVAL, TOOL_EVENT, TOOL_QUESTION};
@@ -70,7 +68,7 @@ pub use error::ServeError;
 use crate::agent::{Agent, ThreadError, ThreadState, ThreadStatus, Toolset};
 use crate::output::OutputSpec;
 use request::RunRequest;
-use threads::{Owners, Ownership, Running, check_thread_id};
+use common::{Admitted, Common};
 
 /// The default cap on a request body: 1 MiB.
 pub const DEFAULT_BODY_LIMIT: usize = 1 << 20;
@@ -103,11 +101,21 @@ impl<T, O, C, S> std::fmt::Debug for Server<T, O, C, S> {
 
 pub(crate) struct Inner<T, O, C, S> {
     pub(crate) agent: Arc<Agent<T, O, C, S>>,
-    auth: Box<dyn Authenticate<C>>,
-    pub(super) owners: Owners,
-    running: Running,
-    body_limit: usize,
-    keep_alive: Duration,
+    common: Common<C>,
+}
+
+impl<T, O, C, S> std::ops::Deref for Inner<T, O, C, S> {
+    type Target = Common<C>;
+
+    fn deref(&self) -> &Common<C> {
+        &self.common
+    }
+}
+
+impl<T, O, C, S> std::ops::DerefMut for Inner<T, O, C, S> {
+    fn deref_mut(&mut self) -> &mut Common<C> {
+        &mut self.common
+    }
 }
 
 impl<T, O, C, S> Server<T, O, C, S>
@@ -135,11 +143,7 @@ where
         Ok(Server {
             inner: Arc::new(Inner {
                 agent,
-                auth: Box::new(auth),
-                owners: Owners::new(checkpointer),
-                running: Running::default(),
-                body_limit: DEFAULT_BODY_LIMIT,
-                keep_alive: DEFAULT_KEEP_ALIVE,
+                common: Common::new(checkpointer, auth),
             }),
         })
     }
@@ -213,82 +217,18 @@ where
     C: Send + Sync + 'static,
     S: ThreadState + Default,
 {
-    pub(super) fn caller(
-        &self,
-        request: &Request,
-    ) -> futures::future::BoxFuture<'static, Result<Caller<C>, ServeError>> {
-        let head = RequestHead {
-            method: request.method().clone(),
-            uri: request.uri().clone(),
-            headers: request.headers().clone(),
-        };
-        self.auth.authenticate(head)
-    }
-
-    /// The body, at most `body_limit` bytes.
-    async fn body(&self, request: Request) -> Result<Vec<u8>, ServeError> {
-        let limit = self.body_limit;
-        let too_large = || ServeError::PayloadTooLarge { limit };
-        if let Some(length) = request.headers().get(header::CONTENT_LENGTH)
-            && length
-                .to_str()
-                .ok()
-                .and_then(|l| l.parse::<usize>().ok())
-                .is_some_and(|l| l > limit)
-        {
-            return Err(too_large());
-        }
-        let mut body = Vec::new();
-        let mut data = request.into_body().into_data_stream();
-        while let Some(chunk) = data.next().await {
-            let chunk = chunk
-                .map_err(|e| ServeError::BadRequest(format!("the body could not be read: {e}")))?;
-            if body.len() + chunk.len() > limit {
-                return Err(too_large());
-            }
-            body.extend_from_slice(&chunk);
-        }
-        Ok(body)
-    }
-
-    /// Checks that `user` may read thread `id`: 404 unknown, 403 another user's.
-    pub(super) async fn readable(&self, id: &str, user: &str) -> Result<(), ServeError> {
-        check_thread_id(id)?;
-        match self.owners.check(id, user).await? {
-            Ownership::Mine => Ok(()),
-            Ownership::Unknown => Err(ServeError::NotFound(id.to_owned())),
-        }
-    }
-
     pub(super) async fn start(
         self: Arc<Self>,
         id: String,
         request: Request,
         protocol: Protocol,
     ) -> Result<Response, ServeError> {
-        check_thread_id(&id)?;
-        let caller = self.caller(&request);
-        let caller = caller.await?;
-        let body = self.body(request).await?;
-        // Read the body before touching the thread: a bad request changes nothing.
-        let (run, run_id) = match protocol {
-            Protocol::AiSdk => (request::ai_sdk(&body)?, None),
-            Protocol::AgUi => {
-                let read = request::ag_ui(&body, &id)?;
-                (read.request, Some(read.run_id))
-            }
-        };
-        match self.owners.check(&id, &caller.user).await? {
-            Ownership::Mine => {}
-            Ownership::Unknown if matches!(run, RunRequest::Input(_)) => {
-                self.owners.claim(&id, &caller.user).await?
-            }
-            Ownership::Unknown => return Err(ServeError::NotFound(id)),
-        }
-        let slot = self
-            .running
-            .claim(&id)
-            .ok_or_else(|| ServeError::running(&id))?;
+        let Admitted {
+            caller,
+            run,
+            run_id,
+            slot,
+        } = self.admit(&id, request, protocol).await?;
         let status = self.agent.thread(id.as_str()).status().await?;
         match (status, &run) {
             (ThreadStatus::Running, _) => return Err(ServeError::running(&id)),
@@ -321,38 +261,21 @@ where
             run => run,
         };
         let keep_alive = self.keep_alive;
-        let (body, headers): (run::RunBody, &[(&str, &str)]) = match protocol {
-            Protocol::AiSdk => (
-                run::stream(
-                    self,
-                    slot,
-                    id,
-                    caller.context,
-                    run,
-                    ai_sdk::AiSdk::default(),
-                    keep_alive,
-                ),
-                &ai_sdk::HEADERS,
+        let body = match protocol {
+            Protocol::AiSdk => run::stream(
+                self,
+                slot,
+                id,
+                caller.context,
+                run,
+                ai_sdk::AiSdk::default(),
+                keep_alive,
             ),
             Protocol::AgUi => {
-                let run_id = run_id.unwrap_or_default();
-                let encoder = ag_ui::AgUi::new(id.clone(), run_id);
-                (
-                    run::stream(self, slot, id, caller.context, run, encoder, keep_alive),
-                    &[
-                        ("content-type", "text/event-stream"),
-                        ("cache-control", "no-cache"),
-                        ("x-accel-buffering", "no"),
-                    ],
-                )
+                let encoder = ag_ui::AgUi::new(id.clone(), run_id.unwrap_or_default());
+                run::stream(self, slot, id, caller.context, run, encoder, keep_alive)
             }
         };
-        let mut response = Body::from_stream(body).into_response();
-        for (name, value) in headers {
-            response
-                .headers_mut()
-                .insert(*name, HeaderValue::from_static(value));
-        }
-        Ok(response)
+        Ok(common::streaming(body, protocol))
     }
 }

@@ -6,7 +6,6 @@ use std::sync::Arc;
 
 use axum::Router;
 use axum::extract::{Path, Request, State};
-use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use serde::Serialize;
@@ -31,9 +30,12 @@ where
     Router::new()
         .route(
             "/threads",
-            get(|State(inner): Shared<T, O, C, S>, request: Request| inner.list(request)).post(
-                |State(inner): Shared<T, O, C, S>, request: Request| inner.create(request),
-            ),
+            get(|State(inner): Shared<T, O, C, S>, request: Request| async move {
+                respond(inner.list(request).await)
+            })
+            .post(|State(inner): Shared<T, O, C, S>, request: Request| async move {
+                respond(inner.create(request).await)
+            }),
         )
         .route(
             "/threads/{id}",
@@ -81,13 +83,8 @@ where
         .with_state(inner)
 }
 
-fn respond(result: Result<Response, ServeError>) -> Response {
+pub(super) fn respond(result: Result<Response, ServeError>) -> Response {
     result.unwrap_or_else(IntoResponse::into_response)
-}
-
-fn epoch_ms(time: std::time::SystemTime) -> u64 {
-    time.duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as u64)
 }
 
 fn status_name(status: ThreadStatus) -> &'static str {
@@ -107,45 +104,6 @@ where
     C: Send + Sync + 'static,
     S: ThreadState + Default,
 {
-    /// `GET /threads`: the caller's threads, newest first.
-    async fn list(self: Arc<Self>, request: Request) -> Response {
-        let caller = self.caller(&request);
-        drop(request);
-        respond(
-            async {
-                let caller = caller.await?;
-                let ids = self.owners.list(&caller.user, 1000).await?;
-                let mut threads = Vec::with_capacity(ids.len());
-                for id in ids {
-                    let info = self.owners.checkpointer().latest(&id).await;
-                    let (messages, updated) = match info {
-                        Ok(Some(c)) => (c.messages.len(), Some(epoch_ms(c.created_at))),
-                        _ => (0, None),
-                    };
-                    threads
-                        .push(json!({ "id": id, "messageCount": messages, "updatedAt": updated }));
-                }
-                Ok(axum::Json(json!({ "threads": threads })).into_response())
-            }
-            .await,
-        )
-    }
-
-    /// `POST /threads`: a new thread of the caller.
-    async fn create(self: Arc<Self>, request: Request) -> Response {
-        let caller = self.caller(&request);
-        drop(request);
-        respond(
-            async {
-                let caller = caller.await?;
-                let id = format!("t-{:032x}", rand::random::<u128>());
-                self.owners.claim(&id, &caller.user).await?;
-                Ok((StatusCode::CREATED, axum::Json(json!({ "id": id }))).into_response())
-            }
-            .await,
-        )
-    }
-
     /// `GET /threads/{id}`: status, messages, pending reviews and questions, state.
     async fn show(self: Arc<Self>, id: String, request: Request) -> Response {
         let caller = self.caller(&request);
