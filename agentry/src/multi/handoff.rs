@@ -40,7 +40,8 @@ use super::handoff_input::HandoffInput;
 use super::member::{Leg, MakeRunner, Runner, Transfer, make_runner, transfer_definition};
 pub use super::team_stream::TeamStream;
 use crate::agent::{
-    AgentBuilder, AgentEvent, Input, RequestUsage, RunError, StopReason, ThreadError, Toolset,
+    AgentBuilder, AgentEvent, Input, RequestUsage, RunError, RunErrorKind, StopReason, ThreadError,
+    Toolset,
 };
 use crate::message::Message;
 use crate::output::OutputSpec;
@@ -136,6 +137,18 @@ pub enum TeamError {
         agent: String,
         /// Its error, with its partial run.
         error: Box<RunError>,
+    },
+    /// An agent stopped for review of a tool call (or at a tool's question): a team run
+    /// cannot pause, so it ends here (the run is not saved on a thread).
+    #[error(
+        "agent `{agent}` stopped for review of, or a question from, {}: a team's run cannot pause; give the team's agents tools without review, or run that agent on its own",
+        tools.join(", ")
+    )]
+    Paused {
+        /// The agent.
+        agent: String,
+        /// The reviewed tools, and the tools that asked a question (or are external).
+        tools: Vec<String>,
     },
     /// The agents handed the conversation on more than `max` times.
     #[error("the agents handed the conversation on more than {max} times ({path})")]
@@ -425,9 +438,15 @@ impl<O: Send + 'static, C: Send + Sync + 'static> Team<O, C> {
                     sink_ref,
                 )
                 .await
-                .map_err(|error| TeamError::Agent {
-                    agent: member.name.clone(),
-                    error: Box::new(error),
+                .map_err(|error| match error.kind() {
+                    RunErrorKind::Paused { tools } => TeamError::Paused {
+                        agent: member.name.clone(),
+                        tools: tools.clone(),
+                    },
+                    _ => TeamError::Agent {
+                        agent: member.name.clone(),
+                        error: Box::new(error),
+                    },
                 })?;
             let tag = |requests: Vec<RequestUsage>| {
                 requests.into_iter().map(|mut r| {

@@ -165,6 +165,18 @@ impl<C: Send + Sync + 'static> Common<C> {
     }
 }
 
+/// Changes the settings of a server not yet shared (before its router is taken or it is
+/// cloned); warns and ignores the change otherwise.
+pub(crate) fn configure<X, C>(inner: &mut Arc<X>, what: &str, change: impl FnOnce(&mut Common<C>))
+where
+    X: std::ops::DerefMut<Target = Common<C>>,
+{
+    match Arc::get_mut(inner) {
+        Some(inner) => change(inner),
+        None => tracing::warn!("{what} after the server was shared: ignored"),
+    }
+}
+
 /// The headers of an AG-UI event stream.
 const AG_UI_HEADERS: [(&str, &str); 3] = [
     ("content-type", "text/event-stream"),

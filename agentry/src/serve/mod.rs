@@ -51,6 +51,8 @@ mod json_patch;
 mod request;
 mod routes;
 mod run;
+mod team;
+mod team_run;
 mod threads;
 
 use std::sync::Arc;
@@ -61,9 +63,10 @@ use axum::extract::Request;
 use axum::response::Response;
 use serde::Serialize;
 
-pub use ag_ui::{EXTERNAL_TOOL, TOOL_APPROVAL, TOOL_EVENT, TOOL_QUESTION};
+pub use ag_ui::{EXTERNAL_TOOL, HANDOFF, TOOL_APPROVAL, TOOL_EVENT, TOOL_QUESTION};
 pub use auth::{Authenticate, Caller, RequestHead, anonymous};
 pub use error::ServeError;
+pub use team::TeamServer;
 
 use crate::agent::{Agent, ThreadError, ThreadState, ThreadStatus, Toolset};
 use crate::output::OutputSpec;
@@ -151,10 +154,7 @@ where
     /// Refuses request bodies over `bytes` with 413 (default [`DEFAULT_BODY_LIMIT`]).
     /// Call it before [`Server::router`] or cloning.
     pub fn body_limit(mut self, bytes: usize) -> Self {
-        match Arc::get_mut(&mut self.inner) {
-            Some(inner) => inner.body_limit = bytes,
-            None => tracing::warn!("Server::body_limit after the server was shared: ignored"),
-        }
+        common::configure(&mut self.inner, "Server::body_limit", |c| c.body_limit = bytes);
         self
     }
 
@@ -163,10 +163,8 @@ where
     /// a client went away (and cancels its run) at the next write at the latest.
     /// Call it before [`Server::router`] or cloning.
     pub fn keep_alive(mut self, every: Duration) -> Self {
-        match Arc::get_mut(&mut self.inner) {
-            Some(inner) => inner.keep_alive = every.max(Duration::from_millis(1)),
-            None => tracing::warn!("Server::keep_alive after the server was shared: ignored"),
-        }
+        let every = every.max(Duration::from_millis(1));
+        common::configure(&mut self.inner, "Server::keep_alive", |c| c.keep_alive = every);
         self
     }
 
@@ -217,7 +215,7 @@ where
     C: Send + Sync + 'static,
     S: ThreadState + Default,
 {
-    pub(super) async fn start(
+    pub(super) async fn start_run(
         self: Arc<Self>,
         id: String,
         request: Request,

@@ -1,6 +1,7 @@
-//! The routes: which path runs which handler, and the handlers that read threads (the run
-//! routes start a run with [`Inner::start`]). The handlers are methods of one `impl` block,
-//! so the bounds a served agent meets are written once.
+//! The routes: which path runs which handler ([`Routes`], implemented by a served agent
+//! and by a served team), and an agent's handlers that read threads (its run routes start a
+//! run with [`Inner::start`]). The handlers are methods of one `impl` block, so the bounds a
+//! served agent meets are written once.
 
 use std::sync::Arc;
 
@@ -12,74 +13,73 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::error::ServeError;
+use super::common::Common;
 use super::{Inner, Protocol, event, history};
+use futures::future::BoxFuture;
 use crate::agent::{ThreadState, ThreadStatus, Toolset};
 use crate::output::OutputSpec;
 
-type Shared<T, O, C, S> = State<Arc<Inner<T, O, C, S>>>;
+/// A handler's future.
+pub(super) type Handled = BoxFuture<'static, Result<Response, ServeError>>;
+
+/// What a served runner (an agent, a team) answers on each route.
+pub(super) trait Routes: Send + Sync + 'static {
+    /// The runner's context type.
+    type Context: Send + Sync + 'static;
+
+    /// The shared part of the server.
+    fn common(&self) -> &Common<Self::Context>;
+    /// `GET /threads/{id}`.
+    fn show(self: Arc<Self>, id: String, request: Request) -> Handled;
+    /// `GET /threads/{id}/messages`.
+    fn messages(self: Arc<Self>, id: String, request: Request) -> Handled;
+    /// `POST /threads/{id}/runs...`.
+    fn start(self: Arc<Self>, id: String, request: Request, protocol: Protocol) -> Handled;
+}
 
 /// The router with every route (see the module documentation of `serve`).
-pub(super) fn router<T, O, C, S>(inner: Arc<Inner<T, O, C, S>>) -> Router
-where
-    T: Toolset<C, S> + Send + Sync + 'static,
-    O: OutputSpec + Send + Sync + 'static,
-    O::Output: Serialize + Send,
-    C: Send + Sync + 'static,
-    S: ThreadState + Default,
-{
+pub(super) fn router<R: Routes>(inner: Arc<R>) -> Router {
+    let run = |protocol: Option<Protocol>| {
+        move |State(inner): State<Arc<R>>, Path(id): Path<String>, request: Request| async move {
+            let protocol = match protocol {
+                Some(protocol) => Ok(protocol),
+                None => Protocol::from_query(request.uri().query()),
+            };
+            match protocol {
+                Ok(protocol) => respond(inner.start(id, request, protocol).await),
+                Err(error) => error.into_response(),
+            }
+        }
+    };
     Router::new()
         .route(
             "/threads",
-            get(|State(inner): Shared<T, O, C, S>, request: Request| async move {
-                respond(inner.list(request).await)
+            get(|State(inner): State<Arc<R>>, request: Request| async move {
+                respond(inner.common().list(request).await)
             })
-            .post(|State(inner): Shared<T, O, C, S>, request: Request| async move {
-                respond(inner.create(request).await)
+            .post(|State(inner): State<Arc<R>>, request: Request| async move {
+                respond(inner.common().create(request).await)
             }),
         )
         .route(
             "/threads/{id}",
             get(
-                |State(inner): Shared<T, O, C, S>, Path(id): Path<String>, request: Request| {
-                    inner.show(id, request)
+                |State(inner): State<Arc<R>>, Path(id): Path<String>, request: Request| async move {
+                    respond(inner.show(id, request).await)
                 },
             ),
         )
         .route(
             "/threads/{id}/messages",
             get(
-                |State(inner): Shared<T, O, C, S>, Path(id): Path<String>, request: Request| {
-                    inner.messages(id, request)
+                |State(inner): State<Arc<R>>, Path(id): Path<String>, request: Request| async move {
+                    respond(inner.messages(id, request).await)
                 },
             ),
         )
-        .route(
-            "/threads/{id}/runs",
-            post(
-                |State(inner): Shared<T, O, C, S>, Path(id): Path<String>, request: Request| async move {
-                    match Protocol::from_query(request.uri().query()) {
-                        Ok(protocol) => respond(inner.start(id, request, protocol).await),
-                        Err(error) => error.into_response(),
-                    }
-                },
-            ),
-        )
-        .route(
-            "/threads/{id}/runs/ai-sdk",
-            post(
-                |State(inner): Shared<T, O, C, S>, Path(id): Path<String>, request: Request| async move {
-                    respond(inner.start(id, request, Protocol::AiSdk).await)
-                },
-            ),
-        )
-        .route(
-            "/threads/{id}/runs/ag-ui",
-            post(
-                |State(inner): Shared<T, O, C, S>, Path(id): Path<String>, request: Request| async move {
-                    respond(inner.start(id, request, Protocol::AgUi).await)
-                },
-            ),
-        )
+        .route("/threads/{id}/runs", post(run(None)))
+        .route("/threads/{id}/runs/ai-sdk", post(run(Some(Protocol::AiSdk))))
+        .route("/threads/{id}/runs/ag-ui", post(run(Some(Protocol::AgUi))))
         .with_state(inner)
 }
 
@@ -105,7 +105,7 @@ where
     S: ThreadState + Default,
 {
     /// `GET /threads/{id}`: status, messages, pending reviews and questions, state.
-    async fn show(self: Arc<Self>, id: String, request: Request) -> Response {
+    async fn show_thread(self: Arc<Self>, id: String, request: Request) -> Response {
         let caller = self.caller(&request);
         drop(request);
         respond(
@@ -166,7 +166,7 @@ where
     }
 
     /// `GET /threads/{id}/messages`: the history as the protocol's messages.
-    async fn messages(self: Arc<Self>, id: String, request: Request) -> Response {
+    async fn thread_messages(self: Arc<Self>, id: String, request: Request) -> Response {
         let protocol = Protocol::from_query(request.uri().query());
         let caller = self.caller(&request);
         drop(request);
@@ -192,5 +192,32 @@ where
             }
             .await,
         )
+    }
+}
+
+impl<T, O, C, S> Routes for Inner<T, O, C, S>
+where
+    T: Toolset<C, S> + Send + Sync + 'static,
+    O: OutputSpec + Send + Sync + 'static,
+    O::Output: Serialize + Send,
+    C: Send + Sync + 'static,
+    S: ThreadState + Default,
+{
+    type Context = C;
+
+    fn common(&self) -> &Common<C> {
+        self
+    }
+
+    fn show(self: Arc<Self>, id: String, request: Request) -> Handled {
+        Box::pin(async move { Ok(self.show_thread(id, request).await) })
+    }
+
+    fn messages(self: Arc<Self>, id: String, request: Request) -> Handled {
+        Box::pin(async move { Ok(self.thread_messages(id, request).await) })
+    }
+
+    fn start(self: Arc<Self>, id: String, request: Request, protocol: Protocol) -> Handled {
+        Box::pin(self.start_run(id, request, protocol))
     }
 }

@@ -18,7 +18,7 @@ use super::Inner;
 use super::event::{Encoder, Event};
 use super::request::RunRequest;
 use super::threads::RunSlot;
-use crate::agent::{AgentEvent, Outcome, ThreadState, Toolset};
+use crate::agent::{AgentEvent, Outcome, ThreadError, ThreadState, Toolset};
 use crate::message::Message;
 use crate::middleware::Decision;
 use crate::output::OutputSpec;
@@ -161,21 +161,18 @@ impl Drop for CancelOnDrop {
     }
 }
 
-/// Records in the background that the run of `thread_id` was cancelled, then frees the
-/// thread for a new run.
-fn cancel_later<T, O, C, S>(inner: Arc<Inner<T, O, C, S>>, thread_id: String, slot: RunSlot)
+/// Records in the background, by `cancel`, that the run of `thread_id` was cancelled, then
+/// frees the thread for a new run.
+pub(crate) fn cancel_later<F>(thread_id: String, slot: RunSlot, cancel: F)
 where
-    T: Toolset<C, S> + Send + Sync + 'static,
-    O: OutputSpec + Send + Sync + 'static,
-    C: Send + Sync + 'static,
-    S: ThreadState,
+    F: Future<Output = Result<bool, ThreadError>> + Send + 'static,
 {
     let Ok(runtime) = tokio::runtime::Handle::try_current() else {
         tracing::warn!(thread = %thread_id, "run dropped outside a tokio runtime: not marked cancelled");
         return;
     };
     runtime.spawn(async move {
-        match inner.agent.thread(thread_id.as_str()).cancel().await {
+        match cancel.await {
             Ok(true) => tracing::info!(thread = %thread_id, "client went away: run cancelled"),
             Ok(false) => {}
             Err(error) => {
@@ -187,7 +184,7 @@ where
     });
 }
 
-fn json<V: Serialize>(value: &V) -> Value {
+pub(crate) fn json<V: Serialize>(value: &V) -> Value {
     serde_json::to_value(value).unwrap_or(Value::Null)
 }
 
@@ -213,7 +210,11 @@ where
         let mut guard = {
             let (inner, thread_id) = (Arc::clone(&inner), thread_id.clone());
             CancelOnDrop {
-                armed: Some(Box::new(move || cancel_later(inner, thread_id, slot))),
+                armed: Some(Box::new(move || {
+                    let id = thread_id.clone();
+                    let cancel = async move { inner.agent.thread(id).cancel().await };
+                    cancel_later(thread_id, slot, cancel)
+                })),
             }
         };
         let agent = &inner.agent;
