@@ -377,6 +377,20 @@ impl<O: Send + 'static, C: Send + Sync + 'static> TeamBuilder<O, C> {
     }
 }
 
+/// The conversation in `messages`: without the agents' instructions (a member's run returns
+/// its own in front).
+fn conversation(messages: &[Message]) -> impl Iterator<Item = &Message> {
+    messages
+        .iter()
+        .filter(|m| !matches!(m, Message::System { .. }))
+}
+
+/// What a member's run added to the `sent` messages of conversation it was given: the rest
+/// of the conversation it returned.
+fn turn(sent: usize, returned: &[Message]) -> impl Iterator<Item = Message> + '_ {
+    conversation(returned).skip(sent).cloned()
+}
+
 impl<O: Send + 'static, C: Send + Sync + 'static> Team<O, C> {
     /// Runs the conversation from the first agent until an agent answers.
     pub async fn run(
@@ -394,7 +408,11 @@ impl<O: Send + 'static, C: Send + Sync + 'static> Team<O, C> {
         let input = input.into().messages().to_vec();
         let context = context.into();
         TeamStream::new(move |sender| {
-            async move { self.drive(Vec::new(), input, 0, context, Some(sender)).await }.boxed()
+            async move {
+                self.drive(Vec::new(), input, 0, context, Some(sender))
+                    .await
+            }
+            .boxed()
         })
     }
 
@@ -429,7 +447,7 @@ impl<O: Send + 'static, C: Send + Sync + 'static> Team<O, C> {
             let sink_ref = sink
                 .as_ref()
                 .map(|s| s as &(dyn Fn(AgentEvent<Value, ()>) + Send + Sync));
-            let sent = messages.len();
+            let sent = conversation(&messages).count();
             let leg = member
                 .runner
                 .run(
@@ -467,7 +485,7 @@ impl<O: Send + 'static, C: Send + Sync + 'static> Team<O, C> {
                 } => {
                     usage += spent;
                     request_usage.extend(tag(requests));
-                    added.extend(messages.get(sent..).unwrap_or_default().iter().cloned());
+                    added.extend(turn(sent, &messages));
                     return Ok(TeamResult {
                         output,
                         agent: member.name.clone(),
@@ -487,7 +505,7 @@ impl<O: Send + 'static, C: Send + Sync + 'static> Team<O, C> {
                 } => {
                     usage += spent;
                     request_usage.extend(tag(requests));
-                    added.extend(handed.get(sent..).unwrap_or_default().iter().cloned());
+                    added.extend(turn(sent, &handed));
                     let target = &self.members[to];
                     handoffs.push((member.name.clone(), target.name.clone()));
                     if handoffs.len() > self.max_handoffs as usize {

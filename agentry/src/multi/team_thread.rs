@@ -120,10 +120,7 @@ impl<'a, O: Send + 'static, C: Send + Sync + 'static> TeamThread<'a, O, C> {
         TeamStream::new(move |sender| {
             async move {
                 let checkpointer = checkpointer?;
-                let latest = checkpointer
-                    .latest(&id)
-                    .await
-                    .map_err(ThreadError::from)?;
+                let latest = checkpointer.latest(&id).await.map_err(ThreadError::from)?;
                 let (history, start) = match &latest {
                     None => (Vec::new(), 0),
                     Some(c) => {

@@ -54,7 +54,10 @@ impl<C: Send + Sync + 'static> Common<C> {
         }
     }
 
-    pub(crate) fn caller(&self, request: &Request) -> BoxFuture<'static, Result<Caller<C>, ServeError>> {
+    pub(crate) fn caller(
+        &self,
+        request: &Request,
+    ) -> BoxFuture<'static, Result<Caller<C>, ServeError>> {
         let head = RequestHead {
             method: request.method().clone(),
             uri: request.uri().clone(),

@@ -70,8 +70,8 @@ pub use team::TeamServer;
 
 use crate::agent::{Agent, ThreadError, ThreadState, ThreadStatus, Toolset};
 use crate::output::OutputSpec;
-use request::RunRequest;
 use common::{Admitted, Common};
+use request::RunRequest;
 
 /// The default cap on a request body: 1 MiB.
 pub const DEFAULT_BODY_LIMIT: usize = 1 << 20;
@@ -154,7 +154,9 @@ where
     /// Refuses request bodies over `bytes` with 413 (default [`DEFAULT_BODY_LIMIT`]).
     /// Call it before [`Server::router`] or cloning.
     pub fn body_limit(mut self, bytes: usize) -> Self {
-        common::configure(&mut self.inner, "Server::body_limit", |c| c.body_limit = bytes);
+        common::configure(&mut self.inner, "Server::body_limit", |c| {
+            c.body_limit = bytes
+        });
         self
     }
 
@@ -164,7 +166,9 @@ where
     /// Call it before [`Server::router`] or cloning.
     pub fn keep_alive(mut self, every: Duration) -> Self {
         let every = every.max(Duration::from_millis(1));
-        common::configure(&mut self.inner, "Server::keep_alive", |c| c.keep_alive = every);
+        common::configure(&mut self.inner, "Server::keep_alive", |c| {
+            c.keep_alive = every
+        });
         self
     }
 

@@ -12,12 +12,12 @@ use axum::routing::{get, post};
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use super::error::ServeError;
 use super::common::Common;
+use super::error::ServeError;
 use super::{Inner, Protocol, event, history};
-use futures::future::BoxFuture;
 use crate::agent::{ThreadState, ThreadStatus, Toolset};
 use crate::output::OutputSpec;
+use futures::future::BoxFuture;
 
 /// A handler's future.
 pub(super) type Handled = BoxFuture<'static, Result<Response, ServeError>>;
@@ -78,7 +78,10 @@ pub(super) fn router<R: Routes>(inner: Arc<R>) -> Router {
             ),
         )
         .route("/threads/{id}/runs", post(run(None)))
-        .route("/threads/{id}/runs/ai-sdk", post(run(Some(Protocol::AiSdk))))
+        .route(
+            "/threads/{id}/runs/ai-sdk",
+            post(run(Some(Protocol::AiSdk))),
+        )
         .route("/threads/{id}/runs/ag-ui", post(run(Some(Protocol::AgUi))))
         .with_state(inner)
 }

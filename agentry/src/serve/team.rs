@@ -168,7 +168,8 @@ where
                 Some(saved) => saved.agent.clone(),
                 None => self.team.agents().next().unwrap_or_default().to_owned(),
             };
-            let (messages, cancelled) = saved.map_or((Vec::new(), false), |s| (s.messages, s.cancelled));
+            let (messages, cancelled) =
+                saved.map_or((Vec::new(), false), |s| (s.messages, s.cancelled));
             Ok(axum::Json(json!({
                 "id": id,
                 "status": status,

@@ -63,9 +63,13 @@ where
                 Ok(TeamEvent::Agent { event, .. }) => {
                     encode(&mut encoder, event, &mut out);
                 }
-                Ok(TeamEvent::Handoff { from, to }) => {
-                    encoder.event(Event::Handoff { from: &from, to: &to }, &mut out)
-                }
+                Ok(TeamEvent::Handoff { from, to }) => encoder.event(
+                    Event::Handoff {
+                        from: &from,
+                        to: &to,
+                    },
+                    &mut out,
+                ),
                 Ok(_) => {}
                 Err(error) => encoder.failed(&error.to_string(), &mut out),
             }
