@@ -28,6 +28,9 @@ pub(crate) struct Common<C> {
     pub(crate) running: Running,
     pub(crate) body_limit: usize,
     pub(crate) keep_alive: Duration,
+    /// Whether a thread made outside the server (no owner record) goes to the first user
+    /// who runs on it.
+    pub(crate) adopt_unowned: bool,
 }
 
 /// A run request let in: the caller, what it asks, AG-UI's run id, and the thread's slot.
@@ -51,6 +54,7 @@ impl<C: Send + Sync + 'static> Common<C> {
             running: Running::default(),
             body_limit: DEFAULT_BODY_LIMIT,
             keep_alive: DEFAULT_KEEP_ALIVE,
+            adopt_unowned: false,
         }
     }
 
@@ -123,6 +127,7 @@ impl<C: Send + Sync + 'static> Common<C> {
         match self.owners.check(id, &caller.user).await? {
             Ownership::Mine => {}
             Ownership::Unknown if matches!(run, RunRequest::Input(_)) => {
+                self.refuse_unowned(id).await?;
                 self.owners.claim(id, &caller.user).await?
             }
             Ownership::Unknown => return Err(ServeError::NotFound(id.to_owned())),
@@ -137,6 +142,30 @@ impl<C: Send + Sync + 'static> Common<C> {
             run_id,
             slot,
         })
+    }
+
+    /// Refuses thread `id` when it exists without an owner record (it was made outside the
+    /// server: by a program, or before it was served), unless the server adopts such threads.
+    async fn refuse_unowned(&self, id: &str) -> Result<(), ServeError> {
+        if self.adopt_unowned {
+            return Ok(());
+        }
+        let exists = self
+            .owners
+            .checkpointer()
+            .latest(id)
+            .await
+            .map_err(|e| ServeError::Thread(e.into()))?
+            .is_some();
+        match exists {
+            false => Ok(()),
+            true => Err(ServeError::Conflict {
+                code: "unowned_thread",
+                message: format!(
+                    "thread `{id}` exists without an owner (it was made outside the server): serve with `adopt_unowned(true)` to give it to the first user who runs on it"
+                ),
+            }),
+        }
     }
 
     /// `GET /threads`: the caller's threads, newest first.

@@ -172,6 +172,17 @@ where
         self
     }
 
+    /// Gives a thread made outside the server (by a program, or before the agent was
+    /// served: it has messages but no owner record) to the first user who sends a message on
+    /// it. By default such a thread is refused with 409 `unowned_thread`: any user could
+    /// otherwise take it by guessing its id. Call it before [`Server::router`] or cloning.
+    pub fn adopt_unowned(mut self, adopt: bool) -> Self {
+        common::configure(&mut self.inner, "adopt_unowned", |c| {
+            c.adopt_unowned = adopt
+        });
+        self
+    }
+
     /// The agent served.
     pub fn agent(&self) -> &Arc<Agent<T, O, C, S>> {
         &self.inner.agent

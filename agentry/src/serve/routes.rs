@@ -115,15 +115,13 @@ where
             async {
                 let caller = caller.await?;
                 self.readable(&id, &caller.user).await?;
-                let thread = self.agent.thread(id.as_str());
-                let status = thread.status().await?;
-                let messages = thread.messages().await?;
-                let pending = thread.pending().await?;
+                // One read: a run saving meanwhile cannot mix two checkpoints.
+                let snapshot = self.agent.thread(id.as_str()).snapshot().await?;
+                let pending = snapshot.pending;
                 let state = match &pending {
                     Some(pause) => Some(serde_json::to_value(pause.state()).unwrap_or(Value::Null)),
-                    None => thread
-                        .state()
-                        .await?
+                    None => snapshot
+                        .state
                         .map(|s| serde_json::to_value(s).unwrap_or(Value::Null)),
                 };
                 let reviews: Vec<Value> = pending
@@ -155,9 +153,9 @@ where
                     .collect();
                 Ok(axum::Json(json!({
                     "id": id,
-                    "status": status_name(status),
-                    "cancelled": thread.was_cancelled().await?,
-                    "messages": messages,
+                    "status": status_name(snapshot.status),
+                    "cancelled": snapshot.cancelled,
+                    "messages": snapshot.messages,
                     "pending": reviews,
                     "questions": questions,
                     "state": state,

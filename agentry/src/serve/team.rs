@@ -124,6 +124,17 @@ where
         self
     }
 
+    /// Gives a thread made outside the server (by a program, or before the agent was
+    /// served: it has messages but no owner record) to the first user who sends a message on
+    /// it. By default such a thread is refused with 409 `unowned_thread`: any user could
+    /// otherwise take it by guessing its id. Call it before [`TeamServer::router`] or cloning.
+    pub fn adopt_unowned(mut self, adopt: bool) -> Self {
+        configure(&mut self.inner, "adopt_unowned", |c| {
+            c.adopt_unowned = adopt
+        });
+        self
+    }
+
     /// The team served.
     pub fn team(&self) -> &Arc<Team<O, C>> {
         &self.inner.team
