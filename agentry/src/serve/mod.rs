@@ -3,6 +3,9 @@
 //! carries human review through each protocol, runs external tools as the protocols'
 //! client-side tools and shows a tool's questions, and cancels a run when its client goes away.
 //!
+//! A [`Team`](crate::multi::Team) is served on the same routes by [`TeamServer`], its
+//! handoffs streamed as `data-handoff` parts / `CUSTOM` events named [`HANDOFF`].
+//!
 //! The routes (mount the router where you like, e.g. under `/api` with
 //! [`Router::nest`]) are described in the guide's chapter "Serving an agent":
 //!

@@ -153,6 +153,23 @@ pub(crate) struct CancelOnDrop {
     pub(crate) armed: Option<Box<dyn FnOnce() + Send>>,
 }
 
+impl CancelOnDrop {
+    /// Armed to record, by `cancel(thread_id)`, that the run of `thread_id` was cancelled,
+    /// freeing `slot` once that is saved (see [`cancel_later`]).
+    pub(crate) fn new<F, R>(thread_id: String, slot: RunSlot, cancel: F) -> Self
+    where
+        F: FnOnce(String) -> R + Send + 'static,
+        R: Future<Output = Result<bool, ThreadError>> + Send + 'static,
+    {
+        CancelOnDrop {
+            armed: Some(Box::new(move || {
+                let cancel = cancel(thread_id.clone());
+                cancel_later(thread_id, slot, cancel)
+            })),
+        }
+    }
+}
+
 impl Drop for CancelOnDrop {
     fn drop(&mut self) {
         if let Some(cancel) = self.armed.take() {
@@ -163,7 +180,7 @@ impl Drop for CancelOnDrop {
 
 /// Records in the background, by `cancel`, that the run of `thread_id` was cancelled, then
 /// frees the thread for a new run.
-pub(crate) fn cancel_later<F>(thread_id: String, slot: RunSlot, cancel: F)
+fn cancel_later<F>(thread_id: String, slot: RunSlot, cancel: F)
 where
     F: Future<Output = Result<bool, ThreadError>> + Send + 'static,
 {
@@ -208,14 +225,10 @@ where
 {
     body(keep_alive, move |frames| async move {
         let mut guard = {
-            let (inner, thread_id) = (Arc::clone(&inner), thread_id.clone());
-            CancelOnDrop {
-                armed: Some(Box::new(move || {
-                    let id = thread_id.clone();
-                    let cancel = async move { inner.agent.thread(id).cancel().await };
-                    cancel_later(thread_id, slot, cancel)
-                })),
-            }
+            let inner = Arc::clone(&inner);
+            CancelOnDrop::new(thread_id.clone(), slot, move |id| async move {
+                inner.agent.thread(id).cancel().await
+            })
         };
         let agent = &inner.agent;
         let thread = agent.thread(thread_id.as_str());

@@ -8,7 +8,7 @@ use serde::Serialize;
 use serde_json::json;
 
 use super::event::{Encoder, Event};
-use super::run::{CancelOnDrop, RunBody, body, cancel_later, encode, json};
+use super::run::{CancelOnDrop, RunBody, body, encode, json};
 use super::team::TeamInner;
 use super::threads::RunSlot;
 use crate::multi::TeamEvent;
@@ -30,14 +30,10 @@ where
 {
     body(keep_alive, move |frames| async move {
         let mut guard = {
-            let (inner, thread_id) = (Arc::clone(&inner), thread_id.clone());
-            CancelOnDrop {
-                armed: Some(Box::new(move || {
-                    let id = thread_id.clone();
-                    let cancel = async move { inner.team.thread(id).cancel().await.map(|()| true) };
-                    cancel_later(thread_id, slot, cancel)
-                })),
-            }
+            let inner = Arc::clone(&inner);
+            CancelOnDrop::new(thread_id.clone(), slot, move |id| async move {
+                inner.team.thread(id).cancel().await.map(|()| true)
+            })
         };
         let thread = inner.team.thread(thread_id.as_str());
         let mut out = Vec::new();
