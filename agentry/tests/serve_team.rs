@@ -31,12 +31,20 @@ fn send_email(to: String) -> String {
 #[agent(tools())]
 struct Triage;
 
+/// Wait for a long time.
+#[tool]
+async fn wait() -> String {
+    tokio::time::sleep(std::time::Duration::from_secs(60)).await;
+    "waited".to_string()
+}
+
 /// You answer billing questions and send email.
-#[agent(tools(send_email))]
+#[agent(tools(send_email, wait))]
 struct Billing;
 
 struct Served {
     url: String,
+    server: TeamServer<String, ()>,
     _dir: tempfile::TempDir,
 }
 
@@ -78,7 +86,11 @@ async fn serve(billing: ScriptedModel, reviewed: bool) -> Served {
     let url = format!("http://{}", listener.local_addr().unwrap());
     let app = server.router();
     tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
-    Served { url, _dir: dir }
+    Served {
+        url,
+        server,
+        _dir: dir,
+    }
 }
 
 fn billing() -> ScriptedModel {
@@ -278,4 +290,47 @@ async fn a_members_reviewed_tool_ends_the_run_with_a_typed_error_and_decisions_a
     let (status, body) = post(&run, "ada", approve).await;
     assert_eq!(status, 409, "{body}");
     assert!(body.contains("not_paused"), "{body}");
+}
+
+#[tokio::test]
+async fn a_client_that_goes_away_cancels_the_team_run_and_the_thread_says_so() {
+    let billing = ScriptedModel::new([Turn::tool_call("wait", json!({}))]);
+    let served = serve(billing, false).await;
+    let mut response = reqwest::Client::new()
+        .post(format!("{}/threads/c/runs/ai-sdk", served.url))
+        .bearer_auth("ada")
+        .json(&chat("Wait for it."))
+        .send()
+        .await
+        .unwrap();
+    // Read until billing is inside the slow tool.
+    let mut seen = String::new();
+    while !events(&seen)
+        .iter()
+        .any(|e| e["type"] == "tool-input-available" && e["toolName"] == "wait")
+    {
+        let chunk = response
+            .chunk()
+            .await
+            .unwrap()
+            .expect("the stream ended early");
+        seen.push_str(&String::from_utf8_lossy(&chunk));
+    }
+    assert_eq!(served.server.running(), 1);
+    drop(response);
+    let mut thread = Value::Null;
+    for _ in 0..300 {
+        let (_, t) = get(&format!("{}/threads/c", served.url), "ada").await;
+        thread = t;
+        if thread["cancelled"] == true && served.server.running() == 0 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    assert_eq!(thread["cancelled"], true, "{thread}");
+    assert_eq!(thread["status"], "idle", "{thread}");
+    assert_eq!(served.server.running(), 0);
+    // A team run is saved when it ends: nothing of the dropped run is in the thread.
+    assert_eq!(thread["messages"], json!([]), "{thread}");
+    assert_eq!(thread["state"], json!({"agent": "triage"}));
 }
