@@ -201,7 +201,7 @@ async fn a_streamed_team_run_reports_each_agent_and_the_handoff() {
                 _ => {}
             },
             TeamEvent::Handoff { from, to } => seen.push(format!("{from} -> {to}")),
-            TeamEvent::Done(result) => done = Some(result),
+            TeamEvent::Done { agent, .. } => done = Some(agent),
             _ => {}
         }
     }
@@ -215,7 +215,12 @@ async fn a_streamed_team_run_reports_each_agent_and_the_handoff() {
             "billing: turn 1",
         ]
     );
-    let result = done.expect("the stream ends with Done");
+    assert_eq!(
+        done.as_deref(),
+        Some("billing"),
+        "the stream ends with Done"
+    );
+    let result = stream.result().await.unwrap();
     assert_eq!(result.agent, "billing");
     assert_eq!(result.output.reply, "Refunded the double charge.");
     assert_eq!(result.usage.requests, 3);

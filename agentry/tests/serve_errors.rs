@@ -219,3 +219,48 @@ async fn a_message_on_a_paused_thread_is_409() {
     let (_, thread) = served.get_json("/threads/p", "ada").await;
     assert_eq!(thread["status"], "paused");
 }
+
+#[tokio::test]
+async fn a_thread_made_outside_the_server_is_refused_unless_adopted() {
+    let served = serve(ScriptedModel::new([Turn::text("Made by a program.")])).await;
+    let user = User {
+        name: "batch".into(),
+    };
+    let thread = served.server.agent().thread("made-outside");
+    thread.run("Summarize the day.", user).await.unwrap();
+    let response = served
+        .post("/threads/made-outside/runs/ai-sdk", "mallory")
+        .json(&chat("What did the program say?"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(error_of(response).await, (409, "unowned_thread".into()));
+    // Nobody got it.
+    let response = served
+        .get("/threads/made-outside", "mallory")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(error_of(response).await, (404, "not_found".into()));
+
+    let served = serve_with(
+        ScriptedModel::new([Turn::text("a"), Turn::text("b")]),
+        |s| s.adopt_unowned(true),
+    )
+    .await;
+    let thread = served.server.agent().thread("made-outside");
+    let user = User {
+        name: "batch".into(),
+    };
+    thread.run("Summarize the day.", user).await.unwrap();
+    let response = served
+        .post("/threads/made-outside/runs/ai-sdk", "ada")
+        .json(&chat("And then?"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    let _ = response.text().await.unwrap();
+    let (status, _) = served.get_json("/threads/made-outside", "ada").await;
+    assert_eq!(status, 200);
+}

@@ -81,7 +81,9 @@ pub use input::Input;
 pub use instructions::{Instructions, InstructionsFn};
 pub use output::AgentOutput;
 pub use stream::AgentStream;
-pub use thread::{CANCELLED, DEFAULT_THREAD_CACHE, NOT_COMPLETED, Orphan, Thread, ThreadState};
+pub use thread::{
+    CANCELLED, DEFAULT_THREAD_CACHE, NOT_COMPLETED, Orphan, Thread, ThreadSnapshot, ThreadState,
+};
 pub use toolset::{NoCall, NoTools, Toolset};
 
 // The values of a run live in the `run` room below this one (so `middleware`, `telemetry`

@@ -39,9 +39,13 @@ use tokio::sync::mpsc::UnboundedSender;
 use super::handoff_input::HandoffInput;
 use super::member::{Leg, MakeRunner, Runner, Transfer, make_runner, transfer_definition};
 pub use super::team_stream::TeamStream;
-use crate::agent::{AgentBuilder, AgentEvent, Input, RequestUsage, RunError, StopReason, Toolset};
+use crate::agent::{
+    AgentBuilder, AgentEvent, Input, RequestUsage, RunError, RunErrorKind, StopReason, ThreadError,
+    Toolset,
+};
 use crate::message::Message;
 use crate::output::OutputSpec;
+use crate::persist::Checkpointer;
 use crate::usage::Usage;
 
 /// An output spec whose output is the team's output `O`: what [`TeamBuilder::agent`] asks of
@@ -73,6 +77,7 @@ pub struct TeamBuilder<O, C = ()> {
     members: Vec<MemberSpec<O, C>>,
     handoffs: Vec<(String, String, HandoffInput)>,
     max_handoffs: u32,
+    checkpointer: Option<Arc<dyn Checkpointer>>,
 }
 
 /// Agents answering with output `O` under context `C`, passing the conversation to each
@@ -80,6 +85,7 @@ pub struct TeamBuilder<O, C = ()> {
 pub struct Team<O, C = ()> {
     members: Vec<Built<O, C>>,
     max_handoffs: u32,
+    pub(super) checkpointer: Option<Arc<dyn Checkpointer>>,
 }
 
 struct Built<O, C> {
@@ -132,6 +138,18 @@ pub enum TeamError {
         /// Its error, with its partial run.
         error: Box<RunError>,
     },
+    /// An agent stopped for review of a tool call (or at a tool's question): a team run
+    /// cannot pause, so it ends here (the run is not saved on a thread).
+    #[error(
+        "agent `{agent}` stopped for review of, or a question from, {}: a team's run cannot pause; give the team's agents tools without review, or run that agent on its own",
+        tools.join(", ")
+    )]
+    Paused {
+        /// The agent.
+        agent: String,
+        /// The reviewed tools, and the tools that asked a question (or are external).
+        tools: Vec<String>,
+    },
     /// The agents handed the conversation on more than `max` times.
     #[error("the agents handed the conversation on more than {max} times ({path})")]
     TooManyHandoffs {
@@ -140,6 +158,13 @@ pub enum TeamError {
         /// The agents in order, `a → b → a → ...`.
         path: String,
     },
+    /// [`TeamStream::result`] after the events were read to the end of a failed run: the
+    /// error was the last event.
+    #[error("the team stream's last event (an error) was already read")]
+    ErrorTaken,
+    /// A team thread could not be read or saved (see [`Team::thread`]).
+    #[error(transparent)]
+    Thread(#[from] ThreadError),
 }
 
 /// A finished team run.
@@ -159,6 +184,10 @@ pub struct TeamResult<O> {
     pub request_usage: Vec<RequestUsage>,
     /// Why the answering agent's run ended.
     pub stop_reason: StopReason,
+    /// What this run added to the conversation: the input, then each agent's turns (its
+    /// answers, tool results and transfers) in order, unfiltered by the handoffs' input
+    /// filters. A [team thread](Team::thread) appends it to its history.
+    pub added: Vec<Message>,
 }
 
 impl<O> TeamResult<O> {
@@ -186,8 +215,18 @@ pub enum TeamEvent<O> {
         /// The agent that takes over.
         to: String,
     },
-    /// The run finished; the last event.
-    Done(Box<TeamResult<O>>),
+    /// The run finished; the last event. The result stays with the stream: take it with
+    /// [`TeamStream::result`] after this event (the output need not be `Clone`).
+    #[non_exhaustive]
+    Done {
+        /// The agent that answered.
+        agent: String,
+        /// Tokens and requests of every agent, in total (the result's `usage`).
+        usage: Usage,
+        /// The output's type (the output itself is in the stream's result).
+        #[doc(hidden)]
+        output: std::marker::PhantomData<fn() -> O>,
+    },
 }
 
 impl<O: Send + 'static, C: Send + Sync + 'static> Team<O, C> {
@@ -197,6 +236,7 @@ impl<O: Send + 'static, C: Send + Sync + 'static> Team<O, C> {
             members: Vec::new(),
             handoffs: Vec::new(),
             max_handoffs: DEFAULT_MAX_HANDOFFS,
+            checkpointer: None,
         }
     }
 }
@@ -259,6 +299,13 @@ impl<O: Send + 'static, C: Send + Sync + 'static> TeamBuilder<O, C> {
     /// Handoffs per run before it fails with [`TeamError::TooManyHandoffs`] (default 10).
     pub fn max_handoffs(mut self, max: u32) -> Self {
         self.max_handoffs = max;
+        self
+    }
+
+    /// Keeps the team's threads in `checkpointer` (see [`Team::thread`]): each thread's
+    /// history and the agent that answers its next message.
+    pub fn checkpointer(mut self, checkpointer: impl Checkpointer) -> Self {
+        self.checkpointer = Some(Arc::new(checkpointer));
         self
     }
 
@@ -325,8 +372,23 @@ impl<O: Send + 'static, C: Send + Sync + 'static> TeamBuilder<O, C> {
         Ok(Team {
             members,
             max_handoffs: self.max_handoffs,
+            checkpointer: self.checkpointer,
         })
     }
+}
+
+/// The conversation in `messages`: without the agents' instructions (a member's run returns
+/// its own in front).
+fn conversation(messages: &[Message]) -> impl Iterator<Item = &Message> {
+    messages
+        .iter()
+        .filter(|m| !matches!(m, Message::System { .. }))
+}
+
+/// What a member's run added to the `sent` messages of conversation it was given: the rest
+/// of the conversation it returned.
+fn turn(sent: usize, returned: &[Message]) -> impl Iterator<Item = Message> + '_ {
+    conversation(returned).skip(sent).cloned()
 }
 
 impl<O: Send + 'static, C: Send + Sync + 'static> Team<O, C> {
@@ -336,30 +398,37 @@ impl<O: Send + 'static, C: Send + Sync + 'static> Team<O, C> {
         input: impl Into<Input>,
         context: impl Into<Arc<C>>,
     ) -> Result<TeamResult<O>, TeamError> {
-        self.drive(input.into(), context.into(), None).await
+        let input = input.into().messages().to_vec();
+        self.drive(Vec::new(), input, 0, context.into(), None).await
     }
 
     /// Runs like [`Team::run`], streaming each agent's events, the handoffs, and finally
     /// [`TeamEvent::Done`].
     pub fn stream(&self, input: impl Into<Input>, context: impl Into<Arc<C>>) -> TeamStream<'_, O> {
-        let (sender, events) = tokio::sync::mpsc::unbounded_channel();
-        let (input, context) = (input.into(), context.into());
-        let run = async move { self.drive(input, context, Some(sender)).await }.boxed();
-        TeamStream {
-            run: Some(run),
-            events,
-            outcome: None,
-        }
+        let input = input.into().messages().to_vec();
+        let context = context.into();
+        TeamStream::new(move |sender| {
+            async move {
+                self.drive(Vec::new(), input, 0, context, Some(sender))
+                    .await
+            }
+            .boxed()
+        })
     }
 
-    async fn drive(
+    /// Runs the conversation `history` + `input` from member `start` until an agent answers.
+    pub(super) async fn drive(
         &self,
-        input: Input,
+        history: Vec<Message>,
+        input: Vec<Message>,
+        start: usize,
         context: Arc<C>,
         events: Option<UnboundedSender<TeamEvent<O>>>,
     ) -> Result<TeamResult<O>, TeamError> {
-        let mut messages = input.messages().to_vec();
-        let mut current = 0usize;
+        let mut added = input.clone();
+        let mut messages = history;
+        messages.extend(input);
+        let mut current = start.min(self.members.len() - 1);
         let mut usage = Usage::default();
         let mut request_usage: Vec<RequestUsage> = Vec::new();
         let mut handoffs: Vec<(String, String)> = Vec::new();
@@ -378,6 +447,7 @@ impl<O: Send + 'static, C: Send + Sync + 'static> Team<O, C> {
             let sink_ref = sink
                 .as_ref()
                 .map(|s| s as &(dyn Fn(AgentEvent<Value, ()>) + Send + Sync));
+            let sent = conversation(&messages).count();
             let leg = member
                 .runner
                 .run(
@@ -386,9 +456,15 @@ impl<O: Send + 'static, C: Send + Sync + 'static> Team<O, C> {
                     sink_ref,
                 )
                 .await
-                .map_err(|error| TeamError::Agent {
-                    agent: member.name.clone(),
-                    error: Box::new(error),
+                .map_err(|error| match error.kind() {
+                    RunErrorKind::Paused { tools } => TeamError::Paused {
+                        agent: member.name.clone(),
+                        tools: tools.clone(),
+                    },
+                    _ => TeamError::Agent {
+                        agent: member.name.clone(),
+                        error: Box::new(error),
+                    },
                 })?;
             let tag = |requests: Vec<RequestUsage>| {
                 requests.into_iter().map(|mut r| {
@@ -409,6 +485,7 @@ impl<O: Send + 'static, C: Send + Sync + 'static> Team<O, C> {
                 } => {
                     usage += spent;
                     request_usage.extend(tag(requests));
+                    added.extend(turn(sent, &messages));
                     return Ok(TeamResult {
                         output,
                         agent: member.name.clone(),
@@ -417,6 +494,7 @@ impl<O: Send + 'static, C: Send + Sync + 'static> Team<O, C> {
                         usage,
                         request_usage,
                         stop_reason,
+                        added,
                     });
                 }
                 Leg::Handoff {
@@ -427,10 +505,11 @@ impl<O: Send + 'static, C: Send + Sync + 'static> Team<O, C> {
                 } => {
                     usage += spent;
                     request_usage.extend(tag(requests));
+                    added.extend(turn(sent, &handed));
                     let target = &self.members[to];
                     handoffs.push((member.name.clone(), target.name.clone()));
                     if handoffs.len() > self.max_handoffs as usize {
-                        let mut path: Vec<&str> = vec![self.members[0].name.as_str()];
+                        let mut path: Vec<&str> = vec![handoffs[0].0.as_str()];
                         path.extend(handoffs.iter().map(|(_, to)| to.as_str()));
                         return Err(TeamError::TooManyHandoffs {
                             max: self.max_handoffs,
@@ -454,6 +533,11 @@ impl<O: Send + 'static, C: Send + Sync + 'static> Team<O, C> {
                 }
             }
         }
+    }
+
+    /// The index of the member named `name`.
+    pub(super) fn member_index(&self, name: &str) -> Option<usize> {
+        self.members.iter().position(|m| m.name == name)
     }
 
     /// The agents' names, the starting agent first.

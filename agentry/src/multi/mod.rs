@@ -31,6 +31,7 @@ pub mod handoff;
 mod handoff_input;
 mod member;
 mod team_stream;
+mod team_thread;
 mod usage;
 
 pub use crate::run::SubAgentEvent;
@@ -42,4 +43,5 @@ pub use handoff::{
     TeamResult, TeamStream,
 };
 pub use handoff_input::HandoffInput;
+pub use team_thread::{TeamThread, TeamThreadState};
 pub use usage::usage_by_agent;

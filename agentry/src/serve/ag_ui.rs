@@ -10,7 +10,8 @@
 //! nothing else waits, the run finishes with outcome `success` naming them in
 //! `pendingToolCallIds`, and the client sends their results as `tool` messages; beside a
 //! question they are interrupts of reason `external_tool`. A tool's events are `CUSTOM`
-//! events named `agentry.tool_event`; the typed output is `RUN_FINISHED.result`.
+//! events named `agentry.tool_event`, a team's handoffs `CUSTOM` events named
+//! `agentry.handoff`; the typed output is `RUN_FINISHED.result`.
 
 use std::collections::{HashMap, HashSet};
 
@@ -23,6 +24,9 @@ use crate::tool::QuestionKind;
 
 /// The name of the `CUSTOM` event carrying what a tool wrote to its `StreamWriter`.
 pub const TOOL_EVENT: &str = "agentry.tool_event";
+
+/// The name of the `CUSTOM` event of a team's handoff, `{"from", "to"}` (the agents' names).
+pub const HANDOFF: &str = "agentry.handoff";
 
 /// The `reason` of the interrupt asking to approve a tool call.
 pub const TOOL_APPROVAL: &str = "tool_approval";
@@ -236,6 +240,15 @@ impl Encoder for AgUi {
                 "name": TOOL_EVENT,
                 "value": { "toolCallId": custom.call_id, "data": custom.data },
             })),
+            Event::Handoff { from, to } => {
+                // The agent that hands off is done: its step ends.
+                self.end_step(out);
+                out.push(json!({
+                    "type": "CUSTOM",
+                    "name": HANDOFF,
+                    "value": { "from": from, "to": to },
+                }))
+            }
         }
     }
 

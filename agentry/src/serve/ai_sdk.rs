@@ -9,7 +9,8 @@
 //! with reason `tool-calls`; a call the reviewer rejected ends as `tool-output-denied`. A
 //! pause at a tool's question sends a `data-question` part per question; a call of an
 //! external tool is left at `tool-input-available` for the client to run (a client-side
-//! tool). A failure sends `error`.
+//! tool). A team's handoff is a `data-handoff` part `{"from", "to"}`. A failure sends
+//! `error`.
 
 use std::collections::{HashMap, HashSet};
 
@@ -219,6 +220,10 @@ impl Encoder for AiSdk {
             Event::Custom(custom) => out.push(json!({
                 "type": "data-event",
                 "data": { "toolCallId": custom.call_id, "data": custom.data },
+            })),
+            Event::Handoff { from, to } => out.push(json!({
+                "type": "data-handoff",
+                "data": { "from": from, "to": to },
             })),
         }
     }

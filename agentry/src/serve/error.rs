@@ -27,7 +27,8 @@ pub enum ServeError {
     /// 409: the thread is busy (a run is going on) or waits for a review decision.
     #[error("{message}")]
     Conflict {
-        /// A stable code: `thread_running`, `thread_paused`, `not_paused`.
+        /// A stable code: `thread_running`, `thread_paused`, `not_paused`,
+        /// `unowned_thread`.
         code: &'static str,
         /// What is wrong and what to do.
         message: String,

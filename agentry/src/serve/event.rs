@@ -29,6 +29,8 @@ pub(crate) enum Event<'a> {
     Result(&'a Step),
     /// An event a tool wrote, as JSON.
     Custom(&'a CustomEvent<Value>),
+    /// A team's agent `from` handed the conversation to `to`.
+    Handoff { from: &'a str, to: &'a str },
 }
 
 /// Turns a run into one protocol's messages (JSON values, each sent as one SSE `data:`).

@@ -3,6 +3,9 @@
 //! carries human review through each protocol, runs external tools as the protocols'
 //! client-side tools and shows a tool's questions, and cancels a run when its client goes away.
 //!
+//! A [`Team`](crate::multi::Team) is served on the same routes by [`TeamServer`], its
+//! handoffs streamed as `data-handoff` parts / `CUSTOM` events named [`HANDOFF`].
+//!
 //! The routes (mount the router where you like, e.g. under `/api` with
 //! [`Router::nest`]) are described in the guide's chapter "Serving an agent":
 //!
@@ -43,6 +46,7 @@
 mod ag_ui;
 mod ai_sdk;
 mod auth;
+mod common;
 mod error;
 mod event;
 mod history;
@@ -50,27 +54,27 @@ mod json_patch;
 mod request;
 mod routes;
 mod run;
+mod team;
+mod team_run;
 mod threads;
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
-use axum::body::Body;
 use axum::extract::Request;
-use axum::http::{HeaderValue, header};
-use axum::response::{IntoResponse, Response};
-use futures::StreamExt;
+use axum::response::Response;
 use serde::Serialize;
 
-pub use ag_ui::{EXTERNAL_TOOL, TOOL_APPROVAL, TOOL_EVENT, TOOL_QUESTION};
+pub use ag_ui::{EXTERNAL_TOOL, HANDOFF, TOOL_APPROVAL, TOOL_EVENT, TOOL_QUESTION};
 pub use auth::{Authenticate, Caller, RequestHead, anonymous};
 pub use error::ServeError;
+pub use team::TeamServer;
 
 use crate::agent::{Agent, ThreadError, ThreadState, ThreadStatus, Toolset};
 use crate::output::OutputSpec;
+use common::{Admitted, Common};
 use request::RunRequest;
-use threads::{Owners, Ownership, Running, check_thread_id};
 
 /// The default cap on a request body: 1 MiB.
 pub const DEFAULT_BODY_LIMIT: usize = 1 << 20;
@@ -103,11 +107,21 @@ impl<T, O, C, S> std::fmt::Debug for Server<T, O, C, S> {
 
 pub(crate) struct Inner<T, O, C, S> {
     pub(crate) agent: Arc<Agent<T, O, C, S>>,
-    auth: Box<dyn Authenticate<C>>,
-    pub(super) owners: Owners,
-    running: Running,
-    body_limit: usize,
-    keep_alive: Duration,
+    common: Common<C>,
+}
+
+impl<T, O, C, S> std::ops::Deref for Inner<T, O, C, S> {
+    type Target = Common<C>;
+
+    fn deref(&self) -> &Common<C> {
+        &self.common
+    }
+}
+
+impl<T, O, C, S> std::ops::DerefMut for Inner<T, O, C, S> {
+    fn deref_mut(&mut self) -> &mut Common<C> {
+        &mut self.common
+    }
 }
 
 impl<T, O, C, S> Server<T, O, C, S>
@@ -135,11 +149,7 @@ where
         Ok(Server {
             inner: Arc::new(Inner {
                 agent,
-                auth: Box::new(auth),
-                owners: Owners::new(checkpointer),
-                running: Running::default(),
-                body_limit: DEFAULT_BODY_LIMIT,
-                keep_alive: DEFAULT_KEEP_ALIVE,
+                common: Common::new(checkpointer, auth),
             }),
         })
     }
@@ -147,10 +157,9 @@ where
     /// Refuses request bodies over `bytes` with 413 (default [`DEFAULT_BODY_LIMIT`]).
     /// Call it before [`Server::router`] or cloning.
     pub fn body_limit(mut self, bytes: usize) -> Self {
-        match Arc::get_mut(&mut self.inner) {
-            Some(inner) => inner.body_limit = bytes,
-            None => tracing::warn!("Server::body_limit after the server was shared: ignored"),
-        }
+        common::configure(&mut self.inner, "Server::body_limit", |c| {
+            c.body_limit = bytes
+        });
         self
     }
 
@@ -159,10 +168,21 @@ where
     /// a client went away (and cancels its run) at the next write at the latest.
     /// Call it before [`Server::router`] or cloning.
     pub fn keep_alive(mut self, every: Duration) -> Self {
-        match Arc::get_mut(&mut self.inner) {
-            Some(inner) => inner.keep_alive = every.max(Duration::from_millis(1)),
-            None => tracing::warn!("Server::keep_alive after the server was shared: ignored"),
-        }
+        let every = every.max(Duration::from_millis(1));
+        common::configure(&mut self.inner, "Server::keep_alive", |c| {
+            c.keep_alive = every
+        });
+        self
+    }
+
+    /// Gives a thread made outside the server (by a program, or before the agent was
+    /// served: it has messages but no owner record) to the first user who sends a message on
+    /// it. By default such a thread is refused with 409 `unowned_thread`: any user could
+    /// otherwise take it by guessing its id. Call it before [`Server::router`] or cloning.
+    pub fn adopt_unowned(mut self, adopt: bool) -> Self {
+        common::configure(&mut self.inner, "adopt_unowned", |c| {
+            c.adopt_unowned = adopt
+        });
         self
     }
 
@@ -213,82 +233,18 @@ where
     C: Send + Sync + 'static,
     S: ThreadState + Default,
 {
-    pub(super) fn caller(
-        &self,
-        request: &Request,
-    ) -> futures::future::BoxFuture<'static, Result<Caller<C>, ServeError>> {
-        let head = RequestHead {
-            method: request.method().clone(),
-            uri: request.uri().clone(),
-            headers: request.headers().clone(),
-        };
-        self.auth.authenticate(head)
-    }
-
-    /// The body, at most `body_limit` bytes.
-    async fn body(&self, request: Request) -> Result<Vec<u8>, ServeError> {
-        let limit = self.body_limit;
-        let too_large = || ServeError::PayloadTooLarge { limit };
-        if let Some(length) = request.headers().get(header::CONTENT_LENGTH)
-            && length
-                .to_str()
-                .ok()
-                .and_then(|l| l.parse::<usize>().ok())
-                .is_some_and(|l| l > limit)
-        {
-            return Err(too_large());
-        }
-        let mut body = Vec::new();
-        let mut data = request.into_body().into_data_stream();
-        while let Some(chunk) = data.next().await {
-            let chunk = chunk
-                .map_err(|e| ServeError::BadRequest(format!("the body could not be read: {e}")))?;
-            if body.len() + chunk.len() > limit {
-                return Err(too_large());
-            }
-            body.extend_from_slice(&chunk);
-        }
-        Ok(body)
-    }
-
-    /// Checks that `user` may read thread `id`: 404 unknown, 403 another user's.
-    pub(super) async fn readable(&self, id: &str, user: &str) -> Result<(), ServeError> {
-        check_thread_id(id)?;
-        match self.owners.check(id, user).await? {
-            Ownership::Mine => Ok(()),
-            Ownership::Unknown => Err(ServeError::NotFound(id.to_owned())),
-        }
-    }
-
-    pub(super) async fn start(
+    pub(super) async fn start_run(
         self: Arc<Self>,
         id: String,
         request: Request,
         protocol: Protocol,
     ) -> Result<Response, ServeError> {
-        check_thread_id(&id)?;
-        let caller = self.caller(&request);
-        let caller = caller.await?;
-        let body = self.body(request).await?;
-        // Read the body before touching the thread: a bad request changes nothing.
-        let (run, run_id) = match protocol {
-            Protocol::AiSdk => (request::ai_sdk(&body)?, None),
-            Protocol::AgUi => {
-                let read = request::ag_ui(&body, &id)?;
-                (read.request, Some(read.run_id))
-            }
-        };
-        match self.owners.check(&id, &caller.user).await? {
-            Ownership::Mine => {}
-            Ownership::Unknown if matches!(run, RunRequest::Input(_)) => {
-                self.owners.claim(&id, &caller.user).await?
-            }
-            Ownership::Unknown => return Err(ServeError::NotFound(id)),
-        }
-        let slot = self
-            .running
-            .claim(&id)
-            .ok_or_else(|| ServeError::running(&id))?;
+        let Admitted {
+            caller,
+            run,
+            run_id,
+            slot,
+        } = self.admit(&id, request, protocol).await?;
         let status = self.agent.thread(id.as_str()).status().await?;
         match (status, &run) {
             (ThreadStatus::Running, _) => return Err(ServeError::running(&id)),
@@ -321,38 +277,21 @@ where
             run => run,
         };
         let keep_alive = self.keep_alive;
-        let (body, headers): (run::RunBody, &[(&str, &str)]) = match protocol {
-            Protocol::AiSdk => (
-                run::stream(
-                    self,
-                    slot,
-                    id,
-                    caller.context,
-                    run,
-                    ai_sdk::AiSdk::default(),
-                    keep_alive,
-                ),
-                &ai_sdk::HEADERS,
+        let body = match protocol {
+            Protocol::AiSdk => run::stream(
+                self,
+                slot,
+                id,
+                caller.context,
+                run,
+                ai_sdk::AiSdk::default(),
+                keep_alive,
             ),
             Protocol::AgUi => {
-                let run_id = run_id.unwrap_or_default();
-                let encoder = ag_ui::AgUi::new(id.clone(), run_id);
-                (
-                    run::stream(self, slot, id, caller.context, run, encoder, keep_alive),
-                    &[
-                        ("content-type", "text/event-stream"),
-                        ("cache-control", "no-cache"),
-                        ("x-accel-buffering", "no"),
-                    ],
-                )
+                let encoder = ag_ui::AgUi::new(id.clone(), run_id.unwrap_or_default());
+                run::stream(self, slot, id, caller.context, run, encoder, keep_alive)
             }
         };
-        let mut response = Body::from_stream(body).into_response();
-        for (name, value) in headers {
-            response
-                .headers_mut()
-                .insert(*name, HeaderValue::from_static(value));
-        }
-        Ok(response)
+        Ok(common::streaming(body, protocol))
     }
 }

@@ -1,93 +1,93 @@
-//! The routes: which path runs which handler, and the handlers that read threads (the run
-//! routes start a run with [`Inner::start`]). The handlers are methods of one `impl` block,
-//! so the bounds a served agent meets are written once.
+//! The routes: which path runs which handler ([`Routes`], implemented by a served agent
+//! and by a served team), and an agent's handlers that read threads (its run routes start a
+//! run with [`Inner::start`]). The handlers are methods of one `impl` block, so the bounds a
+//! served agent meets are written once.
 
 use std::sync::Arc;
 
 use axum::Router;
 use axum::extract::{Path, Request, State};
-use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use serde::Serialize;
 use serde_json::{Value, json};
 
+use super::common::Common;
 use super::error::ServeError;
 use super::{Inner, Protocol, event, history};
 use crate::agent::{ThreadState, ThreadStatus, Toolset};
 use crate::output::OutputSpec;
+use futures::future::BoxFuture;
 
-type Shared<T, O, C, S> = State<Arc<Inner<T, O, C, S>>>;
+/// A handler's future.
+pub(super) type Handled = BoxFuture<'static, Result<Response, ServeError>>;
+
+/// What a served runner (an agent, a team) answers on each route.
+pub(super) trait Routes: Send + Sync + 'static {
+    /// The runner's context type.
+    type Context: Send + Sync + 'static;
+
+    /// The shared part of the server.
+    fn common(&self) -> &Common<Self::Context>;
+    /// `GET /threads/{id}`.
+    fn show(self: Arc<Self>, id: String, request: Request) -> Handled;
+    /// `GET /threads/{id}/messages`.
+    fn messages(self: Arc<Self>, id: String, request: Request) -> Handled;
+    /// `POST /threads/{id}/runs...`.
+    fn start(self: Arc<Self>, id: String, request: Request, protocol: Protocol) -> Handled;
+}
 
 /// The router with every route (see the module documentation of `serve`).
-pub(super) fn router<T, O, C, S>(inner: Arc<Inner<T, O, C, S>>) -> Router
-where
-    T: Toolset<C, S> + Send + Sync + 'static,
-    O: OutputSpec + Send + Sync + 'static,
-    O::Output: Serialize + Send,
-    C: Send + Sync + 'static,
-    S: ThreadState + Default,
-{
+pub(super) fn router<R: Routes>(inner: Arc<R>) -> Router {
+    let run = |protocol: Option<Protocol>| {
+        move |State(inner): State<Arc<R>>, Path(id): Path<String>, request: Request| async move {
+            let protocol = match protocol {
+                Some(protocol) => Ok(protocol),
+                None => Protocol::from_query(request.uri().query()),
+            };
+            match protocol {
+                Ok(protocol) => respond(inner.start(id, request, protocol).await),
+                Err(error) => error.into_response(),
+            }
+        }
+    };
     Router::new()
         .route(
             "/threads",
-            get(|State(inner): Shared<T, O, C, S>, request: Request| inner.list(request)).post(
-                |State(inner): Shared<T, O, C, S>, request: Request| inner.create(request),
-            ),
+            get(|State(inner): State<Arc<R>>, request: Request| async move {
+                respond(inner.common().list(request).await)
+            })
+            .post(|State(inner): State<Arc<R>>, request: Request| async move {
+                respond(inner.common().create(request).await)
+            }),
         )
         .route(
             "/threads/{id}",
             get(
-                |State(inner): Shared<T, O, C, S>, Path(id): Path<String>, request: Request| {
-                    inner.show(id, request)
+                |State(inner): State<Arc<R>>, Path(id): Path<String>, request: Request| async move {
+                    respond(inner.show(id, request).await)
                 },
             ),
         )
         .route(
             "/threads/{id}/messages",
             get(
-                |State(inner): Shared<T, O, C, S>, Path(id): Path<String>, request: Request| {
-                    inner.messages(id, request)
+                |State(inner): State<Arc<R>>, Path(id): Path<String>, request: Request| async move {
+                    respond(inner.messages(id, request).await)
                 },
             ),
         )
-        .route(
-            "/threads/{id}/runs",
-            post(
-                |State(inner): Shared<T, O, C, S>, Path(id): Path<String>, request: Request| async move {
-                    match Protocol::from_query(request.uri().query()) {
-                        Ok(protocol) => respond(inner.start(id, request, protocol).await),
-                        Err(error) => error.into_response(),
-                    }
-                },
-            ),
-        )
+        .route("/threads/{id}/runs", post(run(None)))
         .route(
             "/threads/{id}/runs/ai-sdk",
-            post(
-                |State(inner): Shared<T, O, C, S>, Path(id): Path<String>, request: Request| async move {
-                    respond(inner.start(id, request, Protocol::AiSdk).await)
-                },
-            ),
+            post(run(Some(Protocol::AiSdk))),
         )
-        .route(
-            "/threads/{id}/runs/ag-ui",
-            post(
-                |State(inner): Shared<T, O, C, S>, Path(id): Path<String>, request: Request| async move {
-                    respond(inner.start(id, request, Protocol::AgUi).await)
-                },
-            ),
-        )
+        .route("/threads/{id}/runs/ag-ui", post(run(Some(Protocol::AgUi))))
         .with_state(inner)
 }
 
-fn respond(result: Result<Response, ServeError>) -> Response {
+pub(super) fn respond(result: Result<Response, ServeError>) -> Response {
     result.unwrap_or_else(IntoResponse::into_response)
-}
-
-fn epoch_ms(time: std::time::SystemTime) -> u64 {
-    time.duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as u64)
 }
 
 fn status_name(status: ThreadStatus) -> &'static str {
@@ -107,62 +107,21 @@ where
     C: Send + Sync + 'static,
     S: ThreadState + Default,
 {
-    /// `GET /threads`: the caller's threads, newest first.
-    async fn list(self: Arc<Self>, request: Request) -> Response {
-        let caller = self.caller(&request);
-        drop(request);
-        respond(
-            async {
-                let caller = caller.await?;
-                let ids = self.owners.list(&caller.user, 1000).await?;
-                let mut threads = Vec::with_capacity(ids.len());
-                for id in ids {
-                    let info = self.owners.checkpointer().latest(&id).await;
-                    let (messages, updated) = match info {
-                        Ok(Some(c)) => (c.messages.len(), Some(epoch_ms(c.created_at))),
-                        _ => (0, None),
-                    };
-                    threads
-                        .push(json!({ "id": id, "messageCount": messages, "updatedAt": updated }));
-                }
-                Ok(axum::Json(json!({ "threads": threads })).into_response())
-            }
-            .await,
-        )
-    }
-
-    /// `POST /threads`: a new thread of the caller.
-    async fn create(self: Arc<Self>, request: Request) -> Response {
-        let caller = self.caller(&request);
-        drop(request);
-        respond(
-            async {
-                let caller = caller.await?;
-                let id = format!("t-{:032x}", rand::random::<u128>());
-                self.owners.claim(&id, &caller.user).await?;
-                Ok((StatusCode::CREATED, axum::Json(json!({ "id": id }))).into_response())
-            }
-            .await,
-        )
-    }
-
     /// `GET /threads/{id}`: status, messages, pending reviews and questions, state.
-    async fn show(self: Arc<Self>, id: String, request: Request) -> Response {
+    async fn show_thread(self: Arc<Self>, id: String, request: Request) -> Response {
         let caller = self.caller(&request);
         drop(request);
         respond(
             async {
                 let caller = caller.await?;
                 self.readable(&id, &caller.user).await?;
-                let thread = self.agent.thread(id.as_str());
-                let status = thread.status().await?;
-                let messages = thread.messages().await?;
-                let pending = thread.pending().await?;
+                // One read: a run saving meanwhile cannot mix two checkpoints.
+                let snapshot = self.agent.thread(id.as_str()).snapshot().await?;
+                let pending = snapshot.pending;
                 let state = match &pending {
                     Some(pause) => Some(serde_json::to_value(pause.state()).unwrap_or(Value::Null)),
-                    None => thread
-                        .state()
-                        .await?
+                    None => snapshot
+                        .state
                         .map(|s| serde_json::to_value(s).unwrap_or(Value::Null)),
                 };
                 let reviews: Vec<Value> = pending
@@ -194,9 +153,9 @@ where
                     .collect();
                 Ok(axum::Json(json!({
                     "id": id,
-                    "status": status_name(status),
-                    "cancelled": thread.was_cancelled().await?,
-                    "messages": messages,
+                    "status": status_name(snapshot.status),
+                    "cancelled": snapshot.cancelled,
+                    "messages": snapshot.messages,
                     "pending": reviews,
                     "questions": questions,
                     "state": state,
@@ -208,7 +167,7 @@ where
     }
 
     /// `GET /threads/{id}/messages`: the history as the protocol's messages.
-    async fn messages(self: Arc<Self>, id: String, request: Request) -> Response {
+    async fn thread_messages(self: Arc<Self>, id: String, request: Request) -> Response {
         let protocol = Protocol::from_query(request.uri().query());
         let caller = self.caller(&request);
         drop(request);
@@ -234,5 +193,32 @@ where
             }
             .await,
         )
+    }
+}
+
+impl<T, O, C, S> Routes for Inner<T, O, C, S>
+where
+    T: Toolset<C, S> + Send + Sync + 'static,
+    O: OutputSpec + Send + Sync + 'static,
+    O::Output: Serialize + Send,
+    C: Send + Sync + 'static,
+    S: ThreadState + Default,
+{
+    type Context = C;
+
+    fn common(&self) -> &Common<C> {
+        self
+    }
+
+    fn show(self: Arc<Self>, id: String, request: Request) -> Handled {
+        Box::pin(async move { Ok(self.show_thread(id, request).await) })
+    }
+
+    fn messages(self: Arc<Self>, id: String, request: Request) -> Handled {
+        Box::pin(async move { Ok(self.thread_messages(id, request).await) })
+    }
+
+    fn start(self: Arc<Self>, id: String, request: Request, protocol: Protocol) -> Handled {
+        Box::pin(self.start_run(id, request, protocol))
     }
 }

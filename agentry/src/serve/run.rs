@@ -18,7 +18,7 @@ use super::Inner;
 use super::event::{Encoder, Event};
 use super::request::RunRequest;
 use super::threads::RunSlot;
-use crate::agent::{AgentEvent, Outcome, ThreadState, Toolset};
+use crate::agent::{AgentEvent, Outcome, ThreadError, ThreadState, Toolset};
 use crate::message::Message;
 use crate::middleware::Decision;
 use crate::output::OutputSpec;
@@ -70,9 +70,104 @@ fn sse(value: &Value) -> Bytes {
     Bytes::from(line)
 }
 
+/// Where a run sends its encoded messages: the response body.
+#[derive(Clone)]
+pub(crate) struct Frames {
+    tx: mpsc::Sender<Bytes>,
+}
+
+impl Frames {
+    /// Sends the messages of `out` (leaving it empty); `Err` when the client went away.
+    pub(crate) async fn send(&self, out: &mut Vec<Value>) -> Result<(), ()> {
+        let frames: Vec<Bytes> = out.drain(..).map(|v| sse(&v)).collect();
+        for frame in frames {
+            self.tx.send(frame).await.map_err(|_| ())?;
+        }
+        Ok(())
+    }
+
+    /// Sends `end`, the line the protocol ends with, if it has one.
+    pub(crate) async fn end(&self, end: Option<&'static str>) {
+        if let Some(end) = end {
+            let _ = self.tx.send(Bytes::from(format!("data: {end}\n\n"))).await;
+        }
+    }
+}
+
+/// The body driving the run `run` makes, given where to send its messages; an SSE comment
+/// goes out after `keep_alive` without a message.
+pub(crate) fn body<F, R>(keep_alive: std::time::Duration, run: F) -> RunBody
+where
+    F: FnOnce(Frames) -> R,
+    R: Future<Output = ()> + Send + 'static,
+{
+    let (tx, frames) = mpsc::channel::<Bytes>(32);
+    let run = run(Frames { tx });
+    let mut keep_alive =
+        tokio::time::interval_at(tokio::time::Instant::now() + keep_alive, keep_alive);
+    keep_alive.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    RunBody {
+        run: Some(Box::pin(run)),
+        frames,
+        keep_alive,
+    }
+}
+
+/// Encodes the events every served run streams alike, and gives the others back.
+pub(crate) fn encode<E: Encoder, T, S, X: Serialize>(
+    encoder: &mut E,
+    event: AgentEvent<T, S, X>,
+    out: &mut Vec<Value>,
+) -> Option<AgentEvent<T, S, X>> {
+    match event {
+        AgentEvent::TurnStart { turn } => encoder.event(Event::Turn(turn), out),
+        AgentEvent::TextDelta { text } | AgentEvent::RefusalDelta { text } => {
+            encoder.event(Event::Text(&text), out)
+        }
+        AgentEvent::ReasoningDelta { text } => encoder.event(Event::Reasoning(&text), out),
+        AgentEvent::ToolCallStart { index, id, name } => encoder.event(
+            Event::CallStart {
+                index,
+                id: &id,
+                name: &name,
+            },
+            out,
+        ),
+        AgentEvent::ToolCallDelta { index, arguments } => encoder.event(
+            Event::CallArgs {
+                index,
+                delta: &arguments,
+            },
+            out,
+        ),
+        AgentEvent::Response { message, .. } => encoder.event(Event::Answer(&message), out),
+        AgentEvent::ToolResult(step) => encoder.event(Event::Result(&step), out),
+        AgentEvent::Custom(custom) => encoder.event(Event::Custom(&custom_json(custom)), out),
+        other => return Some(other),
+    }
+    None
+}
+
 /// Marks the thread cancelled when the run is dropped before it ended.
-struct CancelOnDrop {
-    armed: Option<Box<dyn FnOnce() + Send>>,
+pub(crate) struct CancelOnDrop {
+    pub(crate) armed: Option<Box<dyn FnOnce() + Send>>,
+}
+
+impl CancelOnDrop {
+    /// Armed to record, by `cancel(thread_id)`, that the run of `thread_id` was cancelled,
+    /// freeing `slot` once that is saved (see [`cancel_later`]).
+    pub(crate) fn new<F, R>(thread_id: String, slot: RunSlot, cancel: F) -> Self
+    where
+        F: FnOnce(String) -> R + Send + 'static,
+        R: Future<Output = Result<bool, ThreadError>> + Send + 'static,
+    {
+        CancelOnDrop {
+            armed: Some(Box::new(move || {
+                let cancel = cancel(thread_id.clone());
+                cancel_later(thread_id, slot, cancel)
+            })),
+        }
+    }
 }
 
 impl Drop for CancelOnDrop {
@@ -83,21 +178,18 @@ impl Drop for CancelOnDrop {
     }
 }
 
-/// Records in the background that the run of `thread_id` was cancelled, then frees the
-/// thread for a new run.
-fn cancel_later<T, O, C, S>(inner: Arc<Inner<T, O, C, S>>, thread_id: String, slot: RunSlot)
+/// Records in the background, by `cancel`, that the run of `thread_id` was cancelled, then
+/// frees the thread for a new run.
+fn cancel_later<F>(thread_id: String, slot: RunSlot, cancel: F)
 where
-    T: Toolset<C, S> + Send + Sync + 'static,
-    O: OutputSpec + Send + Sync + 'static,
-    C: Send + Sync + 'static,
-    S: ThreadState,
+    F: Future<Output = Result<bool, ThreadError>> + Send + 'static,
 {
     let Ok(runtime) = tokio::runtime::Handle::try_current() else {
         tracing::warn!(thread = %thread_id, "run dropped outside a tokio runtime: not marked cancelled");
         return;
     };
     runtime.spawn(async move {
-        match inner.agent.thread(thread_id.as_str()).cancel().await {
+        match cancel.await {
             Ok(true) => tracing::info!(thread = %thread_id, "client went away: run cancelled"),
             Ok(false) => {}
             Err(error) => {
@@ -109,7 +201,7 @@ where
     });
 }
 
-fn json<V: Serialize>(value: &V) -> Value {
+pub(crate) fn json<V: Serialize>(value: &V) -> Value {
     serde_json::to_value(value).unwrap_or(Value::Null)
 }
 
@@ -131,27 +223,16 @@ where
     S: ThreadState + Default,
     E: Encoder,
 {
-    let (tx, frames) = mpsc::channel::<Bytes>(32);
-    let run = async move {
+    body(keep_alive, move |frames| async move {
         let mut guard = {
-            let (inner, thread_id) = (Arc::clone(&inner), thread_id.clone());
-            CancelOnDrop {
-                armed: Some(Box::new(move || cancel_later(inner, thread_id, slot))),
-            }
+            let inner = Arc::clone(&inner);
+            CancelOnDrop::new(thread_id.clone(), slot, move |id| async move {
+                inner.agent.thread(id).cancel().await
+            })
         };
         let agent = &inner.agent;
         let thread = agent.thread(thread_id.as_str());
         let mut out = Vec::new();
-        let send = |out: &mut Vec<Value>| {
-            let frames: Vec<Bytes> = out.drain(..).map(|v| sse(&v)).collect();
-            let tx = tx.clone();
-            async move {
-                for frame in frames {
-                    tx.send(frame).await.map_err(|_| ())?;
-                }
-                Ok::<(), ()>(())
-            }
-        };
         let initial = match E::NEEDS_STATE {
             false => Ok(Value::Null),
             true => thread.state().await.map(|s| json(&s.unwrap_or_default())),
@@ -162,7 +243,7 @@ where
                 encoder.start(&Value::Null, &mut out);
                 encoder.failed(&error.to_string(), &mut out);
                 guard.armed = None;
-                let _ = send(&mut out).await;
+                let _ = frames.send(&mut out).await;
                 return;
             }
         };
@@ -189,7 +270,7 @@ where
             encoder.resumed(&calls, &ran, &rejected);
         }
         encoder.start(&initial, &mut out);
-        if send(&mut out).await.is_err() {
+        if frames.send(&mut out).await.is_err() {
             return;
         }
         let mut events = match request {
@@ -200,49 +281,21 @@ where
         };
         let mut done = false;
         while let Some(item) = events.next().await {
-            match item {
-                Ok(AgentEvent::TurnStart { turn }) => encoder.event(Event::Turn(turn), &mut out),
-                Ok(AgentEvent::TextDelta { text } | AgentEvent::RefusalDelta { text }) => {
-                    encoder.event(Event::Text(&text), &mut out)
-                }
-                Ok(AgentEvent::ReasoningDelta { text }) => {
-                    encoder.event(Event::Reasoning(&text), &mut out)
-                }
-                Ok(AgentEvent::ToolCallStart { index, id, name }) => encoder.event(
-                    Event::CallStart {
-                        index,
-                        id: &id,
-                        name: &name,
-                    },
-                    &mut out,
-                ),
-                Ok(AgentEvent::ToolCallDelta { index, arguments }) => encoder.event(
-                    Event::CallArgs {
-                        index,
-                        delta: &arguments,
-                    },
-                    &mut out,
-                ),
-                Ok(AgentEvent::Response { message, .. }) => {
-                    encoder.event(Event::Answer(&message), &mut out)
-                }
-                Ok(AgentEvent::ToolResult(step)) => {
-                    if rejected.contains(&step.call.id) {
-                        denied.push(step.call.id.clone());
-                    }
-                    encoder.event(Event::Result(&step), &mut out)
-                }
-                Ok(AgentEvent::Custom(custom)) => {
-                    encoder.event(Event::Custom(&custom_json(custom)), &mut out)
-                }
-                Ok(AgentEvent::Paused(pause)) => {
+            if let Ok(AgentEvent::ToolResult(step)) = &item
+                && rejected.contains(&step.call.id)
+            {
+                denied.push(step.call.id.clone());
+            }
+            match item.map(|event| encode(&mut encoder, event, &mut out)) {
+                Ok(None) => {}
+                Ok(Some(AgentEvent::Paused(pause))) => {
                     encoder.paused(&pause.calls, &json(pause.state()), &mut out)
                 }
-                Ok(AgentEvent::Done { .. }) => done = true,
-                Ok(_) => {}
+                Ok(Some(AgentEvent::Done { .. })) => done = true,
+                Ok(Some(_)) => {}
                 Err(error) => encoder.failed(&error.to_string(), &mut out),
             }
-            if send(&mut out).await.is_err() {
+            if frames.send(&mut out).await.is_err() {
                 // The client went away: `events` (the run) is dropped, then the guard.
                 return;
             }
@@ -274,21 +327,11 @@ where
         }
         // The run ended and is saved: nothing to cancel from here.
         guard.armed = None;
-        if send(&mut out).await.is_err() {
+        if frames.send(&mut out).await.is_err() {
             return;
         }
-        if let Some(end) = encoder.end() {
-            let _ = tx.send(Bytes::from(format!("data: {end}\n\n"))).await;
-        }
-    };
-    let mut keep_alive =
-        tokio::time::interval_at(tokio::time::Instant::now() + keep_alive, keep_alive);
-    keep_alive.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    RunBody {
-        run: Some(Box::pin(run)),
-        frames,
-        keep_alive,
-    }
+        frames.end(encoder.end()).await;
+    })
 }
 
 /// The keys of the rejected calls `denied` (each the newest result of its id in `messages`):

@@ -213,6 +213,12 @@ impl Running {
         })
     }
 
+    /// Whether a run of `thread_id` is going on.
+    pub(crate) fn contains(&self, thread_id: &str) -> bool {
+        let ids = self.ids.lock().unwrap_or_else(|e| e.into_inner());
+        ids.contains(thread_id)
+    }
+
     /// How many runs are going on.
     pub(crate) fn len(&self) -> usize {
         self.ids.lock().unwrap_or_else(|e| e.into_inner()).len()

@@ -9,6 +9,22 @@ use crate::output::OutputSpec;
 use crate::persist::{Checkpoint, CheckpointMeta, CheckpointRef};
 use crate::run::Pause;
 
+/// A thread as its newest checkpoint holds it: [`Thread::snapshot`].
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct ThreadSnapshot<S> {
+    /// Where the thread stands.
+    pub status: ThreadStatus,
+    /// Its messages, oldest first (as [`Thread::messages`]).
+    pub messages: Vec<Message>,
+    /// Its typed state; `None` for a new thread.
+    pub state: Option<S>,
+    /// The pause waiting for review, sealed (as [`Thread::pending`]).
+    pub pending: Option<Pause<S>>,
+    /// Whether its last run was cancelled (as [`Thread::was_cancelled`]).
+    pub cancelled: bool,
+}
+
 impl<'a, T, O, C, S> Thread<'a, T, O, C, S>
 where
     T: Toolset<C, S>,
@@ -64,17 +80,63 @@ where
         let Some(latest) = self.checkpointer()?.latest(&self.id).await? else {
             return Ok(None);
         };
+        self.sealed_pause(latest)
+    }
+
+    /// The pause of checkpoint `latest`, sealed: read from the thread's storage, it leaves
+    /// the process from here (its messages are the thread's).
+    fn sealed_pause(&self, latest: Checkpoint) -> Result<Option<Pause<S>>, ThreadError> {
         let Some((mut pause, ..)) = self.pause_of(latest)? else {
             return Ok(None);
         };
-        // Read from the thread's storage, it leaves the process from here: sealed as it is
-        // now (its messages are the thread's).
         if let Some(sealer) = &self.agent.parts.sealer {
             sealer
                 .seal(&mut pause)
                 .map_err(|e| ThreadError::state::<S>(&self.id, "does not serialize", e))?;
         }
         Ok(Some(pause))
+    }
+
+    /// Where the thread stands, its messages, typed state, pause and cancel flag, from one
+    /// read of its newest checkpoint (the separate getters read it once each, and a run
+    /// saving between them would mix two checkpoints).
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// use agentry::agent::{AgentBuilder, NoTools, ThreadStatus};
+    /// use agentry::persist::InMemoryCheckpointer;
+    /// use agentry::testing::{ScriptedModel, Turn};
+    ///
+    /// let agent = AgentBuilder::<_, _, (), ()>::new(ScriptedModel::new([Turn::text("Hi!")]), NoTools)
+    ///     .checkpointer(InMemoryCheckpointer::default())
+    ///     .build();
+    /// let thread = agent.thread("t");
+    /// assert_eq!(thread.snapshot().await.unwrap().status, ThreadStatus::New);
+    /// thread.run("Hello", ()).await.unwrap();
+    /// let snapshot = thread.snapshot().await.unwrap();
+    /// assert_eq!((snapshot.status, snapshot.messages.len()), (ThreadStatus::Idle, 2));
+    /// assert!(snapshot.pending.is_none() && !snapshot.cancelled);
+    /// # });
+    /// ```
+    pub async fn snapshot(&self) -> Result<ThreadSnapshot<S>, ThreadError> {
+        let Some(latest) = self.checkpointer()?.latest(&self.id).await? else {
+            return Ok(ThreadSnapshot {
+                status: ThreadStatus::New,
+                messages: Vec::new(),
+                state: None,
+                pending: None,
+                cancelled: false,
+            });
+        };
+        let info = RunInfo::read(&self.id, &latest.counters)?;
+        let (messages, state) = (latest.messages.clone(), latest.state.clone());
+        Ok(ThreadSnapshot {
+            status: status_of(&info),
+            messages,
+            state: Some(self.decode(state)?),
+            pending: self.sealed_pause(latest)?,
+            cancelled: info.cancelled,
+        })
     }
 
     /// Checkpoint `step`, with its messages, untyped.

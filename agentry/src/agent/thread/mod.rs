@@ -5,6 +5,7 @@ mod cancel;
 mod go;
 mod heartbeat;
 mod inspect;
+pub use inspect::ThreadSnapshot;
 mod journal;
 mod orphans;
 mod recover;

@@ -1,0 +1,89 @@
+//! A team's run streamed to a client, like an agent's ([`run`](super::run)): each agent's
+//! events, the handoffs, then the answer; dropped with the response body.
+
+use std::sync::Arc;
+
+use futures::StreamExt;
+use serde::Serialize;
+use serde_json::json;
+
+use super::event::{Encoder, Event};
+use super::run::{CancelOnDrop, RunBody, body, encode, json};
+use super::team::TeamInner;
+use super::threads::RunSlot;
+use crate::multi::TeamEvent;
+
+/// Streams the team's run of `input` on thread `thread_id`, encoded by `encoder`.
+pub(crate) fn stream<O, C, E>(
+    inner: Arc<TeamInner<O, C>>,
+    slot: RunSlot,
+    thread_id: String,
+    context: Arc<C>,
+    input: String,
+    mut encoder: E,
+    keep_alive: std::time::Duration,
+) -> RunBody
+where
+    O: Serialize + Send + 'static,
+    C: Send + Sync + 'static,
+    E: Encoder,
+{
+    body(keep_alive, move |frames| async move {
+        let mut guard = {
+            let inner = Arc::clone(&inner);
+            CancelOnDrop::new(thread_id.clone(), slot, move |id| async move {
+                inner.team.thread(id).cancel().await.map(|()| true)
+            })
+        };
+        let thread = inner.team.thread(thread_id.as_str());
+        let mut out = Vec::new();
+        let agent = match thread.load().await {
+            Ok(Some(saved)) => saved.agent,
+            Ok(None) => inner.team.agents().next().unwrap_or_default().to_owned(),
+            Err(error) => {
+                encoder.start(&json!(null), &mut out);
+                encoder.failed(&error.to_string(), &mut out);
+                guard.armed = None;
+                let _ = frames.send(&mut out).await;
+                return;
+            }
+        };
+        encoder.start(&json!({ "agent": agent }), &mut out);
+        if frames.send(&mut out).await.is_err() {
+            return;
+        }
+        let mut events = thread.stream(input, context);
+        while let Some(item) = events.next().await {
+            match item {
+                // A member's pause ends its run with an error: no `Paused` event arrives.
+                Ok(TeamEvent::Agent { event, .. }) => {
+                    encode(&mut encoder, event, &mut out);
+                }
+                Ok(TeamEvent::Handoff { from, to }) => encoder.event(
+                    Event::Handoff {
+                        from: &from,
+                        to: &to,
+                    },
+                    &mut out,
+                ),
+                Ok(_) => {}
+                Err(error) => encoder.failed(&error.to_string(), &mut out),
+            }
+            if frames.send(&mut out).await.is_err() {
+                // The client went away: `events` (the run) is dropped, then the guard.
+                return;
+            }
+        }
+        // After a failure the error was the last event; else the result is held.
+        if let Ok(result) = events.result().await {
+            let state = json!({ "agent": result.agent });
+            encoder.finished(&json(&result.output), &state, &mut out);
+        }
+        // The run ended and is saved: nothing to cancel from here.
+        guard.armed = None;
+        if frames.send(&mut out).await.is_err() {
+            return;
+        }
+        frames.end(encoder.end()).await;
+    })
+}
