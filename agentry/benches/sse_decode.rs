@@ -2,7 +2,8 @@
 //! (`eventsource-stream` + typed chunks + event assembly) against a hand-written line splitter
 //! with `serde_json::from_str` per chunk doing the same assembly.
 //!
-//! Run: `cargo bench -p agentry --bench sse_decode` (prints MB/s and the ratio).
+//! Run: `cargo bench -p agentry --features testing --bench sse_decode` (prints MB/s and the
+//! ratio); instruction counts: see `main`.
 
 mod support;
 
@@ -188,6 +189,27 @@ fn baseline_decode(pieces: &[Bytes]) -> (usize, usize) {
 
 fn main() {
     let body = Bytes::from(recorded_body());
+    // For instruction counts under callgrind, free of the shared machine's noise:
+    // `SSE_ONLY=agentry|hand SSE_RUNS=N valgrind --tool=callgrind <bench binary>` decodes the
+    // body N times on one side, read in 1460-byte pieces (`SSE_PIECE` sets another size); the
+    // difference of the totals for two values of N, divided by the difference of N, is the
+    // cost of one decode.
+    if let Ok(side) = std::env::var("SSE_ONLY") {
+        let env = |name: &str, default: usize| {
+            std::env::var(name)
+                .ok()
+                .and_then(|n| n.parse().ok())
+                .unwrap_or(default)
+        };
+        let parts = pieces(&body, env("SSE_PIECE", 1460));
+        for _ in 0..env("SSE_RUNS", 100) {
+            std::hint::black_box(match side.as_str() {
+                "hand" => baseline_decode(std::hint::black_box(&parts)),
+                _ => sdk_decode(std::hint::black_box(&parts)),
+            });
+        }
+        return;
+    }
     let mut c = Criterion::default().configure_from_args();
     for (label, size) in [("mss_1460", 1460), ("read_16k", 16 * 1024)] {
         let parts = pieces(&body, size);
