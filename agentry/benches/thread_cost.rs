@@ -77,6 +77,12 @@ struct InRun {
 }
 
 impl InRun {
+    fn tally(&self, id: &str, runs: u64, elapsed: Duration, body: Duration) {
+        let mut timed = self.timed.lock().unwrap();
+        let tally = timed.entry(id.to_string()).or_default();
+        *tally = (tally.0 + runs, tally.1 + elapsed, tally.2 + body);
+    }
+
     fn body(&self) -> Duration {
         Duration::from_nanos(self.body_ns.load(Ordering::Relaxed))
     }
@@ -123,6 +129,15 @@ fn next_id() -> u64 {
     static N: AtomicU64 = AtomicU64::new(0);
     N.fetch_add(1, Ordering::Relaxed)
 }
+
+/// A backend: its name, its checkpointer, how each chunk settles, and how the extra
+/// `_settled` runs settle (none: not measured).
+type Backend<'a> = (
+    &'a str,
+    Arc<dyn Checkpointer>,
+    Settle<'a>,
+    Option<Settle<'a>>,
+);
 
 /// What the untimed part does after a fork's first run, so that the timed runs do not pay for
 /// the bench's own bulk write of the fork (and delete of the previous one).
@@ -195,10 +210,7 @@ fn runs(
             }
             let elapsed = start.elapsed();
             let body = in_run.body() - body_before;
-            let mut timed = in_run.timed.lock().unwrap();
-            let tally = timed.entry(id.to_string()).or_default();
-            *tally = (tally.0 + chunk, tally.1 + elapsed, tally.2 + body);
-            drop(timed);
+            in_run.tally(id, chunk, elapsed, body);
             total += elapsed;
             done += chunk;
             cp.delete_thread(&thread).await.unwrap();
@@ -234,7 +246,7 @@ fn main() {
     let pg_pool = postgres.pool().clone();
     // Each backend's runs as before, and on Postgres the cached runs again with the bench's
     // bulk fork and delete settled before timing (`cached_{n}_settled`).
-    let backends: [(&str, Arc<dyn Checkpointer>, Settle, Option<Settle>); 2] = [
+    let backends: [Backend; 2] = [
         (
             "sqlite",
             Arc::new(sqlite),
