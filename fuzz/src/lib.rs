@@ -1,140 +1,43 @@
-//! Helpers shared by the fuzz targets.
+//! The properties the fuzz targets check, one module per target family. The targets in
+//! `fuzz_targets/` call them; the workspace's `tests/fuzz_smoke.rs` runs the same functions
+//! over the committed seeds (and mutations of them) in every `cargo test`.
 
-/// FNV-1a, to derive split points from the input itself (so that seed files are plain
-/// recorded bodies, with no control prefix).
-fn fnv(data: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in data {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    h
-}
+pub mod answer;
+pub mod checkpoint;
+pub mod mcp_content;
+pub mod partial_json;
+pub mod pause;
+pub mod react;
+pub mod schema;
+pub mod split;
+pub mod sse;
+pub mod stream;
 
-/// `data` cut at 1 to 8 places derived from its contents (sorted, possibly repeated: an
-/// empty piece is a valid read too).
-pub fn pieces(data: &[u8]) -> Vec<&[u8]> {
-    cut(data, 8)
-}
+use agentry::__fuzz::Provider;
+pub use stream::check_stream;
 
-/// `data` cut at 1 to `max` places derived from its contents.
-fn cut(data: &[u8], max: u64) -> Vec<&[u8]> {
-    let mut h = fnv(data);
-    let n = 1 + (h % max) as usize;
-    let mut cuts = Vec::with_capacity(n + 2);
-    for _ in 0..n {
-        h = h.rotate_left(17).wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ 0x5bd1_e995;
-        cuts.push((h % (data.len() as u64 + 1)) as usize);
-    }
-    cuts.sort_unstable();
-    let mut out = Vec::with_capacity(n + 1);
-    let mut at = 0;
-    for c in cuts {
-        out.push(&data[at..c]);
-        at = c;
-    }
-    out.push(&data[at..]);
-    out
-}
+/// A target: its name (the binary's and the seed directory's) and its check.
+pub type Target = (&'static str, fn(&[u8]));
 
-/// `text` cut at places derived from its contents, each moved back to a char boundary.
-pub fn str_pieces(text: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let mut at = 0;
-    for piece in pieces(text.as_bytes()) {
-        let mut end = at + piece.len();
-        let end_ok = loop {
-            if text.is_char_boundary(end) {
-                break end;
-            }
-            end -= 1;
-        };
-        if end_ok >= at {
-            out.push(&text[at..end_ok]);
-            at = end_ok;
-        }
-    }
-    out.push(&text[at..]);
-    out
-}
-
-/// `text` one char at a time.
-pub fn chars(text: &str) -> Vec<&str> {
-    text.char_indices()
-        .map(|(i, c)| &text[i..i + c.len_utf8()])
-        .collect()
-}
-
-/// `text` with every synthetic tool-call id (`call_` and 16 hex digits, drawn at random by the
-/// decoders for a call the server gave no usable id) replaced by `call_<synthetic>`, so that
-/// two decodings of one input compare equal.
-pub fn without_synthetic_ids(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(at) = rest.find("call_") {
-        out.push_str(&rest[..at + 5]);
-        rest = &rest[at + 5..];
-        let hex = rest.bytes().take_while(u8::is_ascii_hexdigit).count();
-        if hex == 16 {
-            out.push_str("<synthetic>");
-            rest = &rest[16..];
-        }
-    }
-    out.push_str(rest);
-    out
-}
-
-/// Bodies up to this many bytes are also decoded byte by byte; longer ones are cut at up to
-/// [`FINE_CUTS`] derived places instead (byte by byte costs one read per byte, which made the
-/// stream targets ten times slower on the recorded bodies without finding more).
-pub const BYTE_BY_BYTE_MAX: usize = 512;
-
-/// The most cuts of the fine split used for bodies over [`BYTE_BY_BYTE_MAX`].
-const FINE_CUTS: u64 = 64;
-
-/// The property every stream target checks, for `provider`'s stream decoder (driven as the
-/// model drives it: SSE parsing, key redaction, caps, tool-call checks): it never panics; the
-/// body split at derived places, and byte by byte (or, when longer than
-/// [`BYTE_BY_BYTE_MAX`], at up to 64 derived places), yields the same items as the whole;
-/// nothing follows an error or the completing event.
-pub fn check_stream(provider: agentry::__fuzz::Provider, data: &[u8]) {
-    let whole = stream_items(provider, vec![data]);
-    assert_eq!(
-        whole,
-        stream_items(provider, pieces(data)),
-        "split at derived places"
-    );
-    if data.len() <= BYTE_BY_BYTE_MAX {
-        assert_eq!(
-            whole,
-            stream_items(provider, data.chunks(1).collect()),
-            "byte by byte"
-        );
-    } else {
-        assert_eq!(
-            whole,
-            stream_items(provider, cut(data, FINE_CUTS)),
-            "split finely at derived places"
-        );
-    }
-}
-
-/// The items `provider`'s stream decoder yields for the body in `pieces`, printed.
-fn stream_items(provider: agentry::__fuzz::Provider, pieces: Vec<&[u8]>) -> Vec<String> {
-    use agentry::model::StreamEvent;
-    let items =
-        agentry::__fuzz::decode_stream(provider, pieces.into_iter().map(<[u8]>::to_vec).collect());
-    for (i, item) in items.iter().enumerate() {
-        let last = i + 1 == items.len();
-        match item {
-            Err(_) => assert!(last, "an item after an error"),
-            Ok(StreamEvent::Completed { .. }) => assert!(last, "an item after completion"),
-            Ok(_) => {}
-        }
-    }
-    // The random ids drawn for calls without one differ between runs.
-    items
-        .iter()
-        .map(|i| without_synthetic_ids(&format!("{i:?}")))
-        .collect()
-}
+/// Every target, by name.
+pub const TARGETS: [Target; 15] = [
+    ("sse", sse::check),
+    ("answer_openai_chat", |d| answer::check(Provider::OpenAiChat, d)),
+    ("answer_openai_responses", |d| {
+        answer::check(Provider::OpenAiResponses, d)
+    }),
+    ("answer_anthropic", |d| answer::check(Provider::Anthropic, d)),
+    ("answer_gemini", |d| answer::check(Provider::Gemini, d)),
+    ("stream_openai_chat", |d| check_stream(Provider::OpenAiChat, d)),
+    ("stream_openai_responses", |d| {
+        check_stream(Provider::OpenAiResponses, d)
+    }),
+    ("stream_anthropic", |d| check_stream(Provider::Anthropic, d)),
+    ("stream_gemini", |d| check_stream(Provider::Gemini, d)),
+    ("partial_json", partial_json::check),
+    ("react", react::check),
+    ("pause", pause::check),
+    ("checkpoint", checkpoint::check),
+    ("schema", schema::check),
+    ("mcp_content", mcp_content::check),
+];
