@@ -18,7 +18,9 @@ use std::path::{Path, PathBuf};
 const MUTATIONS: usize = 400;
 
 fn seeds(target: &str) -> Vec<Vec<u8>> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus").join(target);
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fuzz/corpus")
+        .join(target);
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|e| e.unwrap().path())
@@ -109,7 +111,11 @@ fn every_target_holds_on_its_seeds_and_their_mutations() {
             }
         }
     }
-    assert!(failures.is_empty(), "properties failed on:\n{}", failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "properties failed on:\n{}",
+        failures.join("\n")
+    );
 }
 
 #[test]
@@ -121,5 +127,8 @@ fn a_broken_property_is_reported() {
     let mut rng = Rng(1);
     let seeds = vec![b"{\"a\":1}".to_vec()];
     let mutated: Vec<_> = (0..50).map(|_| mutate(&mut rng, &seeds)).collect();
-    assert!(mutated.iter().any(|m| m != &seeds[0]), "the mutator changes inputs");
+    assert!(
+        mutated.iter().any(|m| m != &seeds[0]),
+        "the mutator changes inputs"
+    );
 }

@@ -22,13 +22,19 @@ pub type Target = (&'static str, fn(&[u8]));
 /// Every target, by name.
 pub const TARGETS: [Target; 15] = [
     ("sse", sse::check),
-    ("answer_openai_chat", |d| answer::check(Provider::OpenAiChat, d)),
+    ("answer_openai_chat", |d| {
+        answer::check(Provider::OpenAiChat, d)
+    }),
     ("answer_openai_responses", |d| {
         answer::check(Provider::OpenAiResponses, d)
     }),
-    ("answer_anthropic", |d| answer::check(Provider::Anthropic, d)),
+    ("answer_anthropic", |d| {
+        answer::check(Provider::Anthropic, d)
+    }),
     ("answer_gemini", |d| answer::check(Provider::Gemini, d)),
-    ("stream_openai_chat", |d| check_stream(Provider::OpenAiChat, d)),
+    ("stream_openai_chat", |d| {
+        check_stream(Provider::OpenAiChat, d)
+    }),
     ("stream_openai_responses", |d| {
         check_stream(Provider::OpenAiResponses, d)
     }),

@@ -83,4 +83,3 @@ pub fn without_synthetic_ids(text: &str) -> String {
     out.push_str(rest);
     out
 }
-
