@@ -15,7 +15,10 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 
 /// Mutated inputs per target, on top of the seeds.
-const MUTATIONS: usize = 400;
+const MUTATIONS: usize = 2000;
+
+/// Failing inputs reported per target before moving on to the next one.
+const MAX_FAILURES: usize = 3;
 
 fn seeds(target: &str) -> Vec<Vec<u8>> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -105,9 +108,14 @@ fn every_target_holds_on_its_seeds_and_their_mutations() {
             .iter()
             .cloned()
             .chain((0..MUTATIONS).map(|_| mutate(&mut rng, &seeds)));
+        let mut failed_here = 0;
         for (n, input) in inputs.enumerate() {
             if catch_unwind(AssertUnwindSafe(|| check(&input))).is_err() {
                 failures.push(format!("{target}: {}", failed(target, n, &input).display()));
+                failed_here += 1;
+                if failed_here == MAX_FAILURES {
+                    break;
+                }
             }
         }
     }
