@@ -11,6 +11,7 @@ mod crate_path;
 mod docs;
 mod names;
 mod output;
+mod suggest;
 mod text;
 mod tool;
 

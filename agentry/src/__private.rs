@@ -44,6 +44,11 @@ pub use crate::tool::interrupt::{InterruptTypes, external_ask, external_result};
 pub use crate::tool::output::tool_result;
 pub use crate::tool::schema_override::schema_with;
 
+/// The stand-in of a rejected `#[tool]` function.
+pub mod stand_in {
+    pub use crate::tool::stand_in::{call, definition};
+}
+
 use schemars::JsonSchema;
 
 /// Builds a tool definition from the generated argument struct.

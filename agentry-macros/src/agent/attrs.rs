@@ -304,24 +304,5 @@ fn suggestion(name: &str) -> Option<&'static str> {
         "as_tool",
         "guardrails",
     ];
-    ALL.into_iter()
-        .map(|k| (k, distance(name, k)))
-        .filter(|(_, d)| *d <= 2)
-        .min_by_key(|(_, d)| *d)
-        .map(|(k, _)| k)
-}
-
-fn distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut prev = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let cur = row[j + 1];
-            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
-            prev = cur;
-        }
-    }
-    row[b.len()]
+    crate::suggest::closest(name, &ALL)
 }

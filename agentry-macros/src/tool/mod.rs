@@ -10,6 +10,7 @@ mod flag;
 mod param_checks;
 mod params;
 mod schema_override;
+mod stand_in;
 
 use darling::Error;
 use darling::ast::NestedMeta;
@@ -69,8 +70,10 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         }
         (_, _, result) => {
             // Emit the function (with its parameter attributes stripped) beside the errors, so
-            // its body is still checked and calls to it do not add unrelated errors.
+            // its body is still checked and calls to it do not add unrelated errors; and a
+            // stand-in tool, so an agent listing it adds none either.
             let mut out = func.to_token_stream();
+            out.extend(stand_in::generate(&func));
             if let Err(e) = result {
                 out.extend(e.write_errors());
             }

@@ -20,6 +20,7 @@ mod invoke;
 pub(crate) mod output;
 pub(crate) mod runtime;
 pub(crate) mod schema_override;
+pub(crate) mod stand_in;
 mod writer;
 
 pub use argument::ToolArgument;

@@ -1,0 +1,44 @@
+//! What `#[tool]` emits beside a rejected function: a stand-in tool of the same name, so an
+//! agent listing the function adds no second error to the rejection.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::ItemFn;
+
+use crate::crate_path::sdk_path;
+
+/// The stand-in marker for `func`: a tool (fitting every agent) whose calls fail.
+pub fn generate(func: &ItemFn) -> TokenStream {
+    let sdk = sdk_path();
+    let vis = &func.vis;
+    let ident = &func.sig.ident;
+    let name = ident.to_string();
+    let name = name.strip_prefix("r#").unwrap_or(&name);
+    quote! {
+        #[doc(hidden)]
+        #[allow(non_camel_case_types, dead_code)]
+        #[derive(Default)]
+        #vis struct #ident {}
+
+        impl #sdk::Tool for #ident {
+            const NAME: &'static str = #name;
+            type Args = #sdk::serde_json::Value;
+
+            fn definition() -> &'static #sdk::ToolDefinition {
+                #sdk::__private::stand_in::definition()
+            }
+        }
+
+        impl<C, S> #sdk::CallTool<C, S> for #ident {
+            fn call(
+                &self,
+                _args: #sdk::serde_json::Value,
+                _runtime: &#sdk::ToolRuntime<C, S>,
+            ) -> impl ::core::future::Future<
+                Output = ::core::result::Result<#sdk::ToolOutput, #sdk::ToolCallError>,
+            > + ::core::marker::Send {
+                #sdk::__private::stand_in::call::<Self>()
+            }
+        }
+    }
+}
