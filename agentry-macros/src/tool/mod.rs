@@ -71,9 +71,12 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         (_, _, result) => {
             // Emit the function (with its parameter attributes stripped) beside the errors, so
             // its body is still checked and calls to it do not add unrelated errors; and a
-            // stand-in tool, so an agent listing it adds none either.
+            // stand-in tool, so an agent listing it adds none either (not for a method: a
+            // function taking `self` sits in an `impl` or a trait, where no struct may be).
             let mut out = func.to_token_stream();
-            out.extend(stand_in::generate(&func));
+            if func.sig.receiver().is_none() {
+                out.extend(stand_in::generate(&func));
+            }
             if let Err(e) = result {
                 out.extend(e.write_errors());
             }

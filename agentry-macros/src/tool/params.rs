@@ -320,6 +320,19 @@ fn classify(
         return None;
     }
 
+    if taken.inject.is_none()
+        && let Some((wrapper, name)) = wrapped_extractor(&ty)
+    {
+        errors.push(spanned(
+            &ty,
+            &format!(
+                "`{name}` is injected by the runtime and is always there, so it cannot be \
+                 wrapped in `{wrapper}`; take `{name}<..>` itself as the parameter"
+            ),
+        ));
+        return None;
+    }
+
     if let (Some(_), Some(inject)) = (&taken.arg, &taken.inject) {
         errors.push(spanned(
             inject,
@@ -409,6 +422,21 @@ fn classify(
             })
         }
     }
+}
+
+/// `Option<Context<User>>` and the like: the wrapper's name and the extractor's, when `ty` is a
+/// generic type whose first type argument is one of the SDK's extractor types.
+fn wrapped_extractor(ty: &Type) -> Option<(String, &'static str)> {
+    let Type::Path(path) = ty else { return None };
+    let last = path.path.segments.last()?;
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+        return None;
+    };
+    let inner = args.args.iter().find_map(|a| match a {
+        syn::GenericArgument::Type(t) => Some(t),
+        _ => None,
+    })?;
+    extractor_name(inner).map(|name| (last.ident.to_string(), name))
 }
 
 /// The extractor name if `ty` is one of the SDK's extractor types, by its last path segment.
