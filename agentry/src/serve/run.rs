@@ -18,7 +18,7 @@ use super::Inner;
 use super::event::{Encoder, Event};
 use super::request::RunRequest;
 use super::threads::RunSlot;
-use crate::agent::{AgentEvent, Outcome, ThreadError, ThreadState, Toolset};
+use crate::agent::{AgentEvent, Outcome, PendingCall, ThreadError, ThreadState, Toolset};
 use crate::message::Message;
 use crate::middleware::Decision;
 use crate::output::OutputSpec;
@@ -248,26 +248,15 @@ where
             }
         };
         let rejected: Vec<String> = match &request {
-            RunRequest::Decide(decisions) => decisions
-                .iter()
-                .filter(|(_, d)| matches!(d, Decision::Reject { .. }))
-                .map(|(call, _)| call.clone())
-                .collect(),
+            RunRequest::Decide(decisions) => rejected_calls(decisions),
             _ => Vec::new(),
         };
         // The rejected calls whose rejection the run streamed: recorded for the history.
         let mut denied = Vec::new();
-        if matches!(request, RunRequest::Decide(_))
+        if let RunRequest::Decide(decisions) = &request
             && let Ok(Some(pause)) = thread.pending().await
         {
-            let calls: Vec<String> = pause.calls.iter().map(|c| c.call.id.clone()).collect();
-            let ran: Vec<String> = pause
-                .calls
-                .iter()
-                .filter(|c| c.result.is_some())
-                .map(|c| c.call.id.clone())
-                .collect();
-            encoder.resumed(&calls, &ran, &rejected);
+            resumed(&mut encoder, &pause.calls, decisions);
         }
         encoder.start(&initial, &mut out);
         if frames.send(&mut out).await.is_err() {
@@ -332,6 +321,31 @@ where
         }
         frames.end(encoder.end()).await;
     })
+}
+
+/// The calls `decisions` reject.
+fn rejected_calls(decisions: &[(String, Decision)]) -> Vec<String> {
+    decisions
+        .iter()
+        .filter(|(_, d)| matches!(d, Decision::Reject { .. }))
+        .map(|(call, _)| call.clone())
+        .collect()
+}
+
+/// Tells `encoder` the run resumes a pause of `calls` with `decisions` (see
+/// [`Encoder::resumed`]).
+pub(crate) fn resumed<E: Encoder>(
+    encoder: &mut E,
+    calls: &[PendingCall],
+    decisions: &[(String, Decision)],
+) {
+    let ids: Vec<String> = calls.iter().map(|c| c.call.id.clone()).collect();
+    let ran: Vec<String> = calls
+        .iter()
+        .filter(|c| c.result.is_some())
+        .map(|c| c.call.id.clone())
+        .collect();
+    encoder.resumed(&ids, &ran, &rejected_calls(decisions));
 }
 
 /// The keys of the rejected calls `denied` (each the newest result of its id in `messages`):

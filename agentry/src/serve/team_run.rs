@@ -8,10 +8,11 @@ use serde::Serialize;
 use serde_json::json;
 
 use super::event::{Encoder, Event};
-use super::run::{CancelOnDrop, RunBody, body, encode, json};
+use super::request::RunRequest;
+use super::run::{CancelOnDrop, RunBody, body, encode, json, resumed};
 use super::team::TeamInner;
 use super::threads::RunSlot;
-use crate::multi::TeamEvent;
+use crate::multi::{TeamError, TeamEvent, TeamThreadState};
 
 /// Streams the team's run of `input` on thread `thread_id`, encoded by `encoder`.
 pub(crate) fn stream<O, C, E>(
@@ -19,7 +20,7 @@ pub(crate) fn stream<O, C, E>(
     slot: RunSlot,
     thread_id: String,
     context: Arc<C>,
-    input: String,
+    request: RunRequest,
     mut encoder: E,
     keep_alive: std::time::Duration,
 ) -> RunBody
@@ -48,14 +49,26 @@ where
                 return;
             }
         };
+        if let RunRequest::Decide(decisions) = &request
+            && let Ok(Some(TeamThreadState {
+                pending: Some(pending),
+                ..
+            })) = thread.load().await
+        {
+            resumed(&mut encoder, &pending.calls, decisions);
+        }
         encoder.start(&json!({ "agent": agent }), &mut out);
         if frames.send(&mut out).await.is_err() {
             return;
         }
-        let mut events = thread.stream(input, context);
+        let mut events = match request {
+            RunRequest::Input(text) => thread.stream(text, context),
+            RunRequest::Decide(decisions) | RunRequest::Messages(decisions) => {
+                thread.resume_stream(decisions, context)
+            }
+        };
         while let Some(item) = events.next().await {
             match item {
-                // A member's pause ends its run with an error: no `Paused` event arrives.
                 Ok(TeamEvent::Agent { event, .. }) => {
                     encode(&mut encoder, event, &mut out);
                 }
@@ -67,6 +80,15 @@ where
                     &mut out,
                 ),
                 Ok(_) => {}
+                // The pause is saved: the approval request as an agent's run sends it.
+                Err(TeamError::Paused { agent, .. }) => match thread.load().await {
+                    Ok(Some(TeamThreadState {
+                        pending: Some(pending),
+                        ..
+                    })) => encoder.paused(&pending.calls, &json!({ "agent": agent }), &mut out),
+                    Ok(_) => encoder.failed("the paused run was not saved", &mut out),
+                    Err(error) => encoder.failed(&error.to_string(), &mut out),
+                },
                 Err(error) => encoder.failed(&error.to_string(), &mut out),
             }
             if frames.send(&mut out).await.is_err() {
