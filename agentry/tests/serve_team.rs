@@ -287,6 +287,20 @@ async fn a_members_reviewed_tool_pauses_the_team_and_an_ai_sdk_approval_resumes_
     assert_eq!(thread["status"], "paused", "{thread}");
     assert_eq!(thread["pending"][0]["toolName"], "send_email");
     assert_eq!(thread["state"], json!({"agent": "billing"}));
+    // The history shows the call waiting for approval, as useChat would hold it after a reload.
+    let (_, history) = get(
+        &format!("{}/threads/c/messages?protocol=ai-sdk", served.url),
+        "ada",
+    )
+    .await;
+    let waiting = history
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|m| m["parts"].as_array().unwrap())
+        .find(|p| p["toolCallId"] == call_id.as_str())
+        .unwrap_or_else(|| panic!("the paused call is not in the history: {history}"));
+    assert_eq!(waiting["state"], "approval-requested", "{history}");
     // A new message waits for the decision.
     let (status, body) = post(&run, "ada", chat("Hello?")).await;
     assert_eq!(status, 409, "{body}");

@@ -17,7 +17,7 @@ use super::team_stream::TeamStream;
 use crate::agent::{
     Input, PendingCall, ResumeError, RunError, RunErrorKind, ThreadError, ThreadStatus,
 };
-use crate::message::Message;
+use crate::message::{AssistantMessage, Message};
 use crate::middleware::{Decision, ReviewRequest};
 use crate::persist::{Checkpoint, CheckpointWrite, Checkpointer, PersistError};
 use crate::usage::Usage;
@@ -82,6 +82,9 @@ pub struct TeamPending {
     /// The calls of its paused answer, each with its review or question (the calls without
     /// either run when the run is resumed). Decide on each with its `call.id`.
     pub calls: Vec<PendingCall>,
+    /// The paused answer without its calls (its text, say): not yet in the thread's
+    /// messages.
+    pub answer: AssistantMessage,
 }
 
 impl TeamPending {
@@ -351,10 +354,14 @@ impl<'a, O: Send + 'static, C: Send + Sync + 'static> TeamThread<'a, O, C> {
 fn pending_of(id: &str, pending: &Value) -> Result<TeamPending, ThreadError> {
     let unreadable = |e: serde_json::Error| invalid(id, format!("its pause does not read: {e}"));
     let saved = Pending::deserialize(pending).map_err(unreadable)?;
-    let calls = Vec::<PendingCall>::deserialize(&saved.run.pause["calls"]).map_err(unreadable)?;
+    let pause = &saved.run.pause;
+    let calls = Vec::<PendingCall>::deserialize(&pause["calls"]).map_err(unreadable)?;
+    let answer = AssistantMessage::deserialize(&pause["answer"]["response"]["message"])
+        .map_err(unreadable)?;
     Ok(TeamPending {
         agent: saved.run.agent,
         calls,
+        answer,
     })
 }
 

@@ -210,10 +210,13 @@ where
             let caller = caller.await?;
             self.readable(&id, &caller.user).await?;
             let saved = self.team.thread(id.as_str()).load().await?;
-            let messages = saved.map(|s| s.messages).unwrap_or_default();
+            let (messages, pending) = saved.map_or((Vec::new(), None), |s| (s.messages, s.pending));
+            // The paused answer and its calls are in the pause, not yet in the messages.
+            let paused = pending.as_ref().map(|p| &p.answer);
+            let calls = pending.as_ref().map_or(&[][..], |p| &p.calls[..]);
             let list = match protocol {
-                Protocol::AiSdk => history::ai_sdk(&messages, None, &[], &HashSet::new()),
-                Protocol::AgUi => history::ag_ui(&messages, None, &[]),
+                Protocol::AiSdk => history::ai_sdk(&messages, paused, calls, &HashSet::new()),
+                Protocol::AgUi => history::ag_ui(&messages, paused, calls),
             };
             Ok(axum::Json(Value::Array(list)).into_response())
         })
