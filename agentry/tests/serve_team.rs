@@ -365,6 +365,20 @@ async fn a_members_reviewed_tool_is_an_ag_ui_interrupt_and_a_resume_entry_reject
     );
     assert!(!second.contains("sent to bob"), "{second}");
     assert_eq!(text_of(&second_events, "TEXT_MESSAGE_CONTENT"), "Not sent.");
+    // The rejection is recorded: the AI SDK history shows the call denied.
+    let (_, history) = get(
+        &format!("{}/threads/g/messages?protocol=ai-sdk", served.url),
+        "ada",
+    )
+    .await;
+    let part = history
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|m| m["parts"].as_array().unwrap())
+        .find(|p| p["toolCallId"] == call_id.as_str())
+        .unwrap_or_else(|| panic!("the call is not in the history: {history}"));
+    assert_eq!(part["state"], "output-denied", "{history}");
     let reports = check("ag-ui", &[(&first, false), (&second, true)]);
     assert_eq!(reports[1]["last"]["type"], "RUN_FINISHED", "{reports}");
     assert_eq!(reports[1]["last"]["result"], "Not sent.");

@@ -15,9 +15,10 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 
 use super::Inner;
+use super::error::ServeError;
 use super::event::{Encoder, Event};
 use super::request::RunRequest;
-use super::threads::RunSlot;
+use super::threads::{Owners, RunSlot};
 use crate::agent::{AgentEvent, Outcome, PendingCall, ThreadError, ThreadState, Toolset};
 use crate::message::Message;
 use crate::middleware::Decision;
@@ -301,18 +302,8 @@ where
             }
         }
         if !denied.is_empty() {
-            // Call ids repeat in a thread (some models count from 1 in each answer): the
-            // record names the rejected call's result by its id and its occurrence.
-            let recorded = match thread.messages().await {
-                Ok(messages) => {
-                    let keys = denied_keys(&messages, &denied);
-                    inner.owners.deny(&thread_id, &keys).await
-                }
-                Err(error) => Err(error.into()),
-            };
-            if let Err(error) = recorded {
-                tracing::warn!(thread = %thread_id, %error, "the rejected calls could not be recorded");
-            }
+            let messages = thread.messages().await.map_err(Into::into);
+            record_denied(&inner.owners, &thread_id, messages, &denied).await;
         }
         // The run ended and is saved: nothing to cancel from here.
         guard.armed = None;
@@ -324,7 +315,7 @@ where
 }
 
 /// The calls `decisions` reject.
-fn rejected_calls(decisions: &[(String, Decision)]) -> Vec<String> {
+pub(crate) fn rejected_calls(decisions: &[(String, Decision)]) -> Vec<String> {
     decisions
         .iter()
         .filter(|(_, d)| matches!(d, Decision::Reject { .. }))
@@ -346,6 +337,29 @@ pub(crate) fn resumed<E: Encoder>(
         .map(|c| c.call.id.clone())
         .collect();
     encoder.resumed(&ids, &ran, &rejected_calls(decisions));
+}
+
+/// Records that the calls `denied` were rejected, for the history, given the thread's
+/// `messages` after the run.
+pub(crate) async fn record_denied(
+    owners: &Owners,
+    thread_id: &str,
+    messages: Result<Vec<Message>, ServeError>,
+    denied: &[String],
+) {
+    // Call ids repeat in a thread (some models count from 1 in each answer): the record
+    // names the rejected call's result by its id and its occurrence.
+    let recorded = match messages {
+        Ok(messages) => {
+            owners
+                .deny(thread_id, &denied_keys(&messages, denied))
+                .await
+        }
+        Err(error) => Err(error),
+    };
+    if let Err(error) = recorded {
+        tracing::warn!(thread = %thread_id, %error, "the rejected calls could not be recorded");
+    }
 }
 
 /// The keys of the rejected calls `denied` (each the newest result of its id in `messages`):

@@ -10,7 +10,6 @@
 //! resumes it ([`TeamThread::resume`](crate::multi::TeamThread::resume)) — the member goes
 //! on, then the team (handoffs included).
 
-use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -215,7 +214,10 @@ where
             let paused = pending.as_ref().map(|p| &p.answer);
             let calls = pending.as_ref().map_or(&[][..], |p| &p.calls[..]);
             let list = match protocol {
-                Protocol::AiSdk => history::ai_sdk(&messages, paused, calls, &HashSet::new()),
+                Protocol::AiSdk => {
+                    let denied = self.owners.denied(&id).await?;
+                    history::ai_sdk(&messages, paused, calls, &denied)
+                }
                 Protocol::AgUi => history::ag_ui(&messages, paused, calls),
             };
             Ok(axum::Json(Value::Array(list)).into_response())

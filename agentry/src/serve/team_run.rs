@@ -9,9 +9,12 @@ use serde_json::json;
 
 use super::event::{Encoder, Event};
 use super::request::RunRequest;
-use super::run::{CancelOnDrop, RunBody, body, encode, json, resumed};
+use super::run::{
+    CancelOnDrop, RunBody, body, encode, json, record_denied, rejected_calls, resumed,
+};
 use super::team::TeamInner;
 use super::threads::RunSlot;
+use crate::agent::AgentEvent;
 use crate::multi::{TeamError, TeamEvent, TeamThreadState};
 
 /// Streams the team's run of `input` on thread `thread_id`, encoded by `encoder`.
@@ -49,6 +52,12 @@ where
                 return;
             }
         };
+        let rejected = match &request {
+            RunRequest::Decide(decisions) => rejected_calls(decisions),
+            _ => Vec::new(),
+        };
+        // The rejected calls whose rejection the run streamed: recorded for the history.
+        let mut denied = Vec::new();
         if let RunRequest::Decide(decisions) = &request
             && let Ok(Some(TeamThreadState {
                 pending: Some(pending),
@@ -68,6 +77,14 @@ where
             }
         };
         while let Some(item) = events.next().await {
+            if let Ok(TeamEvent::Agent {
+                event: AgentEvent::ToolResult(step),
+                ..
+            }) = &item
+                && rejected.contains(&step.call.id)
+            {
+                denied.push(step.call.id.clone());
+            }
             match item {
                 Ok(TeamEvent::Agent { event, .. }) => {
                     encode(&mut encoder, event, &mut out);
@@ -100,6 +117,11 @@ where
         if let Ok(result) = events.result().await {
             let state = json!({ "agent": result.agent });
             encoder.finished(&json(&result.output), &state, &mut out);
+        }
+        if !denied.is_empty() {
+            let messages = thread.load().await.map_err(Into::into);
+            let messages = messages.map(|saved| saved.map(|s| s.messages).unwrap_or_default());
+            record_denied(&inner.owners, &thread_id, messages, &denied).await;
         }
         // The run ended and is saved: nothing to cancel from here.
         guard.armed = None;
