@@ -263,6 +263,20 @@ async fn another_users_team_thread_is_refused() {
     assert_eq!((status, listed), (200, json!({"threads": []})));
 }
 
+/// The part of call `call_id` in thread `thread`'s AI SDK history.
+async fn history_part(served: &Served, thread: &str, call_id: &str) -> Value {
+    let url = format!("{}/threads/{thread}/messages?protocol=ai-sdk", served.url);
+    let (_, history) = get(&url, "ada").await;
+    history
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|m| m["parts"].as_array().unwrap())
+        .find(|p| p["toolCallId"] == call_id)
+        .cloned()
+        .unwrap_or_else(|| panic!("call {call_id} is not in the history: {history}"))
+}
+
 fn reviewed() -> ScriptedModel {
     ScriptedModel::new([
         Turn::tool_call("send_email", json!({"to": "bob@example.com"})),
@@ -288,19 +302,8 @@ async fn a_members_reviewed_tool_pauses_the_team_and_an_ai_sdk_approval_resumes_
     assert_eq!(thread["pending"][0]["toolName"], "send_email");
     assert_eq!(thread["state"], json!({"agent": "billing"}));
     // The history shows the call waiting for approval, as useChat would hold it after a reload.
-    let (_, history) = get(
-        &format!("{}/threads/c/messages?protocol=ai-sdk", served.url),
-        "ada",
-    )
-    .await;
-    let waiting = history
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|m| m["parts"].as_array().unwrap())
-        .find(|p| p["toolCallId"] == call_id.as_str())
-        .unwrap_or_else(|| panic!("the paused call is not in the history: {history}"));
-    assert_eq!(waiting["state"], "approval-requested", "{history}");
+    let waiting = history_part(&served, "c", &call_id).await;
+    assert_eq!(waiting["state"], "approval-requested", "{waiting}");
     // A new message waits for the decision.
     let (status, body) = post(&run, "ada", chat("Hello?")).await;
     assert_eq!(status, 409, "{body}");
@@ -366,19 +369,8 @@ async fn a_members_reviewed_tool_is_an_ag_ui_interrupt_and_a_resume_entry_reject
     assert!(!second.contains("sent to bob"), "{second}");
     assert_eq!(text_of(&second_events, "TEXT_MESSAGE_CONTENT"), "Not sent.");
     // The rejection is recorded: the AI SDK history shows the call denied.
-    let (_, history) = get(
-        &format!("{}/threads/g/messages?protocol=ai-sdk", served.url),
-        "ada",
-    )
-    .await;
-    let part = history
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|m| m["parts"].as_array().unwrap())
-        .find(|p| p["toolCallId"] == call_id.as_str())
-        .unwrap_or_else(|| panic!("the call is not in the history: {history}"));
-    assert_eq!(part["state"], "output-denied", "{history}");
+    let part = history_part(&served, "g", &call_id).await;
+    assert_eq!(part["state"], "output-denied", "{part}");
     let reports = check("ag-ui", &[(&first, false), (&second, true)]);
     assert_eq!(reports[1]["last"]["type"], "RUN_FINISHED", "{reports}");
     assert_eq!(reports[1]["last"]["result"], "Not sent.");
