@@ -2,7 +2,7 @@
 //! handoff (`data-handoff` / `CUSTOM agentry.handoff`), the next message answered by the
 //! agent that answered last — checked with the protocols' own code (the Node checker of
 //! `serve_conformance`); another user's team thread refused; a member's reviewed tool
-//! refused with a typed error.
+//! pausing the team, approved (AI SDK) or rejected (AG-UI) by a later request.
 
 #[allow(dead_code)]
 #[path = "serve_support/node_env.rs"]
@@ -145,10 +145,11 @@ fn text_of(events: &[Value], kind: &str) -> String {
         .collect()
 }
 
-fn check(protocol: &str, streams: &[&str]) -> Value {
+/// Checks `streams` (each an SSE body, and whether it continues a paused run).
+fn check(protocol: &str, streams: &[(&str, bool)]) -> Value {
     let streams: Vec<Value> = streams
         .iter()
-        .map(|sse| json!({"sse": sse, "continues": false}))
+        .map(|(sse, continues)| json!({"sse": sse, "continues": continues}))
         .collect();
     node_env::check(&json!({"protocol": protocol, "streams": streams}))
         .unwrap_or_else(|problems| panic!("{problems}"))
@@ -187,7 +188,7 @@ async fn a_team_streams_a_handoff_as_the_ai_sdk_and_keeps_the_answering_agent() 
     assert_eq!(text_of(&second_events, "text-delta"), "You're welcome.");
     assert!(!second.contains("data-handoff"), "{second}");
 
-    let reports = check("ai-sdk", &[&first, &second]);
+    let reports = check("ai-sdk", &[(&first, false), (&second, false)]);
     let parts = reports[0]["parts"].as_array().unwrap();
     assert!(
         parts.iter().any(|p| p["type"] == "data-handoff"),
@@ -238,7 +239,7 @@ async fn a_team_streams_a_handoff_as_ag_ui_and_keeps_the_answering_agent() {
         "You're welcome."
     );
 
-    let reports = check("ag-ui", &[&first, &second]);
+    let reports = check("ag-ui", &[(&first, false), (&second, false)]);
     for report in reports.as_array().unwrap() {
         assert_eq!(report["last"]["type"], "RUN_FINISHED", "{report}");
     }
@@ -262,34 +263,117 @@ async fn another_users_team_thread_is_refused() {
     assert_eq!((status, listed), (200, json!({"threads": []})));
 }
 
+/// The part of call `call_id` in thread `thread`'s AI SDK history.
+async fn history_part(served: &Served, thread: &str, call_id: &str) -> Value {
+    let url = format!("{}/threads/{thread}/messages?protocol=ai-sdk", served.url);
+    let (_, history) = get(&url, "ada").await;
+    history
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|m| m["parts"].as_array().unwrap())
+        .find(|p| p["toolCallId"] == call_id)
+        .cloned()
+        .unwrap_or_else(|| panic!("call {call_id} is not in the history: {history}"))
+}
+
+fn reviewed() -> ScriptedModel {
+    ScriptedModel::new([
+        Turn::tool_call("send_email", json!({"to": "bob@example.com"})),
+        Turn::text("Sent."),
+    ])
+}
+
 #[tokio::test]
-async fn a_members_reviewed_tool_ends_the_run_with_a_typed_error_and_decisions_are_refused() {
-    let billing = ScriptedModel::new([Turn::tool_call(
-        "send_email",
-        json!({"to": "bob@example.com"}),
-    )]);
-    let served = serve(billing, true).await;
+async fn a_members_reviewed_tool_pauses_the_team_and_an_ai_sdk_approval_resumes_it() {
+    let served = serve(reviewed(), true).await;
     let run = format!("{}/threads/c/runs/ai-sdk", served.url);
-    let (status, sse) = post(&run, "ada", chat("Email Bob the invoice.")).await;
-    assert_eq!(status, 200);
-    let error = events(&sse)
-        .into_iter()
-        .find(|e| e["type"] == "error")
-        .unwrap_or_else(|| panic!("no error: {sse}"));
-    let text = error["errorText"].as_str().unwrap();
-    assert!(
-        text.contains("agent `billing` stopped for review of, or a question from, send_email"),
-        "{text}"
-    );
-    assert!(text.contains("a team's run cannot pause"), "{text}");
-    check("ai-sdk", &[&sse]);
+    let (status, first) = post(&run, "ada", chat("Email Bob the invoice.")).await;
+    assert_eq!(status, 200, "{first}");
+    let first_events = events(&first);
+    let approval = first_events
+        .iter()
+        .find(|e| e["type"] == "tool-approval-request")
+        .unwrap_or_else(|| panic!("no approval request: {first}"));
+    let call_id = approval["toolCallId"].as_str().unwrap().to_owned();
+    assert!(!first.contains("tool-output-available"), "{first}");
+    let (_, thread) = get(&format!("{}/threads/c", served.url), "ada").await;
+    assert_eq!(thread["status"], "paused", "{thread}");
+    assert_eq!(thread["pending"][0]["toolName"], "send_email");
+    assert_eq!(thread["state"], json!({"agent": "billing"}));
+    // The history shows the call waiting for approval, as useChat would hold it after a reload.
+    let waiting = history_part(&served, "c", &call_id).await;
+    assert_eq!(waiting["state"], "approval-requested", "{waiting}");
+    // A new message waits for the decision.
+    let (status, body) = post(&run, "ada", chat("Hello?")).await;
+    assert_eq!(status, 409, "{body}");
+    assert!(body.contains("thread_paused"), "{body}");
+
     let approve = json!({"id": "c", "messages": [{"id": "a", "role": "assistant", "parts": [{
-        "type": "tool-send_email", "toolCallId": "call_1", "state": "approval-responded",
-        "input": {"to": "bob@example.com"}, "approval": {"id": "call_1", "approved": true},
+        "type": "tool-send_email", "toolCallId": call_id, "state": "approval-responded",
+        "input": {"to": "bob@example.com"}, "approval": {"id": call_id, "approved": true},
     }]}]});
+    let (status, second) = post(&run, "ada", approve.clone()).await;
+    assert_eq!(status, 200, "{second}");
+    let second_events = events(&second);
+    let output = second_events
+        .iter()
+        .find(|e| e["type"] == "tool-output-available")
+        .unwrap_or_else(|| panic!("no tool output: {second}"));
+    assert_eq!(output["output"], "sent to bob@example.com");
+    assert_eq!(text_of(&second_events, "text-delta"), "Sent.");
+    check("ai-sdk", &[(&first, false), (&second, true)]);
+    let (_, thread) = get(&format!("{}/threads/c", served.url), "ada").await;
+    assert_eq!(thread["status"], "idle", "{thread}");
+    // The decision was used once: sending it again is refused.
     let (status, body) = post(&run, "ada", approve).await;
     assert_eq!(status, 409, "{body}");
     assert!(body.contains("not_paused"), "{body}");
+}
+
+#[tokio::test]
+async fn a_members_reviewed_tool_is_an_ag_ui_interrupt_and_a_resume_entry_rejects_it() {
+    let served = serve(
+        ScriptedModel::new([
+            Turn::tool_call("send_email", json!({"to": "bob@example.com"})),
+            Turn::text("Not sent."),
+        ]),
+        true,
+    )
+    .await;
+    let run = format!("{}/threads/g/runs/ag-ui", served.url);
+    let (status, first) = post(&run, "ada", run_input("g", "r1", "Email Bob.")).await;
+    assert_eq!(status, 200, "{first}");
+    let first_events = events(&first);
+    let finished = first_events.last().unwrap();
+    assert_eq!(finished["type"], "RUN_FINISHED", "{first}");
+    assert_eq!(finished["outcome"]["type"], "interrupt", "{first}");
+    let interrupt = &finished["outcome"]["interrupts"][0];
+    assert_eq!(interrupt["reason"], agentry::serve::TOOL_APPROVAL);
+    let call_id = interrupt["id"].as_str().unwrap().to_owned();
+
+    let mut resume = run_input("g", "r2", "Email Bob.");
+    resume["resume"] = json!([{"interruptId": call_id, "status": "resolved",
+        "payload": {"approved": false, "reason": "not now"}}]);
+    let (status, second) = post(&run, "ada", resume).await;
+    assert_eq!(status, 200, "{second}");
+    let second_events = events(&second);
+    let rejected = second_events
+        .iter()
+        .find(|e| e["type"] == "TOOL_CALL_RESULT" && e["toolCallId"] == call_id.as_str())
+        .unwrap_or_else(|| panic!("no result: {second}"));
+    assert!(
+        rejected["content"].as_str().unwrap().contains("not now"),
+        "{rejected}"
+    );
+    assert!(!second.contains("sent to bob"), "{second}");
+    assert_eq!(text_of(&second_events, "TEXT_MESSAGE_CONTENT"), "Not sent.");
+    // The rejection is recorded: the AI SDK history shows the call denied.
+    let part = history_part(&served, "g", &call_id).await;
+    assert_eq!(part["state"], "output-denied", "{part}");
+    let reports = check("ag-ui", &[(&first, false), (&second, true)]);
+    assert_eq!(reports[1]["last"]["type"], "RUN_FINISHED", "{reports}");
+    assert_eq!(reports[1]["last"]["result"], "Not sent.");
 }
 
 #[tokio::test]

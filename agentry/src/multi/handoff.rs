@@ -40,10 +40,11 @@ use super::handoff_input::HandoffInput;
 use super::member::{Leg, MakeRunner, Runner, Transfer, make_runner, transfer_definition};
 pub use super::team_stream::TeamStream;
 use crate::agent::{
-    AgentBuilder, AgentEvent, Input, RequestUsage, RunError, RunErrorKind, StopReason, ThreadError,
+    AgentBuilder, AgentEvent, Input, RequestUsage, RunError, StopReason, ThreadError, ThreadState,
     Toolset,
 };
 use crate::message::Message;
+use crate::middleware::Decision;
 use crate::output::OutputSpec;
 use crate::persist::Checkpointer;
 use crate::usage::Usage;
@@ -138,10 +139,12 @@ pub enum TeamError {
         /// Its error, with its partial run.
         error: Box<RunError>,
     },
-    /// An agent stopped for review of a tool call (or at a tool's question): a team run
-    /// cannot pause, so it ends here (the run is not saved on a thread).
+    /// An agent stopped for review of a tool call (or at a tool's question, or at an
+    /// external tool). On a team thread ([`Team::thread`]) the run is saved paused and
+    /// [`TeamThread::resume`](super::TeamThread::resume) goes on with it; a run without a
+    /// thread ([`Team::run`]) ends here.
     #[error(
-        "agent `{agent}` stopped for review of, or a question from, {}: a team's run cannot pause; give the team's agents tools without review, or run that agent on its own",
+        "agent `{agent}` stopped for review of, or a question from, {}: the run pauses on a team thread (resume it with `TeamThread::resume`); without a thread it ends here",
         tools.join(", ")
     )]
     Paused {
@@ -253,7 +256,7 @@ impl<O: Send + 'static, C: Send + Sync + 'static> TeamBuilder<O, C> {
     where
         T: Toolset<C, S>,
         Sp: AnswersWith<O>,
-        S: Default + Send + Sync + 'static,
+        S: ThreadState + Default,
     {
         self.agent_with(name, description, builder, Sp::into_team_output)
     }
@@ -270,7 +273,7 @@ impl<O: Send + 'static, C: Send + Sync + 'static> TeamBuilder<O, C> {
     where
         T: Toolset<C, S>,
         Sp: OutputSpec,
-        S: Default + Send + Sync + 'static,
+        S: ThreadState + Default,
     {
         self.members.push(MemberSpec {
             name: name.into(),
@@ -377,6 +380,67 @@ impl<O: Send + 'static, C: Send + Sync + 'static> TeamBuilder<O, C> {
     }
 }
 
+/// What runs next in a team run: a member on a conversation, or a member's pause resumed.
+enum Next {
+    Run(Vec<Message>),
+    Resume {
+        pause: Value,
+        sent: usize,
+        decisions: Vec<(String, Decision)>,
+    },
+}
+
+/// What a team run gathered so far.
+#[derive(Default)]
+struct Progress {
+    added: Vec<Message>,
+    handoffs: Vec<(String, String)>,
+    usage: Usage,
+    request_usage: Vec<RequestUsage>,
+}
+
+/// A team run that paused at a member, as a team thread saves it (its `pending`).
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub(super) struct SavedPause {
+    /// The member that paused.
+    pub(super) agent: String,
+    /// The tools it stopped at.
+    pub(super) tools: Vec<String>,
+    /// Its [`Pause`](crate::agent::Pause), as JSON.
+    pub(super) pause: Value,
+    /// How many messages of the conversation it was given (without instructions).
+    pub(super) sent: usize,
+    /// The handoffs taken before it paused.
+    pub(super) handoffs: Vec<(String, String)>,
+    /// The usage of the agents before it.
+    pub(super) usage: Usage,
+    /// Their requests.
+    pub(super) request_usage: Vec<RequestUsage>,
+}
+
+/// How a team run ended: an answer, or a member's pause.
+pub(super) enum Driven<O> {
+    Finished(TeamResult<O>),
+    Paused {
+        /// What the run added before the pause (its input, then the agents' turns).
+        added: Vec<Message>,
+        saved: SavedPause,
+    },
+}
+
+impl<O> Driven<O> {
+    /// The result; a pause is [`TeamError::Paused`].
+    pub(super) fn finished(self) -> Result<TeamResult<O>, TeamError> {
+        match self {
+            Driven::Finished(result) => Ok(result),
+            Driven::Paused { saved, .. } => Err(TeamError::Paused {
+                agent: saved.agent,
+                tools: saved.tools,
+            }),
+        }
+    }
+}
+
 /// The conversation in `messages`: without the agents' instructions (a member's run returns
 /// its own in front).
 fn conversation(messages: &[Message]) -> impl Iterator<Item = &Message> {
@@ -399,7 +463,9 @@ impl<O: Send + 'static, C: Send + Sync + 'static> Team<O, C> {
         context: impl Into<Arc<C>>,
     ) -> Result<TeamResult<O>, TeamError> {
         let input = input.into().messages().to_vec();
-        self.drive(Vec::new(), input, 0, context.into(), None).await
+        self.drive(Vec::new(), input, 0, context.into(), None)
+            .await?
+            .finished()
     }
 
     /// Runs like [`Team::run`], streaming each agent's events, the handoffs, and finally
@@ -410,13 +476,15 @@ impl<O: Send + 'static, C: Send + Sync + 'static> Team<O, C> {
         TeamStream::new(move |sender| {
             async move {
                 self.drive(Vec::new(), input, 0, context, Some(sender))
-                    .await
+                    .await?
+                    .finished()
             }
             .boxed()
         })
     }
 
-    /// Runs the conversation `history` + `input` from member `start` until an agent answers.
+    /// Runs the conversation `history` + `input` from member `start` until an agent answers;
+    /// without a thread, a member's pause ends the run with [`TeamError::Paused`].
     pub(super) async fn drive(
         &self,
         history: Vec<Message>,
@@ -424,14 +492,55 @@ impl<O: Send + 'static, C: Send + Sync + 'static> Team<O, C> {
         start: usize,
         context: Arc<C>,
         events: Option<UnboundedSender<TeamEvent<O>>>,
-    ) -> Result<TeamResult<O>, TeamError> {
-        let mut added = input.clone();
+    ) -> Result<Driven<O>, TeamError> {
+        let progress = Progress {
+            added: input.clone(),
+            ..Progress::default()
+        };
         let mut messages = history;
         messages.extend(input);
-        let mut current = start.min(self.members.len() - 1);
-        let mut usage = Usage::default();
-        let mut request_usage: Vec<RequestUsage> = Vec::new();
-        let mut handoffs: Vec<(String, String)> = Vec::new();
+        let current = start.min(self.members.len() - 1);
+        self.go(progress, current, Next::Run(messages), context, events)
+            .await
+    }
+
+    /// Goes on with a run that paused at member `current`: resumes its pause with
+    /// `decisions`, then goes on as the run would have.
+    pub(super) async fn drive_resumed(
+        &self,
+        saved: SavedPause,
+        decisions: Vec<(String, Decision)>,
+        context: Arc<C>,
+        events: Option<UnboundedSender<TeamEvent<O>>>,
+    ) -> Result<Driven<O>, TeamError> {
+        let current = self.member_index(&saved.agent).ok_or_else(|| {
+            ThreadError::from(crate::persist::PersistError::Invalid {
+                what: "team thread",
+                reason: format!("its paused agent `{}` is not in the team", saved.agent),
+            })
+        })?;
+        let progress = Progress {
+            added: Vec::new(),
+            handoffs: saved.handoffs,
+            usage: saved.usage,
+            request_usage: saved.request_usage,
+        };
+        let next = Next::Resume {
+            pause: saved.pause,
+            sent: saved.sent,
+            decisions,
+        };
+        self.go(progress, current, next, context, events).await
+    }
+
+    async fn go(
+        &self,
+        mut progress: Progress,
+        mut current: usize,
+        mut next: Next,
+        context: Arc<C>,
+        events: Option<UnboundedSender<TeamEvent<O>>>,
+    ) -> Result<Driven<O>, TeamError> {
         loop {
             let member = &self.members[current];
             let sink = events.as_ref().map(|sender| {
@@ -447,25 +556,25 @@ impl<O: Send + 'static, C: Send + Sync + 'static> Team<O, C> {
             let sink_ref = sink
                 .as_ref()
                 .map(|s| s as &(dyn Fn(AgentEvent<Value, ()>) + Send + Sync));
-            let sent = conversation(&messages).count();
-            let leg = member
-                .runner
-                .run(
-                    std::mem::take(&mut messages),
-                    Arc::clone(&context),
-                    sink_ref,
-                )
-                .await
-                .map_err(|error| match error.kind() {
-                    RunErrorKind::Paused { tools } => TeamError::Paused {
-                        agent: member.name.clone(),
-                        tools: tools.clone(),
-                    },
-                    _ => TeamError::Agent {
-                        agent: member.name.clone(),
-                        error: Box::new(error),
-                    },
-                })?;
+            let context = Arc::clone(&context);
+            let (sent, leg) = match next {
+                Next::Run(messages) => {
+                    let sent = conversation(&messages).count();
+                    (sent, member.runner.run(messages, context, sink_ref).await)
+                }
+                Next::Resume {
+                    pause,
+                    sent,
+                    decisions,
+                } => {
+                    let leg = member.runner.resume(pause, decisions, context, sink_ref);
+                    (sent, leg.await)
+                }
+            };
+            let leg = leg.map_err(|error| TeamError::Agent {
+                agent: member.name.clone(),
+                error: Box::new(error),
+            })?;
             let tag = |requests: Vec<RequestUsage>| {
                 requests.into_iter().map(|mut r| {
                     r.agent = Some(match r.agent.take() {
@@ -476,6 +585,26 @@ impl<O: Send + 'static, C: Send + Sync + 'static> Team<O, C> {
                 })
             };
             match leg {
+                Leg::Paused { pause, tools } => {
+                    let Progress {
+                        added,
+                        handoffs,
+                        usage,
+                        request_usage,
+                    } = progress;
+                    return Ok(Driven::Paused {
+                        added,
+                        saved: SavedPause {
+                            agent: member.name.clone(),
+                            tools,
+                            pause,
+                            sent,
+                            handoffs,
+                            usage,
+                            request_usage,
+                        },
+                    });
+                }
                 Leg::Answer {
                     output,
                     messages,
@@ -483,10 +612,16 @@ impl<O: Send + 'static, C: Send + Sync + 'static> Team<O, C> {
                     request_usage: requests,
                     stop_reason,
                 } => {
+                    let Progress {
+                        mut added,
+                        handoffs,
+                        mut usage,
+                        mut request_usage,
+                    } = progress;
                     usage += spent;
                     request_usage.extend(tag(requests));
                     added.extend(turn(sent, &messages));
-                    return Ok(TeamResult {
+                    return Ok(Driven::Finished(TeamResult {
                         output,
                         agent: member.name.clone(),
                         handoffs,
@@ -495,7 +630,7 @@ impl<O: Send + 'static, C: Send + Sync + 'static> Team<O, C> {
                         request_usage,
                         stop_reason,
                         added,
-                    });
+                    }));
                 }
                 Leg::Handoff {
                     to,
@@ -503,9 +638,10 @@ impl<O: Send + 'static, C: Send + Sync + 'static> Team<O, C> {
                     usage: spent,
                     request_usage: requests,
                 } => {
-                    usage += spent;
-                    request_usage.extend(tag(requests));
-                    added.extend(turn(sent, &handed));
+                    progress.usage += spent;
+                    progress.request_usage.extend(tag(requests));
+                    progress.added.extend(turn(sent, &handed));
+                    let handoffs = &mut progress.handoffs;
                     let target = &self.members[to];
                     handoffs.push((member.name.clone(), target.name.clone()));
                     if handoffs.len() > self.max_handoffs as usize {
@@ -528,7 +664,7 @@ impl<O: Send + 'static, C: Send + Sync + 'static> Team<O, C> {
                         .find(|(t, _)| *t == to)
                         .map(|(_, input)| input.clone())
                         .unwrap_or_default();
-                    messages = filter.apply(handed);
+                    next = Next::Run(filter.apply(handed));
                     current = to;
                 }
             }

@@ -8,16 +8,18 @@ use futures::future::BoxFuture;
 use serde_json::Value;
 
 use crate::agent::{
-    Agent, AgentBuilder, AgentEvent, Input, Outcome, Pause, RequestUsage, RunError, StopReason,
-    Toolset,
+    Agent, AgentBuilder, AgentEvent, AgentStream, Input, Outcome, Pause, RequestUsage, RunError,
+    RunErrorKind, StopReason, ThreadState, Toolset,
 };
 use crate::message::{AssistantMessage, ContentBlock, Message, ToolCall, ToolResultMessage};
+use crate::middleware::Decision;
 use crate::middleware::{
     AfterModel, DecisionKind, Hook, Middleware, MiddlewareError, ReviewRequest, RunCx,
 };
 use crate::model::ChatResponse;
 use crate::output::OutputSpec;
 use crate::run::erase;
+use crate::run::{PartialRun, ThreadError};
 use crate::tool::{ToolCallError, ToolDefinition, ToolError, ToolOutput, ToolRuntime};
 use crate::usage::Usage;
 
@@ -34,6 +36,9 @@ pub(crate) enum Leg<O> {
         request_usage: Vec<RequestUsage>,
         stop_reason: StopReason,
     },
+    /// It stopped for review, at a tool's question or at an external tool: its
+    /// [`Pause`] as JSON (what [`Runner::resume`] goes on from) and the tools it stopped at.
+    Paused { pause: Value, tools: Vec<String> },
     /// It handed the conversation to `to` (a member index).
     Handoff {
         to: usize,
@@ -48,6 +53,16 @@ pub(crate) trait Runner<O, C>: Send + Sync {
     fn run<'a>(
         &'a self,
         messages: Vec<Message>,
+        context: Arc<C>,
+        events: Option<&'a EventFn>,
+    ) -> BoxFuture<'a, Result<Leg<O>, RunError>>;
+
+    /// Goes on from a pause this member's run made ([`Leg::Paused`]) through the agent's own
+    /// [`Agent::resume`]: its checks of the decisions, its seal and its single use.
+    fn resume<'a>(
+        &'a self,
+        pause: Value,
+        decisions: Vec<(String, Decision)>,
         context: Arc<C>,
         events: Option<&'a EventFn>,
     ) -> BoxFuture<'a, Result<Leg<O>, RunError>>;
@@ -74,7 +89,7 @@ where
     T: Toolset<C, S>,
     Sp: OutputSpec,
     C: Send + Sync + 'static,
-    S: Default + Send + Sync + 'static,
+    S: ThreadState + Default,
     O: Send + 'static,
     F: Fn(Sp::Output) -> O + Send + Sync + 'static,
 {
@@ -161,7 +176,7 @@ where
     T: Toolset<C, S>,
     Sp: OutputSpec,
     C: Send + Sync + 'static,
-    S: Default + Send + Sync + 'static,
+    S: ThreadState + Default,
     O: Send + 'static,
     F: Fn(Sp::Output) -> O + Send + Sync + 'static,
 {
@@ -175,49 +190,87 @@ where
             let input = Input::from_messages(messages);
             let outcome = match events {
                 None => self.agent.run_or_pause(input, context).await?,
+                Some(sink) => drain(self.agent.stream(input, context), sink).await?,
+            };
+            self.leg(outcome)
+        })
+    }
+
+    fn resume<'a>(
+        &'a self,
+        pause: Value,
+        decisions: Vec<(String, Decision)>,
+        context: Arc<C>,
+        events: Option<&'a EventFn>,
+    ) -> BoxFuture<'a, Result<Leg<O>, RunError>> {
+        Box::pin(async move {
+            let pause: Pause<S> = serde_json::from_value(pause).map_err(|e| {
+                let error =
+                    ThreadError::state::<Pause<S>>("team member", "does not deserialize", e);
+                RunError::new(RunErrorKind::Thread(error), PartialRun::default())
+            })?;
+            let outcome = match events {
+                None => self.agent.resume(pause, decisions, context).await?,
                 Some(sink) => {
-                    let mut stream = self.agent.stream(input, context);
-                    let mut end = None;
-                    while let Some(item) = stream.next().await {
-                        match item? {
-                            // The result stays with the stream: taken after the loop.
-                            AgentEvent::Done { .. } => {}
-                            AgentEvent::Paused(pause) => end = Some(Outcome::Paused(pause)),
-                            event => {
-                                if let Some(event) = erase(event) {
-                                    sink(event);
-                                }
-                            }
-                        }
-                    }
-                    // A stream always ends with `Done`, `Paused` or an error.
-                    match end {
-                        Some(outcome) => outcome,
-                        None => stream.outcome().await?,
-                    }
+                    drain(self.agent.resume_stream(pause, decisions, context), sink).await?
                 }
             };
-            match outcome {
-                Outcome::Finished(result) => Ok(Leg::Answer {
-                    output: (self.map)(result.output),
-                    messages: result.messages.into_vec(),
-                    usage: result.usage,
-                    request_usage: result.request_usage,
-                    stop_reason: result.stop_reason,
-                }),
-                Outcome::Paused(pause) => self.handoff(*pause),
-            }
+            self.leg(outcome)
         })
     }
 }
 
-impl<T, Sp, C, S, F> Member<T, Sp, C, S, F> {
+/// Sends a member's events to `sink` and returns how its run ended.
+async fn drain<O, S, E>(
+    mut stream: AgentStream<'_, O, S, E>,
+    sink: &EventFn,
+) -> Result<Outcome<O, S>, RunError>
+where
+    AgentEvent<O, S, E>: Send,
+    E: serde::Serialize,
+{
+    let mut end = None;
+    while let Some(item) = stream.next().await {
+        match item? {
+            // The result stays with the stream: taken after the loop.
+            AgentEvent::Done { .. } => {}
+            AgentEvent::Paused(pause) => end = Some(Outcome::Paused(pause)),
+            event => {
+                if let Some(event) = erase(event) {
+                    sink(event);
+                }
+            }
+        }
+    }
+    // A stream always ends with `Done`, `Paused` or an error.
+    match end {
+        Some(outcome) => Ok(outcome),
+        None => stream.outcome().await,
+    }
+}
+
+impl<T, Sp, C, S: ThreadState, F> Member<T, Sp, C, S, F> {
+    /// The leg a member's run ended with.
+    fn leg<O, X>(&self, outcome: Outcome<X, S>) -> Result<Leg<O>, RunError>
+    where
+        F: Fn(X) -> O,
+    {
+        match outcome {
+            Outcome::Finished(result) => Ok(Leg::Answer {
+                output: (self.map)(result.output),
+                messages: result.messages.into_vec(),
+                usage: result.usage,
+                request_usage: result.request_usage,
+                stop_reason: result.stop_reason,
+            }),
+            Outcome::Paused(pause) => self.handoff(*pause),
+        }
+    }
+
     /// The conversation after a transfer call: the answer, the transfer's result, and the
     /// answer's other calls marked as not run.
     fn handoff<O>(&self, pause: Pause<S>) -> Result<Leg<O>, RunError> {
-        let partial = pause.partial();
         let response = pause.full_answer();
-        let snapshot = pause.snapshot;
         let found = response.message.tool_calls.iter().find_map(|call| {
             self.transfers
                 .iter()
@@ -225,18 +278,20 @@ impl<T, Sp, C, S, F> Member<T, Sp, C, S, F> {
                 .map(|t| (call.id.clone(), t))
         });
         let Some((transfer_id, transfer)) = found else {
-            // A pause of the member's own review middleware: a team cannot wait for it.
-            let tools = response
-                .message
-                .tool_calls
+            // A pause of the member's own review (or a question): the team waits for it.
+            let tools = pause
+                .calls
                 .iter()
-                .map(|c| c.name.clone())
+                .filter(|c| c.review.is_some() || c.question.is_some())
+                .map(|c| c.call.name.clone())
                 .collect();
-            return Err(RunError::new(
-                crate::agent::RunErrorKind::Paused { tools },
-                partial,
-            ));
+            let pause = serde_json::to_value(&pause).map_err(|e| {
+                let error = ThreadError::state::<Pause<S>>("team member", "does not serialize", e);
+                RunError::new(RunErrorKind::Thread(error), pause.partial())
+            })?;
+            return Ok(Leg::Paused { pause, tools });
         };
+        let snapshot = pause.snapshot;
         let mut messages = snapshot.messages;
         let calls: Vec<ToolCall> = response.message.tool_calls.clone();
         messages.push(Message::Assistant(AssistantMessage { ..response.message }));

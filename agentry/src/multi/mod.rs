@@ -43,5 +43,5 @@ pub use handoff::{
     TeamResult, TeamStream,
 };
 pub use handoff_input::HandoffInput;
-pub use team_thread::{TeamThread, TeamThreadState};
+pub use team_thread::{TeamPending, TeamThread, TeamThreadState};
 pub use usage::usage_by_agent;

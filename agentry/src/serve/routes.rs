@@ -15,8 +15,10 @@ use serde_json::{Value, json};
 use super::common::Common;
 use super::error::ServeError;
 use super::{Inner, Protocol, event, history};
+use crate::agent::PendingCall;
 use crate::agent::{ThreadState, ThreadStatus, Toolset};
 use crate::output::OutputSpec;
+use crate::tool::QuestionKind;
 use futures::future::BoxFuture;
 
 /// A handler's future.
@@ -124,33 +126,8 @@ where
                         .state
                         .map(|s| serde_json::to_value(s).unwrap_or(Value::Null)),
                 };
-                let reviews: Vec<Value> = pending
-                    .iter()
-                    .flat_map(|p| p.calls.iter())
-                    .filter_map(|c| {
-                        let review = c.review.as_ref()?;
-                        Some(json!({
-                            "toolCallId": c.call.id,
-                            "toolName": c.call.name,
-                            "input": event::input_of(&c.call.arguments),
-                            "description": review.description,
-                            "allowed": review.allowed,
-                        }))
-                    })
-                    .collect();
-                let questions: Vec<Value> = pending
-                    .iter()
-                    .flat_map(|p| p.questions())
-                    .map(|q| {
-                        json!({
-                            "toolCallId": q.call.id,
-                            "toolName": q.call.name,
-                            "input": event::input_of(&q.call.arguments),
-                            "question": q.question(),
-                            "external": q.is_external(),
-                        })
-                    })
-                    .collect();
+                let calls = pending.as_ref().map_or(&[][..], |p| &p.calls[..]);
+                let (reviews, questions) = pending_json(calls);
                 Ok(axum::Json(json!({
                     "id": id,
                     "status": status_name(snapshot.status),
@@ -221,4 +198,36 @@ where
     fn start(self: Arc<Self>, id: String, request: Request, protocol: Protocol) -> Handled {
         Box::pin(self.start_run(id, request, protocol))
     }
+}
+
+/// The reviews and the questions of a paused run's `calls`, as `GET /threads/{id}` shows
+/// them (`pending`, `questions`).
+pub(crate) fn pending_json(calls: &[PendingCall]) -> (Vec<Value>, Vec<Value>) {
+    let reviews = calls
+        .iter()
+        .filter_map(|c| {
+            let review = c.review.as_ref()?;
+            Some(json!({
+                "toolCallId": c.call.id,
+                "toolName": c.call.name,
+                "input": event::input_of(&c.call.arguments),
+                "description": review.description,
+                "allowed": review.allowed,
+            }))
+        })
+        .collect();
+    let questions = calls
+        .iter()
+        .filter_map(|c| {
+            let question = c.question.as_ref()?;
+            Some(json!({
+                "toolCallId": c.call.id,
+                "toolName": c.call.name,
+                "input": event::input_of(&c.call.arguments),
+                "question": question.question,
+                "external": question.kind == QuestionKind::External,
+            }))
+        })
+        .collect();
+    (reviews, questions)
 }

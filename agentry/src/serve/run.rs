@@ -15,10 +15,11 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 
 use super::Inner;
+use super::error::ServeError;
 use super::event::{Encoder, Event};
 use super::request::RunRequest;
-use super::threads::RunSlot;
-use crate::agent::{AgentEvent, Outcome, ThreadError, ThreadState, Toolset};
+use super::threads::{Owners, RunSlot};
+use crate::agent::{AgentEvent, Outcome, PendingCall, ThreadError, ThreadState, Toolset};
 use crate::message::Message;
 use crate::middleware::Decision;
 use crate::output::OutputSpec;
@@ -248,26 +249,15 @@ where
             }
         };
         let rejected: Vec<String> = match &request {
-            RunRequest::Decide(decisions) => decisions
-                .iter()
-                .filter(|(_, d)| matches!(d, Decision::Reject { .. }))
-                .map(|(call, _)| call.clone())
-                .collect(),
+            RunRequest::Decide(decisions) => rejected_calls(decisions),
             _ => Vec::new(),
         };
         // The rejected calls whose rejection the run streamed: recorded for the history.
         let mut denied = Vec::new();
-        if matches!(request, RunRequest::Decide(_))
+        if let RunRequest::Decide(decisions) = &request
             && let Ok(Some(pause)) = thread.pending().await
         {
-            let calls: Vec<String> = pause.calls.iter().map(|c| c.call.id.clone()).collect();
-            let ran: Vec<String> = pause
-                .calls
-                .iter()
-                .filter(|c| c.result.is_some())
-                .map(|c| c.call.id.clone())
-                .collect();
-            encoder.resumed(&calls, &ran, &rejected);
+            resumed(&mut encoder, &pause.calls, decisions);
         }
         encoder.start(&initial, &mut out);
         if frames.send(&mut out).await.is_err() {
@@ -312,18 +302,8 @@ where
             }
         }
         if !denied.is_empty() {
-            // Call ids repeat in a thread (some models count from 1 in each answer): the
-            // record names the rejected call's result by its id and its occurrence.
-            let recorded = match thread.messages().await {
-                Ok(messages) => {
-                    let keys = denied_keys(&messages, &denied);
-                    inner.owners.deny(&thread_id, &keys).await
-                }
-                Err(error) => Err(error.into()),
-            };
-            if let Err(error) = recorded {
-                tracing::warn!(thread = %thread_id, %error, "the rejected calls could not be recorded");
-            }
+            let messages = thread.messages().await.map_err(Into::into);
+            record_denied(&inner.owners, &thread_id, messages, &denied).await;
         }
         // The run ended and is saved: nothing to cancel from here.
         guard.armed = None;
@@ -332,6 +312,54 @@ where
         }
         frames.end(encoder.end()).await;
     })
+}
+
+/// The calls `decisions` reject.
+pub(crate) fn rejected_calls(decisions: &[(String, Decision)]) -> Vec<String> {
+    decisions
+        .iter()
+        .filter(|(_, d)| matches!(d, Decision::Reject { .. }))
+        .map(|(call, _)| call.clone())
+        .collect()
+}
+
+/// Tells `encoder` the run resumes a pause of `calls` with `decisions` (see
+/// [`Encoder::resumed`]).
+pub(crate) fn resumed<E: Encoder>(
+    encoder: &mut E,
+    calls: &[PendingCall],
+    decisions: &[(String, Decision)],
+) {
+    let ids: Vec<String> = calls.iter().map(|c| c.call.id.clone()).collect();
+    let ran: Vec<String> = calls
+        .iter()
+        .filter(|c| c.result.is_some())
+        .map(|c| c.call.id.clone())
+        .collect();
+    encoder.resumed(&ids, &ran, &rejected_calls(decisions));
+}
+
+/// Records that the calls `denied` were rejected, for the history, given the thread's
+/// `messages` after the run.
+pub(crate) async fn record_denied(
+    owners: &Owners,
+    thread_id: &str,
+    messages: Result<Vec<Message>, ServeError>,
+    denied: &[String],
+) {
+    // Call ids repeat in a thread (some models count from 1 in each answer): the record
+    // names the rejected call's result by its id and its occurrence.
+    let recorded = match messages {
+        Ok(messages) => {
+            owners
+                .deny(thread_id, &denied_keys(&messages, denied))
+                .await
+        }
+        Err(error) => Err(error),
+    };
+    if let Err(error) = recorded {
+        tracing::warn!(thread = %thread_id, %error, "the rejected calls could not be recorded");
+    }
 }
 
 /// The keys of the rejected calls `denied` (each the newest result of its id in `messages`):

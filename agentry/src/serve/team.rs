@@ -4,12 +4,12 @@
 //! A run streams each agent's events as an agent's run does, and each handoff as a
 //! `data-handoff` part (AI SDK) or a `CUSTOM` event named [`HANDOFF`](super::HANDOFF)
 //! (AG-UI), both `{"from", "to"}`. The thread's state, as the protocols show it, is
-//! `{"agent": name}`: the agent that answers the next message. A team run does not pause: a
-//! member's reviewed tool (or a tool's question) ends the run with
-//! [`TeamError::Paused`](crate::multi::TeamError::Paused), streamed as the protocol's error,
-//! and a request with review decisions is refused (409 `not_paused`).
+//! `{"agent": name}`: the agent that answers the next message. A member's reviewed tool (or
+//! a tool's question, or an external tool) pauses the team's thread: the run streams the
+//! same approval request as an agent's run does, and a later request with the decisions
+//! resumes it ([`TeamThread::resume`](crate::multi::TeamThread::resume)) — the member goes
+//! on, then the team (handoffs included).
 
-use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -22,7 +22,7 @@ use serde_json::{Value, json};
 use super::common::{Admitted, Common, configure, streaming};
 use super::error::ServeError;
 use super::request::RunRequest;
-use super::routes::{Handled, Routes, router};
+use super::routes::{Handled, Routes, pending_json, router};
 use super::{Authenticate, Protocol, ag_ui, ai_sdk, history, team_run};
 use crate::agent::ThreadError;
 use crate::multi::Team;
@@ -173,8 +173,14 @@ where
             let status = match &saved {
                 _ if self.running.contains(&id) => "running",
                 None => "new",
+                Some(saved) if saved.pending.is_some() => "paused",
                 Some(_) => "idle",
             };
+            let calls = saved
+                .as_ref()
+                .and_then(|s| s.pending.as_ref())
+                .map_or(&[][..], |p| &p.calls[..]);
+            let (reviews, questions) = pending_json(calls);
             let agent = match &saved {
                 Some(saved) => saved.agent.clone(),
                 None => self.team.agents().next().unwrap_or_default().to_owned(),
@@ -186,8 +192,8 @@ where
                 "status": status,
                 "cancelled": cancelled,
                 "messages": messages,
-                "pending": [],
-                "questions": [],
+                "pending": reviews,
+                "questions": questions,
                 "state": { "agent": agent },
             }))
             .into_response())
@@ -203,10 +209,16 @@ where
             let caller = caller.await?;
             self.readable(&id, &caller.user).await?;
             let saved = self.team.thread(id.as_str()).load().await?;
-            let messages = saved.map(|s| s.messages).unwrap_or_default();
+            let (messages, pending) = saved.map_or((Vec::new(), None), |s| (s.messages, s.pending));
+            // The paused answer and its calls are in the pause, not yet in the messages.
+            let paused = pending.as_ref().map(|p| &p.answer);
+            let calls = pending.as_ref().map_or(&[][..], |p| &p.calls[..]);
             let list = match protocol {
-                Protocol::AiSdk => history::ai_sdk(&messages, None, &[], &HashSet::new()),
-                Protocol::AgUi => history::ag_ui(&messages, None, &[]),
+                Protocol::AiSdk => {
+                    let denied = self.owners.denied(&id).await?;
+                    history::ai_sdk(&messages, paused, calls, &denied)
+                }
+                Protocol::AgUi => history::ag_ui(&messages, paused, calls),
             };
             Ok(axum::Json(Value::Array(list)).into_response())
         })
@@ -220,23 +232,43 @@ where
                 run_id,
                 slot,
             } = self.admit(&id, request, protocol).await?;
-            let RunRequest::Input(text) = run else {
-                return Err(ServeError::Conflict {
-                    code: "not_paused",
-                    message: format!(
-                        "thread `{id}` has no run waiting for review: a team's run does not pause"
-                    ),
-                });
+            let saved = self.team.thread(id.as_str()).load().await?;
+            let pending = saved.and_then(|s| s.pending);
+            let run = match (&pending, run) {
+                (Some(_), RunRequest::Input(_)) => {
+                    return Err(ServeError::Conflict {
+                        code: "thread_paused",
+                        message: format!(
+                            "thread `{id}` waits for review: send the decisions on its pending calls first"
+                        ),
+                    });
+                }
+                (None, run) if run.resumes() => {
+                    return Err(ServeError::Conflict {
+                        code: "not_paused",
+                        message: format!("thread `{id}` has no run waiting for review"),
+                    });
+                }
+                (Some(pending), run @ RunRequest::Messages(_)) => {
+                    let waiting: Vec<&str> = pending
+                        .calls
+                        .iter()
+                        .filter(|c| c.question.is_some())
+                        .map(|c| c.call.id.as_str())
+                        .collect();
+                    run.keep_waiting(&waiting)
+                }
+                (_, run) => run,
             };
             let keep_alive = self.keep_alive;
             let body = match protocol {
                 Protocol::AiSdk => {
                     let encoder = ai_sdk::AiSdk::default();
-                    team_run::stream(self, slot, id, caller.context, text, encoder, keep_alive)
+                    team_run::stream(self, slot, id, caller.context, run, encoder, keep_alive)
                 }
                 Protocol::AgUi => {
                     let encoder = ag_ui::AgUi::new(id.clone(), run_id.unwrap_or_default());
-                    team_run::stream(self, slot, id, caller.context, text, encoder, keep_alive)
+                    team_run::stream(self, slot, id, caller.context, run, encoder, keep_alive)
                 }
             };
             Ok(streaming(body, protocol))
