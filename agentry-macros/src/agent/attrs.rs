@@ -3,7 +3,6 @@
 use proc_macro2::{Span, TokenStream};
 use syn::ext::IdentExt;
 use syn::parse::{ParseStream, Parser};
-use syn::punctuated::Punctuated;
 use syn::{Expr, ExprLit, Ident, Lit, LitInt, LitStr, Path, Token, Type};
 
 use super::guardrails::GuardrailAttr;
@@ -73,73 +72,69 @@ pub fn parse(attr: TokenStream, tools_required: bool) -> (AgentAttrs, Option<syn
     let mut guardrails = None;
     let mut tools_written = false;
 
-    let parser =
-        |input: ParseStream<'_>| -> syn::Result<()> {
-            while !input.is_empty() {
-                let key = input.call(Ident::parse_any)?;
-                let name = key.to_string();
-                let result: syn::Result<()> =
-                    match name.as_str() {
-                        "tools" => {
-                            tools_written = true;
-                            parse_tools(input, &key)
-                        }
-                        .map(|list| set(&mut tools, list, &key, &mut errors)),
-                        "output" => value::<Type>(input, &key)
-                            .map(|t| set(&mut output, t, &key, &mut errors)),
-                        "context" => value::<Type>(input, &key)
-                            .map(|t| set(&mut context, t, &key, &mut errors)),
-                        "state" => value::<Type>(input, &key)
-                            .map(|t| set(&mut state, t, &key, &mut errors)),
-                        "events" => value::<Type>(input, &key)
-                            .map(|t| set(&mut events, t, &key, &mut errors)),
-                        "max_turns" => value::<Expr>(input, &key)
-                            .and_then(|expr| max_turns_value(&expr))
-                            .map(|lit| set(&mut max_turns, lit, &key, &mut errors)),
-                        "instructions" => parse_instructions(input, &key)
-                            .map(|i| set(&mut instructions, i, &key, &mut errors)),
-                        "middleware" => parse_middleware(input, &key)
-                            .map(|m| set(&mut middleware, m, &key, &mut errors)),
-                        "review" => parse_review(input, &key)
-                            .map(|r| set(&mut reviews, r, &key, &mut errors)),
-                        "protocol" => parse_protocol(input, &key)
-                            .map(|p| set(&mut protocol, p, &key, &mut errors)),
-                        "as_tool" => super::sub_agent::parse(input, &key)
-                            .map(|a| set(&mut as_tool, a, &key, &mut errors))
-                            .inspect_err(|_| {
-                                // The struct is still meant to be a tool: generate it with
-                                // the default options, so its parent adds no "not a tool".
-                                as_tool.get_or_insert_with(|| AsTool {
-                                    span: Some(key.span()),
-                                    ..AsTool::default()
-                                });
-                            }),
-                        "guardrails" => super::guardrails::parse(input, &key)
-                            .map(|g| set(&mut guardrails, g, &key, &mut errors)),
-                        _ => {
-                            let hint = suggestion(&name)
-                                .map(|s| format!(" (did you mean `{s}`?)"))
-                                .unwrap_or_default();
-                            errors.push(syn::Error::new(
-                                key.span(),
-                                format!(
-                                    "unknown `#[agent]` key `{name}`{hint}; the keys are: {KEYS}"
-                                ),
-                            ));
-                            skip_value(input);
-                            Ok(())
-                        }
-                    };
-                if let Err(e) = result {
-                    errors.push(e);
+    let parser = |input: ParseStream<'_>| -> syn::Result<()> {
+        while !input.is_empty() {
+            let key = input.call(Ident::parse_any)?;
+            let name = key.to_string();
+            let result: syn::Result<()> = match name.as_str() {
+                "tools" => {
+                    tools_written = true;
+                    parse_tools(input, &key)
+                }
+                .map(|list| set(&mut tools, list, &key, &mut errors)),
+                "output" => type_value(input, &key).map(|t| set(&mut output, t, &key, &mut errors)),
+                "context" => {
+                    type_value(input, &key).map(|t| set(&mut context, t, &key, &mut errors))
+                }
+                "state" => type_value(input, &key).map(|t| set(&mut state, t, &key, &mut errors)),
+                "events" => type_value(input, &key).map(|t| set(&mut events, t, &key, &mut errors)),
+                "max_turns" => value::<Expr>(input, &key)
+                    .and_then(|expr| max_turns_value(&expr))
+                    .map(|lit| set(&mut max_turns, lit, &key, &mut errors)),
+                "instructions" => parse_instructions(input, &key)
+                    .map(|i| set(&mut instructions, i, &key, &mut errors)),
+                "middleware" => parse_middleware(input, &key)
+                    .map(|m| set(&mut middleware, m, &key, &mut errors)),
+                "review" => {
+                    parse_review(input, &key).map(|r| set(&mut reviews, r, &key, &mut errors))
+                }
+                "protocol" => {
+                    parse_protocol(input, &key).map(|p| set(&mut protocol, p, &key, &mut errors))
+                }
+                "as_tool" => super::sub_agent::parse(input, &key)
+                    .map(|a| set(&mut as_tool, a, &key, &mut errors))
+                    .inspect_err(|_| {
+                        // The struct is still meant to be a tool: generate it with
+                        // the default options, so its parent adds no "not a tool".
+                        as_tool.get_or_insert_with(|| AsTool {
+                            span: Some(key.span()),
+                            ..AsTool::default()
+                        });
+                    }),
+                "guardrails" => super::guardrails::parse(input, &key)
+                    .map(|g| set(&mut guardrails, g, &key, &mut errors)),
+                _ => {
+                    let hint = suggestion(&name)
+                        .map(|s| format!(" (did you mean `{s}`?)"))
+                        .unwrap_or_default();
+                    errors.push(syn::Error::new(
+                        key.span(),
+                        format!("unknown `#[agent]` key `{name}`{hint}; the keys are: {KEYS}"),
+                    ));
                     skip_value(input);
+                    Ok(())
                 }
-                if !input.is_empty() {
-                    input.parse::<Token![,]>()?;
-                }
+            };
+            if let Err(e) = result {
+                errors.push(e);
+                skip_value(input);
             }
-            Ok(())
-        };
+            if !input.is_empty() {
+                input.parse::<Token![,]>()?;
+            }
+        }
+        Ok(())
+    };
     if let Err(e) = parser.parse2(attr) {
         errors.push(e);
     }
@@ -192,6 +187,24 @@ fn value<T: syn::parse::Parse>(input: ParseStream<'_>, key: &Ident) -> syn::Resu
     input.parse::<T>()
 }
 
+/// `key = Type`; a literal in the type's place (`context = "User"`) is one error saying to
+/// write the type itself.
+fn type_value(input: ParseStream<'_>, key: &Ident) -> syn::Result<Type> {
+    if input.peek(Token![=]) && input.peek2(Lit) {
+        input.parse::<Token![=]>()?;
+        let lit: Lit = input.parse()?;
+        let written = match &lit {
+            Lit::Str(s) if syn::parse_str::<Type>(&s.value()).is_ok() => s.value(),
+            _ => "MyType".to_string(),
+        };
+        return Err(syn::Error::new(
+            lit.span(),
+            format!("`{key}` takes a type, not a literal: write `{key} = {written}`"),
+        ));
+    }
+    value::<Type>(input, key)
+}
+
 fn parse_tools(input: ParseStream<'_>, key: &Ident) -> syn::Result<(Vec<Path>, Span)> {
     if !input.peek(syn::token::Paren) {
         return Err(syn::Error::new(
@@ -201,8 +214,39 @@ fn parse_tools(input: ParseStream<'_>, key: &Ident) -> syn::Result<(Vec<Path>, S
     }
     let content;
     let parens = syn::parenthesized!(content in input);
-    let list = Punctuated::<Path, Token![,]>::parse_terminated(&content)?;
-    Ok((list.into_iter().collect(), parens.span.join()))
+    let list = tool_list(&content);
+    if list.is_err() {
+        // Consume the rest, so that syn adds no "unexpected token" after the error.
+        let _ = content.parse::<TokenStream>();
+    }
+    Ok((list?, parens.span.join()))
+}
+
+/// The paths inside `tools(..)`, with a precise error for a string or a doubled comma.
+fn tool_list(content: ParseStream<'_>) -> syn::Result<Vec<Path>> {
+    let mut list = Vec::new();
+    while !content.is_empty() {
+        if content.peek(Token![,]) {
+            return Err(content.error("two commas in a row: remove one"));
+        }
+        if content.peek(Lit) {
+            let lit: Lit = content.parse()?;
+            let name = match &lit {
+                Lit::Str(s) if syn::parse_str::<Path>(&s.value()).is_ok() => s.value(),
+                _ => "get_weather".to_string(),
+            };
+            return Err(syn::Error::new(
+                lit.span(),
+                format!("a tool is named by its path, not a literal: write `tools({name})`"),
+            ));
+        }
+        list.push(content.parse::<Path>()?);
+        if content.is_empty() {
+            break;
+        }
+        content.parse::<Token![,]>()?;
+    }
+    Ok(list)
 }
 
 /// `max_turns = N`: a whole number from 1 to `u32::MAX`, each mistake said precisely.
