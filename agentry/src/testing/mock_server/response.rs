@@ -250,7 +250,7 @@ impl MockResponse {
     /// not set); otherwise a streamed body goes one SSE event at a time: a model that types
     /// at a speed a person (or a browser test) can watch — a streamed text answer sends about
     /// four characters per event. The first piece goes at once. A client that hangs up before
-    /// the last piece shows in [`MockServer::unfinished_bodies`].
+    /// the last piece shows in [`MockServer::unfinished_bodies`](super::MockServer::unfinished_bodies).
     pub fn pace(mut self, pause: Duration) -> Self {
         self.pace = Some(pause);
         if matches!(self.split, Split::Whole) {
