@@ -107,6 +107,11 @@ impl SseDecoder for Decoder {
             }
             "response.completed" | "response.incomplete" => {
                 let mut response = data.get("response").cloned().unwrap_or(Value::Null);
+                if !(response.is_object() || response.is_null()) {
+                    return Err(ModelError::Decode(format!(
+                        "the `response` of a `{kind}` event is not an object"
+                    )));
+                }
                 let empty = response
                     .get("output")
                     .and_then(Value::as_array)
