@@ -333,18 +333,10 @@ async fn a_client_that_goes_away_cancels_the_run_and_keeps_what_was_saved() {
         .await
         .unwrap();
     // Read until the run is inside the slow tool: its call is out and the answer is saved.
-    let mut seen = String::new();
-    while !sse_events(&seen)
-        .iter()
-        .any(|e| e["type"] == "tool-input-available" && e["toolCallId"] == "w1")
-    {
-        let chunk = response
-            .chunk()
-            .await
-            .unwrap()
-            .expect("the stream ended early");
-        seen.push_str(&String::from_utf8_lossy(&chunk));
-    }
+    read_until(&mut response, |e| {
+        e["type"] == "tool-input-available" && e["toolCallId"] == "w1"
+    })
+    .await;
     for _ in 0..200 {
         let (_, t) = served.get_json("/threads/gone", "ada").await;
         if t["messages"].as_array().unwrap().len() == 2 {

@@ -7,6 +7,9 @@
 #[allow(dead_code)]
 #[path = "serve_support/node_env.rs"]
 mod node_env;
+#[allow(dead_code)]
+#[path = "serve_support/sse.rs"]
+mod sse;
 
 use std::sync::Arc;
 
@@ -17,6 +20,7 @@ use agentry::prelude::*;
 use agentry::serve::{Caller, HANDOFF, RequestHead, ServeError, TeamServer};
 use agentry::testing::{ScriptedModel, Turn};
 use serde_json::{Value, json};
+use sse::{read_until, sse_events};
 
 /// Send an email.
 ///
@@ -129,14 +133,6 @@ fn run_input(thread: &str, run: &str, text: &str) -> Value {
            "messages": [{"id": "u", "role": "user", "content": text}]})
 }
 
-/// The `data:` payloads of an SSE body.
-fn events(sse: &str) -> Vec<Value> {
-    sse.split("\n\n")
-        .filter_map(|frame| frame.strip_prefix("data: "))
-        .filter_map(|data| serde_json::from_str(data).ok())
-        .collect()
-}
-
 fn text_of(events: &[Value], kind: &str) -> String {
     events
         .iter()
@@ -164,7 +160,7 @@ async fn a_team_streams_a_handoff_as_the_ai_sdk_and_keeps_the_answering_agent() 
     let (status, second) = post(&run, "ada", chat("Thanks!")).await;
     assert_eq!(status, 200, "{second}");
 
-    let first_events = events(&first);
+    let first_events = sse_events(&first);
     let handoffs: Vec<&Value> = first_events
         .iter()
         .filter(|e| e["type"] == "data-handoff")
@@ -183,7 +179,7 @@ async fn a_team_streams_a_handoff_as_the_ai_sdk_and_keeps_the_answering_agent() 
         .find(|e| e["type"] == "data-output")
         .unwrap();
     assert_eq!(output["data"], "Refunded.");
-    let second_events = events(&second);
+    let second_events = sse_events(&second);
     // Billing answers the next message itself: triage's model has no turn left.
     assert_eq!(text_of(&second_events, "text-delta"), "You're welcome.");
     assert!(!second.contains("data-handoff"), "{second}");
@@ -220,7 +216,7 @@ async fn a_team_streams_a_handoff_as_ag_ui_and_keeps_the_answering_agent() {
     let (status, second) = post(&run, "ada", run_input("g", "r2", "Thanks!")).await;
     assert_eq!(status, 200, "{second}");
 
-    let first_events = events(&first);
+    let first_events = sse_events(&first);
     let handoff = first_events
         .iter()
         .find(|e| e["type"] == "CUSTOM" && e["name"] == HANDOFF)
@@ -232,7 +228,7 @@ async fn a_team_streams_a_handoff_as_ag_ui_and_keeps_the_answering_agent() {
         text_of(&first_events, "TEXT_MESSAGE_CONTENT"),
         "Passing you to billing.Refunded."
     );
-    let second_events = events(&second);
+    let second_events = sse_events(&second);
     assert_eq!(second_events[1]["snapshot"], json!({"agent": "billing"}));
     assert_eq!(
         text_of(&second_events, "TEXT_MESSAGE_CONTENT"),
@@ -290,7 +286,7 @@ async fn a_members_reviewed_tool_pauses_the_team_and_an_ai_sdk_approval_resumes_
     let run = format!("{}/threads/c/runs/ai-sdk", served.url);
     let (status, first) = post(&run, "ada", chat("Email Bob the invoice.")).await;
     assert_eq!(status, 200, "{first}");
-    let first_events = events(&first);
+    let first_events = sse_events(&first);
     let approval = first_events
         .iter()
         .find(|e| e["type"] == "tool-approval-request")
@@ -315,7 +311,7 @@ async fn a_members_reviewed_tool_pauses_the_team_and_an_ai_sdk_approval_resumes_
     }]}]});
     let (status, second) = post(&run, "ada", approve.clone()).await;
     assert_eq!(status, 200, "{second}");
-    let second_events = events(&second);
+    let second_events = sse_events(&second);
     let output = second_events
         .iter()
         .find(|e| e["type"] == "tool-output-available")
@@ -344,7 +340,7 @@ async fn a_members_reviewed_tool_is_an_ag_ui_interrupt_and_a_resume_entry_reject
     let run = format!("{}/threads/g/runs/ag-ui", served.url);
     let (status, first) = post(&run, "ada", run_input("g", "r1", "Email Bob.")).await;
     assert_eq!(status, 200, "{first}");
-    let first_events = events(&first);
+    let first_events = sse_events(&first);
     let finished = first_events.last().unwrap();
     assert_eq!(finished["type"], "RUN_FINISHED", "{first}");
     assert_eq!(finished["outcome"]["type"], "interrupt", "{first}");
@@ -357,7 +353,7 @@ async fn a_members_reviewed_tool_is_an_ag_ui_interrupt_and_a_resume_entry_reject
         "payload": {"approved": false, "reason": "not now"}}]);
     let (status, second) = post(&run, "ada", resume).await;
     assert_eq!(status, 200, "{second}");
-    let second_events = events(&second);
+    let second_events = sse_events(&second);
     let rejected = second_events
         .iter()
         .find(|e| e["type"] == "TOOL_CALL_RESULT" && e["toolCallId"] == call_id.as_str())
@@ -388,25 +384,18 @@ async fn a_client_that_goes_away_cancels_the_team_run_and_the_thread_says_so() {
         .await
         .unwrap();
     // Read until billing is inside the slow tool.
-    let mut seen = String::new();
-    while !events(&seen)
-        .iter()
-        .any(|e| e["type"] == "tool-input-available" && e["toolName"] == "wait")
-    {
-        let chunk = response
-            .chunk()
-            .await
-            .unwrap()
-            .expect("the stream ended early");
-        seen.push_str(&String::from_utf8_lossy(&chunk));
-    }
+    read_until(&mut response, |e| {
+        e["type"] == "tool-input-available" && e["toolName"] == "wait"
+    })
+    .await;
     assert_eq!(served.server.running(), 1);
     drop(response);
     let mut thread = Value::Null;
     for _ in 0..300 {
         let (_, t) = get(&format!("{}/threads/c", served.url), "ada").await;
         thread = t;
-        if thread["cancelled"] == true && served.server.running() == 0 {
+        if thread["cancelled"] == true && thread["status"] == "idle" && served.server.running() == 0
+        {
             break;
         }
         tokio::time::sleep(std::time::Duration::from_millis(10)).await;

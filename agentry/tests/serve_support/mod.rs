@@ -16,6 +16,9 @@ use agentry::serve::{Caller, RequestHead, ServeError, Server};
 use agentry::testing::ScriptedModel;
 use serde_json::Value;
 
+mod sse;
+pub use sse::{read_until, sse_events};
+
 /// The user a request is for.
 #[derive(Debug)]
 pub struct User {
@@ -175,14 +178,6 @@ impl Served {
         let status = response.status().as_u16();
         (status, response.json().await.unwrap())
     }
-}
-
-/// The `data:` payloads of an SSE body (`[DONE]` as the string "[DONE]").
-pub fn sse_events(body: &str) -> Vec<Value> {
-    body.split("\n\n")
-        .filter_map(|frame| frame.strip_prefix("data: "))
-        .map(|data| serde_json::from_str(data).unwrap_or_else(|_| Value::String(data.to_owned())))
-        .collect()
 }
 
 /// The `type` of each event.
