@@ -17,6 +17,7 @@ use agentry::testing::ScriptedModel;
 use serde_json::Value;
 
 mod sse;
+#[allow(unused_imports)]
 pub use sse::{read_until, sse_events};
 
 /// The user a request is for.
