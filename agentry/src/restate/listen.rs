@@ -4,7 +4,7 @@
 //! step is a small frame the service sends and then waits on. `restate_sdk`'s
 //! `HttpServer::listen_and_serve` leaves Nagle's algorithm on, so such a frame can wait for the
 //! acknowledgement of the previous one, which the engine's side delays: measured by
-//! `agentry/benches/restate_overhead.rs`, a 12-step run took 1,347 ms that way and 101 ms with
+//! `agentry/benches/restate_overhead.rs`, a 12-step run took 1,437 ms that way and 91 ms with
 //! `TCP_NODELAY` (13 model requests and 24 tool calls, 49 journal entries).
 
 use std::io;
