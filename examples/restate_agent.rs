@@ -109,8 +109,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let service = Support(RestateAgent::new(agent, ()).events(hub));
     let addr = std::env::var("RESTATE_SERVICE_ADDR").unwrap_or_else(|_| "127.0.0.1:9080".into());
     println!("serving the Restate service `Support` on http://{addr}; register it with the server");
+    // `TCP_NODELAY` on the engine's connections: each journaled step is a small frame.
+    let listener = agentry::restate::listener(addr.parse()?)?;
     HttpServer::new(Endpoint::builder().bind(service).build())
-        .listen_and_serve(addr.parse()?)
+        .serve(listener)
         .await;
     Ok(())
 }

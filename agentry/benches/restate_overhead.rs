@@ -7,6 +7,10 @@
 //! The server is the pinned npm package, installed under `target/restate-server` on first
 //! use (like the tests); its log is fsynced as it runs by default.
 //!
+//! The service listens through `agentry::restate::listener` (`TCP_NODELAY` on its
+//! connections); `RESTATE_NAGLE=1` measures it bound as `HttpServer::listen_and_serve` binds,
+//! with Nagle's algorithm on (each journaled step then can wait for a delayed acknowledgement).
+//!
 //! Run: `cargo bench -p agentry --features restate,testing --bench restate_overhead`
 
 #[path = "../tests/restate_support/server.rs"]
@@ -89,7 +93,14 @@ async fn main() {
     let port = server::free_port();
     let service = Threads(RestateAgent::new(journaled, ()));
     let addr = format!("127.0.0.1:{port}").parse().unwrap();
-    tokio::spawn(HttpServer::new(Endpoint::builder().bind(service).build()).listen_and_serve(addr));
+    // `TCP_NODELAY` on the service's connections (`agentry::restate::listener`);
+    // `RESTATE_NAGLE=1` serves as `HttpServer::listen_and_serve` does, without it.
+    let listener = if std::env::var_os("RESTATE_NAGLE").is_some() {
+        tokio::net::TcpListener::bind(addr).await.unwrap()
+    } else {
+        agentry::restate::listener(addr).unwrap()
+    };
+    tokio::spawn(HttpServer::new(Endpoint::builder().bind(service).build()).serve(listener));
     server.register(&format!("http://127.0.0.1:{port}")).await;
     let ingress = server.ingress_url();
     let client = reqwest::Client::new();

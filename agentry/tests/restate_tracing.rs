@@ -58,7 +58,8 @@ async fn the_run_span_joins_the_invocations_trace() {
         .bind(Traced(RestateAgent::new(agent, ())))
         .build();
     let addr = format!("127.0.0.1:{port}").parse().unwrap();
-    tokio::spawn(HttpServer::new(endpoint).listen_and_serve(addr));
+    let listener = agentry::restate::listener(addr).unwrap();
+    tokio::spawn(HttpServer::new(endpoint).serve(listener));
     server.register(&format!("http://127.0.0.1:{port}")).await;
 
     let traceparent = format!("00-{TRACE}-{PARENT}-01");

@@ -66,6 +66,7 @@
 mod events;
 mod hub;
 mod link;
+mod listen;
 mod middleware;
 mod object;
 mod publish;
@@ -76,4 +77,5 @@ mod trace;
 
 pub use events::{RunEvent, StreamedEvent};
 pub use hub::{DEFAULT_EVENTS_PER_RUN, DEFAULT_RUNS, EventHub, Followed};
+pub use listen::listener;
 pub use thread::{Decisions, PendingReview, RestateAgent, RunReply, SavedThread};

@@ -131,8 +131,10 @@ pub async fn child() {
     }
     let threads = Threads(restate);
     let addr = format!("127.0.0.1:{}", var("RESTATE_SERVICE_PORT"));
+    let listener =
+        agentry::restate::listener(addr.parse().unwrap()).expect("bind the service port");
     HttpServer::new(Endpoint::builder().bind(threads).build())
-        .listen_and_serve(addr.parse().unwrap())
+        .serve(listener)
         .await;
 }
 
