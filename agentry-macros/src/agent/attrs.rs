@@ -82,12 +82,14 @@ pub fn parse(attr: TokenStream, tools_required: bool) -> (AgentAttrs, Option<syn
                     parse_tools(input, &key)
                 }
                 .map(|list| set(&mut tools, list, &key, &mut errors)),
-                "output" => type_value(input, &key).map(|t| set(&mut output, t, &key, &mut errors)),
-                "context" => {
-                    type_value(input, &key).map(|t| set(&mut context, t, &key, &mut errors))
-                }
-                "state" => type_value(input, &key).map(|t| set(&mut state, t, &key, &mut errors)),
-                "events" => type_value(input, &key).map(|t| set(&mut events, t, &key, &mut errors)),
+                "output" => type_value(input, &key, &mut errors)
+                    .map(|t| set(&mut output, t, &key, &mut errors)),
+                "context" => type_value(input, &key, &mut errors)
+                    .map(|t| set(&mut context, t, &key, &mut errors)),
+                "state" => type_value(input, &key, &mut errors)
+                    .map(|t| set(&mut state, t, &key, &mut errors)),
+                "events" => type_value(input, &key, &mut errors)
+                    .map(|t| set(&mut events, t, &key, &mut errors)),
                 "max_turns" => value::<Expr>(input, &key)
                     .and_then(|expr| max_turns_value(&expr))
                     .map(|lit| set(&mut max_turns, lit, &key, &mut errors)),
@@ -188,19 +190,32 @@ fn value<T: syn::parse::Parse>(input: ParseStream<'_>, key: &Ident) -> syn::Resu
 }
 
 /// `key = Type`; a literal in the type's place (`context = "User"`) is one error saying to
-/// write the type itself.
-fn type_value(input: ParseStream<'_>, key: &Ident) -> syn::Result<Type> {
+/// write the type itself. A string naming a type is then read as that type, so the agent's
+/// uses (`agent.run(.., User)`) add no error of their own.
+fn type_value(
+    input: ParseStream<'_>,
+    key: &Ident,
+    errors: &mut Vec<syn::Error>,
+) -> syn::Result<Type> {
     if input.peek(Token![=]) && input.peek2(Lit) {
         input.parse::<Token![=]>()?;
         let lit: Lit = input.parse()?;
-        let written = match &lit {
-            Lit::Str(s) if syn::parse_str::<Type>(&s.value()).is_ok() => s.value(),
-            _ => "MyType".to_string(),
+        let named = match &lit {
+            Lit::Str(s) => s.parse::<Type>().ok().map(|ty| (s.value(), ty)),
+            _ => None,
         };
-        return Err(syn::Error::new(
+        let written = named.as_ref().map_or("MyType", |(text, _)| text.as_str());
+        let error = syn::Error::new(
             lit.span(),
             format!("`{key}` takes a type, not a literal: write `{key} = {written}`"),
-        ));
+        );
+        return match named {
+            Some((_, ty)) => {
+                errors.push(error);
+                Ok(ty)
+            }
+            None => Err(error),
+        };
     }
     value::<Type>(input, key)
 }

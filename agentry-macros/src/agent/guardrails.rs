@@ -42,10 +42,24 @@ pub fn parse(input: ParseStream<'_>, key: &Ident) -> syn::Result<Vec<GuardrailAt
                 &entry,
                 format!("`{method}` declares no guardrail: write the guardrail inside the parentheses"),
             )),
-            Some((method, values)) => guards.extend(values.into_iter().map(|value| GuardrailAttr {
-                method: method.clone(),
-                value,
-            })),
+            Some((method, values)) => {
+                let kind = KINDS
+                    .iter()
+                    .find(|(_, m)| method == m)
+                    .map_or("input", |(kind, _)| kind);
+                let literals: Vec<_> = values
+                    .iter()
+                    .filter_map(super::middleware::literal_entry(kind, "guardrail", "MaxLength::chars(4000)"))
+                    .collect();
+                if literals.is_empty() {
+                    guards.extend(values.into_iter().map(|value| GuardrailAttr {
+                        method: method.clone(),
+                        value,
+                    }));
+                } else {
+                    errors.extend(literals);
+                }
+            }
             None => errors.push(syn::Error::new_spanned(
                 &entry,
                 format!(

@@ -34,7 +34,65 @@ pub fn parse_middleware(input: ParseStream<'_>, key: &Ident) -> syn::Result<Vec<
     let content;
     syn::parenthesized!(content in input);
     let list = Punctuated::<Expr, Token![,]>::parse_terminated(&content)?;
-    Ok(list.into_iter().collect())
+    let errors = list.iter().filter_map(literal_entry(
+        "middleware",
+        "middleware",
+        "ModelRetry::new(3)",
+    ));
+    match errors.reduce(|mut a, b| {
+        a.combine(b);
+        a
+    }) {
+        Some(e) => Err(e),
+        None => Ok(list.into_iter().collect()),
+    }
+}
+
+/// An error for a literal written where a value of a type is meant (`middleware("Logger")`):
+/// a string that names a type is shown written as code, anything else gets `example`.
+pub fn literal_entry(
+    key: &'static str,
+    what: &'static str,
+    example: &'static str,
+) -> impl Fn(&Expr) -> Option<syn::Error> {
+    move |entry| {
+        let Expr::Lit(lit) = entry else { return None };
+        let written = match &lit.lit {
+            syn::Lit::Str(s)
+                if s.value().starts_with(|c: char| c.is_ascii_uppercase())
+                    && syn::parse_str::<syn::Path>(&s.value()).is_ok() =>
+            {
+                s.value()
+            }
+            _ => example.to_string(),
+        };
+        Some(syn::Error::new(
+            lit.span(),
+            format!("`{key}(..)` takes a {what} value, not a literal: write `{key}({written})`"),
+        ))
+    }
+}
+
+/// The rest of a parenthesized list after an error, so the attribute's parser reports only
+/// that error (tokens left unread in a group are a second "unexpected token").
+fn drain(content: ParseStream<'_>) {
+    let _ = content.parse::<TokenStream>();
+}
+
+/// A string literal where an identifier belongs (`review("send_email")`): one error saying
+/// to write the identifier.
+fn ident_not_string(input: ParseStream<'_>, what: &str, example: &str) -> syn::Result<Ident> {
+    if input.peek(syn::LitStr) {
+        let lit: syn::LitStr = input.parse()?;
+        let written = syn::parse_str::<Ident>(&lit.value())
+            .map(|i| i.to_string())
+            .unwrap_or_else(|_| example.to_string());
+        return Err(syn::Error::new(
+            lit.span(),
+            format!("write the {what} as a name, not a string: `{written}`"),
+        ));
+    }
+    input.parse()
 }
 
 /// `review(tool(decision, ...), ...)`; every decision is checked here, the tools later.
@@ -48,7 +106,8 @@ pub fn parse_review(input: ParseStream<'_>, key: &Ident) -> syn::Result<Vec<Revi
     let mut reviews = Vec::new();
     let mut errors: Vec<syn::Error> = Vec::new();
     while !content.is_empty() {
-        let tool: Ident = content.parse()?;
+        let tool = ident_not_string(&content, "reviewed tool", "send_email")
+            .inspect_err(|_| drain(&content))?;
         if !content.peek(syn::token::Paren) {
             return Err(syn::Error::new(
                 tool.span(),
@@ -59,7 +118,10 @@ pub fn parse_review(input: ParseStream<'_>, key: &Ident) -> syn::Result<Vec<Revi
         }
         let inner;
         let parens = syn::parenthesized!(inner in content);
-        let decisions = parse_decisions(&inner, &tool, &mut errors)?;
+        let decisions = parse_decisions(&inner, &tool, &mut errors).inspect_err(|_| {
+            drain(&inner);
+            drain(&content);
+        })?;
         if decisions.is_empty() {
             errors.push(syn::Error::new(
                 parens.span.join(),
@@ -107,7 +169,7 @@ fn parse_decisions(
     let mut decisions = Vec::new();
     let mut piped = false;
     while !inner.is_empty() {
-        decisions.push(inner.parse::<Ident>()?);
+        decisions.push(ident_not_string(inner, "decision", "approve")?);
         if inner.is_empty() {
             break;
         }

@@ -65,8 +65,7 @@ fn parse_options(content: ParseStream<'_>, key: &Ident) -> syn::Result<AsTool> {
         let key: Ident = content.parse()?;
         match key.to_string().as_str() {
             "name" => {
-                content.parse::<Token![=]>()?;
-                let lit: LitStr = content.parse()?;
+                let lit = string_option(content, &key, "researcher")?;
                 if let Err(message) =
                     crate::names::check_provider_name(&lit.value(), "tool", "researcher")
                 {
@@ -75,8 +74,11 @@ fn parse_options(content: ParseStream<'_>, key: &Ident) -> syn::Result<AsTool> {
                 out.name = Some(lit);
             }
             "description" => {
-                content.parse::<Token![=]>()?;
-                out.description = Some(content.parse()?);
+                out.description = Some(string_option(
+                    content,
+                    &key,
+                    "Researches a topic and reports the facts.",
+                )?);
             }
             "input" => {
                 content.parse::<Token![=]>()?;
@@ -101,6 +103,19 @@ fn parse_options(content: ParseStream<'_>, key: &Ident) -> syn::Result<AsTool> {
         }
     }
     Ok(out)
+}
+
+/// `key = "..."`; anything but a string after `=` is one error showing `example` written.
+fn string_option(content: ParseStream<'_>, key: &Ident, example: &str) -> syn::Result<LitStr> {
+    content.parse::<Token![=]>()?;
+    if content.peek(LitStr) {
+        return content.parse();
+    }
+    let span = content.span();
+    Err(syn::Error::new(
+        span,
+        format!("`as_tool` option `{key}` takes a string: write `{key} = \"{example}\"`"),
+    ))
 }
 
 /// How a sub-agent's context is made from its parent's.
