@@ -33,6 +33,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use agentry::Message;
 use agentry::agent::{Agent, AgentBuilder, NoTools};
 use agentry::model::ChatRequest;
 use agentry::output::TextOutput;
@@ -40,32 +41,15 @@ use agentry::persist::{
     CheckpointRef, CheckpointWrite, Checkpointer, PostgresCheckpointer, SqliteCheckpointer,
 };
 use agentry::testing::{FunctionModel, PostgresServer};
-use agentry::{Message, ToolCall};
 use criterion::Criterion;
 use serde_json::json;
+use support::thread::message;
 use tokio::runtime::Runtime;
 
 const CHUNK: u64 = 20;
 const SIZES: [usize; 2] = [10, 5000];
 
 type Bench = Agent<NoTools, TextOutput, (), ()>;
-
-fn message(i: usize) -> Message {
-    match i % 4 {
-        0 => Message::user(format!("What is the weather in city {i}?")),
-        1 => Message::assistant_tool_calls(vec![ToolCall::new(
-            format!("call_{i}"),
-            "get_weather",
-            r#"{"city":"Paris","units":"celsius"}"#,
-        )]),
-        2 => Message::tool_result(
-            format!("call_{}", i - 1),
-            "get_weather",
-            "Paris: 18°C, clear skies, light wind from the west at 10 km/h, humidity 60%.",
-        ),
-        _ => Message::assistant("It is 18°C and clear in Paris, a fine day for a walk."),
-    }
-}
 
 /// Time spent serializing request bodies inside runs, and the timed runs it was spent in.
 #[derive(Default)]

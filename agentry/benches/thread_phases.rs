@@ -19,11 +19,14 @@
 //! `spin` and `touch` add to `fixed`, on the long thread, 1.25 ms of spinning or writing a
 //! 1.3 MB buffer: the body's CPU time and its memory traffic, one at a time).
 
+mod support;
+
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
+use agentry::Message;
 use agentry::agent::{Agent, AgentBuilder, NoTools};
 use agentry::model::ChatRequest;
 use agentry::output::TextOutput;
@@ -32,10 +35,10 @@ use agentry::persist::{
     PostgresCheckpointer, SqliteCheckpointer, ThreadInfo,
 };
 use agentry::testing::{FunctionModel, PostgresServer};
-use agentry::{Message, ToolCall};
 use futures::FutureExt;
 use futures::future::BoxFuture;
 use serde_json::json;
+use support::thread::message;
 use tracing::field::{Field, Visit};
 use tracing_subscriber::Layer;
 use tracing_subscriber::layer::{Context, SubscriberExt};
@@ -44,23 +47,6 @@ const RUNS: usize = 20;
 const SIZES: [usize; 2] = [10, 5000];
 
 type Bench = Agent<NoTools, TextOutput, (), ()>;
-
-fn message(i: usize) -> Message {
-    match i % 4 {
-        0 => Message::user(format!("What is the weather in city {i}?")),
-        1 => Message::assistant_tool_calls(vec![ToolCall::new(
-            format!("call_{i}"),
-            "get_weather",
-            r#"{"city":"Paris","units":"celsius"}"#,
-        )]),
-        2 => Message::tool_result(
-            format!("call_{}", i - 1),
-            "get_weather",
-            "Paris: 18°C, clear skies, light wind from the west at 10 km/h, humidity 60%.",
-        ),
-        _ => Message::assistant("It is 18°C and clear in Paris, a fine day for a walk."),
-    }
-}
 
 /// Time per phase of the current run (nanoseconds), keyed by phase name.
 #[derive(Default)]

@@ -2,6 +2,8 @@
 
 #![allow(dead_code)]
 
+pub mod thread;
+
 use std::path::PathBuf;
 
 /// Where criterion writes its results.
