@@ -21,8 +21,8 @@
 //! (`{ "question": .., "answered": [..], "kind": "ask" | "external" }`) or the `result` (a
 //! tool message) it had before the run paused; both are left out when absent, so a pause
 //! without them is written as format 2 would write it. A format-2 pause is read as it is
-//! (keeping `format_version: 2`, which its seal covers); one holding either field does not
-//! deserialize.
+//! (keeping `format_version: 2`, which its seal covers); a format-1 or format-2 pause holding
+//! either field (even as `null`) does not deserialize.
 //!
 //! A pause whose `answer.response.message.tool_calls` is not empty does not deserialize: a
 //! second copy of the calls is not read, and not silently dropped either.
@@ -33,10 +33,14 @@
 //! A pause of a newer format than [`PAUSE_FORMAT_VERSION`](super::PAUSE_FORMAT_VERSION) is read as far as it fits the
 //! current shape, and [`Agent::resume`](crate::agent::Agent::resume) refuses it with
 //! [`ResumeError::Version`](super::ResumeError::Version).
+//!
+//! Every format is read in one typed pass, with no `serde_json::Value` tree of the document
+//! in between: format 1's extra copies are optional fields of the structs it is read into,
+//! checked against the calls once read. A pause costs what serde costs for what it holds.
 
 use serde::de::{DeserializeOwned, Error as _};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::pause::{OLDEST_READ_FORMAT, Pause, PausedAnswer, PendingCall};
 use super::review::{Allowed, ReviewRequest};
@@ -89,30 +93,79 @@ impl Serialize for PendingCall {
 impl<'de> Deserialize<'de> for PendingCall {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let wire = PendingCallWire::deserialize(d)?;
-        let review = wire.review.map(|r| ReviewRequest {
-            call_id: wire.call.id.clone(),
-            tool: wire.call.name.clone(),
-            description: r.description,
-            allowed: r.allowed,
-        });
-        if let Some(result) = &wire.result
-            && result.call_id != wire.call.id
-        {
-            return Err(D::Error::custom(format!(
-                "call `{}`: its saved result answers call `{}`",
-                wire.call.id, result.call_id
-            )));
-        }
-        Ok(PendingCall {
-            call: wire.call,
-            review,
-            question: wire.question,
-            result: wire.result,
-        })
+        pending_call(
+            wire.call,
+            wire.review.map(|r| (r.description, r.allowed)),
+            wire.question,
+            wire.result,
+        )
+        .map_err(D::Error::custom)
     }
 }
 
-/// The current format, as read.
+/// A pending call from its parts as written: its review names the call and its tool, and a
+/// saved result must answer this call.
+fn pending_call(
+    call: ToolCall,
+    review: Option<(String, Allowed)>,
+    question: Option<Question>,
+    result: Option<ToolResultMessage>,
+) -> Result<PendingCall, String> {
+    if let Some(result) = &result
+        && result.call_id != call.id
+    {
+        return Err(format!(
+            "call `{}`: its saved result answers call `{}`",
+            call.id, result.call_id
+        ));
+    }
+    let review = review.map(|(description, allowed)| ReviewRequest {
+        call_id: call.id.clone(),
+        tool: call.name.clone(),
+        description,
+        allowed,
+    });
+    Ok(PendingCall {
+        call,
+        review,
+        question,
+        result,
+    })
+}
+
+/// A call as read, in any format: format 1's copies (`arguments`, the review's `call_id` and
+/// `tool`) are read beside it and checked against it; `question` and `result` are `Some`
+/// when their key is present (even as `null`), so a format-2 pause holding them is refused.
+#[derive(Deserialize)]
+struct CallWire {
+    call: ToolCall,
+    review: Option<ReviewAnyWire>,
+    #[serde(default, deserialize_with = "present")]
+    question: Option<Option<Question>>,
+    #[serde(default, deserialize_with = "present")]
+    result: Option<Option<ToolResultMessage>>,
+    /// Format 1: the arguments, parsed.
+    #[serde(default)]
+    arguments: Option<Value>,
+}
+
+/// A review as read, in any format (format 1 names its call and tool again).
+#[derive(Deserialize)]
+struct ReviewAnyWire {
+    description: String,
+    allowed: Allowed,
+    #[serde(default)]
+    call_id: Option<String>,
+    #[serde(default)]
+    tool: Option<String>,
+}
+
+/// `Some` for a key that is present, whatever its value.
+fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<T>, D::Error> {
+    T::deserialize(d).map(Some)
+}
+
+/// A pause as read, in any format: one typed pass over the document, no tree of it.
 #[derive(Deserialize)]
 struct PauseWire<S> {
     format_version: u32,
@@ -120,119 +173,92 @@ struct PauseWire<S> {
     id: Option<String>,
     snapshot: RunSnapshot<S>,
     answer: PausedAnswer,
-    calls: Vec<PendingCall>,
+    calls: Vec<CallWire>,
     #[serde(default)]
     seal: Option<String>,
 }
 
 impl<'de, S: DeserializeOwned> Deserialize<'de> for Pause<S> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let mut doc = match Value::deserialize(d)? {
-            Value::Object(doc) => doc,
-            _ => return Err(D::Error::custom("a pause is a JSON object")),
-        };
-        let version = doc
-            .get("format_version")
-            .and_then(Value::as_u64)
-            .ok_or_else(|| D::Error::custom("a pause has a numeric `format_version`"))?;
-        if version == 1 {
-            upgrade_v1(&mut doc).map_err(D::Error::custom)?;
+        let mut wire = PauseWire::<S>::deserialize(d)?;
+        if wire.format_version <= 2
+            && wire
+                .calls
+                .iter()
+                .any(|c| c.question.is_some() || c.result.is_some())
+        {
+            return Err(D::Error::custom(
+                "a format-2 pause holds no questions or saved results: those are format 3",
+            ));
         }
-        if version <= 2 {
-            let holds_v3 = doc
-                .get("calls")
-                .and_then(Value::as_array)
-                .is_some_and(|calls| {
-                    calls
-                        .iter()
-                        .any(|c| c.get("question").is_some() || c.get("result").is_some())
-                });
-            if holds_v3 {
-                return Err(D::Error::custom(
-                    "a format-2 pause holds no questions or saved results: those are format 3",
-                ));
-            }
-        }
-        let has_calls = doc
-            .get("answer")
-            .and_then(|a| a.pointer("/response/message/tool_calls"))
-            .and_then(Value::as_array)
-            .is_some_and(|calls| !calls.is_empty());
-        if has_calls {
+        if wire.format_version == 1 {
+            upgrade_v1(&mut wire).map_err(D::Error::custom)?;
+        } else if !wire.answer.response.message.tool_calls.is_empty() {
             return Err(D::Error::custom(
                 "the paused answer holds tool calls: in a pause, the calls are in `calls` only",
             ));
         }
-        let wire: PauseWire<S> =
-            serde_json::from_value(Value::Object(doc)).map_err(D::Error::custom)?;
+        let calls = wire
+            .calls
+            .into_iter()
+            .map(|c| {
+                pending_call(
+                    c.call,
+                    c.review.map(|r| (r.description, r.allowed)),
+                    c.question.flatten(),
+                    c.result.flatten(),
+                )
+            })
+            .collect::<Result<_, _>>()
+            .map_err(D::Error::custom)?;
         Ok(Pause {
             format_version: wire.format_version,
             id: wire.id,
             snapshot: wire.snapshot,
             answer: wire.answer,
-            calls: wire.calls,
+            calls,
             seal: wire.seal,
         })
     }
 }
 
-/// Rewrites a format-1 pause document as format 2, refusing one whose copies disagree.
-fn upgrade_v1(doc: &mut Map<String, Value>) -> Result<(), String> {
-    let answer_calls: Vec<ToolCall> = doc
-        .get_mut("answer")
-        .and_then(|a| a.pointer_mut("/response/message"))
-        .and_then(Value::as_object_mut)
-        .and_then(|m| m.remove("tool_calls"))
-        .map(serde_json::from_value)
-        .transpose()
-        .map_err(|e| format!("format-1 pause: the answer's calls: {e}"))?
-        .unwrap_or_default();
-    let Some(Value::Array(calls)) = doc.remove("calls") else {
-        return Err("format-1 pause: no `calls`".to_string());
-    };
-    if calls.len() != answer_calls.len() {
+/// Turns a format-1 pause into format 2, refusing one whose copies disagree: its calls are
+/// taken from `calls` once each copy (the answer's calls, each call's parsed `arguments`,
+/// each review's `call_id` and `tool`) is checked against them.
+fn upgrade_v1<S>(wire: &mut PauseWire<S>) -> Result<(), String> {
+    let answer_calls = std::mem::take(&mut wire.answer.response.message.tool_calls);
+    if wire.calls.len() != answer_calls.len() {
         return Err(format!(
             "format-1 pause: {} calls in `calls`, {} in the answer",
-            calls.len(),
+            wire.calls.len(),
             answer_calls.len()
         ));
     }
-    let mut upgraded = Vec::with_capacity(calls.len());
-    for (pending, in_answer) in calls.into_iter().zip(&answer_calls) {
+    for (pending, in_answer) in wire.calls.iter_mut().zip(&answer_calls) {
         let disagree = |what: &str| {
             format!(
                 "format-1 pause: call `{}`: {what} disagrees with the answer's call",
                 in_answer.id
             )
         };
-        let Value::Object(mut pending) = pending else {
-            return Err("format-1 pause: a call is not an object".to_string());
-        };
-        let call: ToolCall = serde_json::from_value(pending.remove("call").unwrap_or_default())
-            .map_err(|e| format!("format-1 pause: a call: {e}"))?;
-        if call != *in_answer {
+        if pending.call != *in_answer {
             return Err(disagree("`call`"));
         }
-        let parsed = serde_json::from_str(call.arguments.trim()).unwrap_or(Value::Null);
-        if pending.remove("arguments").unwrap_or_default() != parsed {
+        let parsed = serde_json::from_str(pending.call.arguments.trim()).unwrap_or(Value::Null);
+        if pending.arguments.take().unwrap_or_default() != parsed {
             return Err(disagree("`arguments`"));
         }
-        let review = match pending.remove("review").unwrap_or_default() {
-            Value::Null => Value::Null,
-            review => {
-                let review: ReviewRequest = serde_json::from_value(review)
-                    .map_err(|e| format!("format-1 pause: a review: {e}"))?;
-                if review.call_id != call.id || review.tool != call.name {
-                    return Err(disagree("the review's `call_id` or `tool`"));
-                }
-                serde_json::json!({ "description": review.description, "allowed": review.allowed })
+        if let Some(review) = &pending.review {
+            let (Some(call_id), Some(tool)) = (&review.call_id, &review.tool) else {
+                return Err("format-1 pause: a review without its `call_id` and `tool`".into());
+            };
+            if *call_id != pending.call.id || *tool != pending.call.name {
+                return Err(disagree("the review's `call_id` or `tool`"));
             }
-        };
-        upgraded.push(serde_json::json!({ "call": call, "review": review }));
+        }
     }
-    doc.insert("calls".into(), Value::Array(upgraded));
-    doc.insert("format_version".into(), OLDEST_READ_FORMAT.into());
-    doc.insert("id".into(), Value::Null);
-    doc.insert("seal".into(), Value::Null);
+    wire.format_version = OLDEST_READ_FORMAT;
+    wire.id = None;
+    wire.seal = None;
     Ok(())
 }
