@@ -169,6 +169,18 @@ fn cases() -> Vec<(&'static str, &'static str, Want, Option<&'static str>)> {
             Some("first I consider\nthe question carefully\n\nand then act."),
         ),
         (
+            "several thought markers",
+            "Thought: one\nmore\nThought:  two\n\nAction: search\nAction Input: {\"query\": \"n\"}",
+            Act("search", json!({"query": "n"})),
+            Some("one\nmore\ntwo"),
+        ),
+        (
+            "text, then a thought marker",
+            "I think.\nthought: yes\nAction: search\nAction Input: {\"query\": \"o\"}",
+            Act("search", json!({"query": "o"})),
+            Some("I think.\nyes"),
+        ),
+        (
             "final answer spanning lines",
             "Thought: ok\nFinal Answer: line one\nline two\n\n- bullet",
             Final("line one\nline two\n\n- bullet"),

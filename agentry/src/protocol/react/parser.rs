@@ -256,13 +256,15 @@ fn lines_from(t: &str, pos: usize) -> impl Iterator<Item = (usize, usize)> + '_ 
 }
 
 pub(crate) fn parse_normalized(t: &str) -> Result<ReactReply, ReactParseError> {
-    let mut thought = String::new();
+    let mut thought = Thought::default();
     for (start, end) in lines_from(t, 0) {
         let line = &t[start..end];
         match classify(line, true) {
-            LineKind::Text | LineKind::Undecided => push_line(&mut thought, line),
+            LineKind::Text | LineKind::Undecided => thought.push(t, start, end),
             LineKind::Marker(Keyword::Thought, off) => {
-                push_line(&mut thought, line[off..].trim_start())
+                let content = start + off;
+                let content = content + (end - content - t[content..end].trim_start().len());
+                thought.push_marked(t, content, end)
             }
             LineKind::Marker(Keyword::Observation, _) => break,
             LineKind::Marker(Keyword::ActionInput, _) => {
@@ -271,7 +273,7 @@ pub(crate) fn parse_normalized(t: &str) -> Result<ReactReply, ReactParseError> {
             LineKind::Marker(Keyword::FinalAnswer, off) => {
                 let answer = final_answer(t, start + off)?;
                 return Ok(ReactReply {
-                    thought: trimmed(thought),
+                    thought: thought.finish(t),
                     step: ReactStep::FinalAnswer(answer),
                     discarded_tail: false,
                 });
@@ -279,7 +281,7 @@ pub(crate) fn parse_normalized(t: &str) -> Result<ReactReply, ReactParseError> {
             LineKind::Marker(Keyword::Action, off) => {
                 let (action, tail) = action(t, start + off, end)?;
                 return Ok(ReactReply {
-                    thought: trimmed(thought),
+                    thought: thought.finish(t),
                     step: ReactStep::Action(action),
                     discarded_tail: !t[tail..].trim().is_empty(),
                 });
@@ -287,6 +289,63 @@ pub(crate) fn parse_normalized(t: &str) -> Result<ReactReply, ReactParseError> {
         }
     }
     Err(ReactParseError::NoActionOrFinalAnswer)
+}
+
+/// The thought's lines (each without a `Thought:` marker), joined by `\n`. While they are one
+/// stretch of the reply (the usual `Thought: ...` line, with plain lines after it) they are
+/// kept as that stretch and copied once at the end; a second marker line copies them.
+#[derive(Default)]
+enum Thought {
+    /// No line yet.
+    #[default]
+    None,
+    /// The lines are `t[start..end]` as written.
+    Span(usize, usize),
+    /// The lines, copied.
+    Owned(String),
+}
+
+impl Thought {
+    /// A plain line, `t[start..end]`.
+    fn push(&mut self, t: &str, start: usize, end: usize) {
+        match self {
+            Thought::None => *self = Thought::Span(start, end),
+            // The next line of the stretch: the `\n` between them is the join.
+            Thought::Span(_, last) if *last + 1 == start => *last = end,
+            _ => self.own(t).push_str(&t[start..end]),
+        }
+    }
+
+    /// A `Thought:` line's content, `t[content..end]`.
+    fn push_marked(&mut self, t: &str, content: usize, end: usize) {
+        match self {
+            Thought::None => *self = Thought::Span(content, end),
+            _ => self.own(t).push_str(&t[content..end]),
+        }
+    }
+
+    /// The lines so far, copied, ready for the next one (after a `\n`).
+    fn own(&mut self, t: &str) -> &mut String {
+        match *self {
+            Thought::Span(start, end) => *self = Thought::Owned(t[start..end].to_string()),
+            Thought::None => *self = Thought::Owned(String::new()),
+            Thought::Owned(_) => {}
+        }
+        let Thought::Owned(s) = self else {
+            unreachable!("made owned above")
+        };
+        s.push('\n');
+        s
+    }
+
+    /// The thought, trimmed.
+    fn finish(self, t: &str) -> String {
+        match self {
+            Thought::None => String::new(),
+            Thought::Span(start, end) => t[start..end].trim().to_string(),
+            Thought::Owned(s) => trimmed(s),
+        }
+    }
 }
 
 /// `s` trimmed in place (no new allocation).
@@ -371,6 +430,12 @@ fn action(
 /// trailing period.
 pub(crate) fn clean_tool_name(raw: &str) -> String {
     let mut s = raw.trim();
+    // The usual name, written plainly: nothing to remove.
+    if s.bytes()
+        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-'))
+    {
+        return s.to_string();
+    }
     loop {
         let before = s;
         s = s.trim_end_matches(['.', ',', ';']).trim();

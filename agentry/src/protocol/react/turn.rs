@@ -69,6 +69,8 @@ pub fn render_request(
         .iter()
         .filter(|m| matches!(m, Message::Assistant(_)))
         .count();
+    // The transcript is shared with the run (its request holds a clone): it is read in place,
+    // and only what goes out unchanged (user content, a later system message) is copied.
     let messages = std::mem::take(&mut request.messages);
     let mut out: Vec<Message> = Vec::with_capacity(messages.len() + 1);
     let system_len: usize = messages
@@ -81,22 +83,24 @@ pub fn render_request(
         .sum();
     let mut system = String::with_capacity(system_len + prompt.map_or(0, |p| p.len() + 2));
     let mut leading = true;
-    for message in messages {
+    for message in messages.iter() {
         match message {
             Message::System { content } if leading => {
                 if !system.is_empty() {
                     system.push_str("\n\n");
                 }
-                system.push_str(&content);
+                system.push_str(content);
             }
-            Message::System { content } => out.push(Message::System { content }),
+            Message::System { content } => out.push(Message::System {
+                content: content.clone(),
+            }),
             Message::User(user) => {
                 leading = false;
-                push_user(&mut out, user.content);
+                push_user(&mut out, &user.content);
             }
             Message::Assistant(answer) => {
                 leading = false;
-                out.push(Message::assistant(render_answer(&answer)));
+                out.push(Message::assistant(render_answer(answer)));
             }
             Message::Tool(result) => {
                 leading = false;
@@ -113,7 +117,7 @@ pub fn render_request(
                         text.push_str(t);
                     }
                 }
-                push_user(&mut out, vec![ContentBlock::text(text)]);
+                push_user_text(&mut out, text);
             }
         }
     }
@@ -138,26 +142,57 @@ pub fn render_request(
 
 /// `react_<n>`.
 fn call_id(n: usize) -> String {
-    let mut id = String::with_capacity(12);
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut rest = n;
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    let mut id = String::with_capacity(6 + digits.len() - at);
     id.push_str("react_");
-    id.push_str(&n.to_string());
+    for &d in &digits[at..] {
+        id.push(char::from(d));
+    }
     id
 }
 
 /// Appends user content, merged into the previous message when that is a user message too.
-fn push_user(out: &mut Vec<Message>, content: Vec<ContentBlock>) {
+fn push_user(out: &mut Vec<Message>, content: &[ContentBlock]) {
     if let Some(Message::User(previous)) = out.last_mut() {
         if let ([ContentBlock::Text { text: a, .. }], [ContentBlock::Text { text: b, .. }]) =
-            (previous.content.as_mut_slice(), content.as_slice())
+            (previous.content.as_mut_slice(), content)
         {
             a.push_str("\n\n");
             a.push_str(b);
         } else {
-            previous.content.extend(content);
+            previous.content.extend_from_slice(content);
         }
         return;
     }
-    out.push(Message::User(UserMessage { content }));
+    out.push(Message::User(UserMessage {
+        content: content.to_vec(),
+    }));
+}
+
+/// Appends a user message of one text, merged like [`push_user`].
+fn push_user_text(out: &mut Vec<Message>, text: String) {
+    if let Some(Message::User(previous)) = out.last_mut() {
+        if let [ContentBlock::Text { text: a, .. }] = previous.content.as_mut_slice() {
+            a.push_str("\n\n");
+            a.push_str(&text);
+        } else {
+            previous.content.push(ContentBlock::text(text));
+        }
+        return;
+    }
+    out.push(Message::User(UserMessage {
+        content: vec![ContentBlock::text(text)],
+    }));
 }
 
 /// The text the model would have written for `answer`.
