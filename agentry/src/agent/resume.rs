@@ -1,7 +1,6 @@
 //! Going on after a pause: [`Agent::run_or_pause`], [`Agent::resume`] and the checks that a
 //! reviewer's decisions fit the [`Pause`].
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use futures::FutureExt;
@@ -165,8 +164,8 @@ where
         }
         // The agent's policy decides what is reviewed; a review the pause lists beyond it
         // (from a middleware that does not report its policy) is kept.
-        let answer = pause.full_answer();
-        let derived = self.parts.middleware.reviews(&answer.message.tool_calls);
+        let mut tool_calls: Vec<ToolCall> = pause.calls.iter().map(|c| c.call.clone()).collect();
+        let derived = self.parts.middleware.reviews(&tool_calls);
         let allowed_for = |pending: &PendingCall| {
             derived
                 .iter()
@@ -174,7 +173,8 @@ where
                 .or(pending.review.as_ref())
                 .map(|r| r.allowed)
         };
-        let mut by_id: HashMap<String, Decision> = HashMap::new();
+        // A few decisions, one per reviewed call: a list, searched by id.
+        let mut by_id: Vec<(String, Decision)> = Vec::new();
         for (call_id, decision) in decisions {
             let reviewed = pause.calls.iter().any(|c| {
                 c.call.id == call_id && (c.question.is_some() || allowed_for(c).is_some())
@@ -182,12 +182,15 @@ where
             if !reviewed {
                 return Err(fail(ResumeError::NotUnderReview { call_id }, &pause));
             }
-            if by_id.contains_key(&call_id) {
+            if by_id.iter().any(|(id, _)| *id == call_id) {
                 return Err(fail(ResumeError::DuplicateDecision { call_id }, &pause));
             }
-            by_id.insert(call_id, decision);
+            by_id.push((call_id, decision));
         }
-        let mut response = answer;
+        let mut take_decision = |call_id: &str| {
+            let at = by_id.iter().position(|(id, _)| id == call_id)?;
+            Some(by_id.swap_remove(at).1)
+        };
         let mut decided = Vec::new();
         let mut verbatim = Vec::new();
         let mut answers = Vec::new();
@@ -204,7 +207,7 @@ where
                 if !self.definitions.iter().any(|d| d.name == tool) {
                     return Err(fail(ResumeError::UnknownTool { call_id, tool }, &pause));
                 }
-                let answer = match by_id.remove(&call_id) {
+                let answer = match take_decision(&call_id) {
                     Some(Decision::Answer { answer }) => answer,
                     Some(other) => {
                         let error = ResumeError::NotAllowed {
@@ -238,7 +241,7 @@ where
             if !self.definitions.iter().any(|d| d.name == tool) {
                 return Err(fail(ResumeError::UnknownTool { call_id, tool }, &pause));
             }
-            let Some(decision) = by_id.remove(&call_id) else {
+            let Some(decision) = take_decision(&call_id) else {
                 return Err(fail(ResumeError::MissingDecision { call_id, tool }, &pause));
             };
             if !allowed.contains(decision.kind()) || decision.kind() == DecisionKind::Answer {
@@ -258,12 +261,7 @@ where
                         return Err(fail(ResumeError::InvalidEdit { call_id, error }, &pause));
                     }
                     // The transcript shows the call that ran.
-                    if let Some(call) = response
-                        .message
-                        .tool_calls
-                        .iter_mut()
-                        .find(|c| c.id == call_id)
-                    {
+                    if let Some(call) = tool_calls.iter_mut().find(|c| c.id == call_id) {
                         call.arguments = edited.arguments;
                     }
                 }
@@ -272,10 +270,13 @@ where
                 }
             }
         }
+        // The paused answer with its calls put back (edited ones as edited).
+        let mut answer = pause.answer.response;
+        answer.message.tool_calls = tool_calls;
         Ok(Start::Resume {
             snapshot: Box::new(pause.snapshot),
             replay: Some(Box::new(Replay {
-                answer: response,
+                answer,
                 decided,
                 verbatim,
                 answers,
