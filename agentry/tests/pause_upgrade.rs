@@ -181,3 +181,28 @@ fn a_format_2_pause_holding_a_question_or_a_saved_result_is_refused() {
         assert!(pause.calls[0].question.is_some() || pause.calls[0].result.is_some());
     }
 }
+
+#[test]
+fn a_format_1_or_2_pause_holding_a_question_key_is_refused_even_as_null() {
+    // Format 1 had no questions: one that holds the key is not silently upgraded without it.
+    let mut v1 = v1();
+    v1["calls"][0]["question"] = json!({ "question": "ok?", "kind": "ask" });
+    let err = serde_json::from_value::<Pause<Outbox>>(v1).unwrap_err();
+    assert!(err.to_string().contains("format 3"), "{err}");
+    // A present key is refused whatever its value.
+    let mut v2: Value = serde_json::from_str(V2).unwrap();
+    v2["calls"][0]["result"] = Value::Null;
+    let err = serde_json::from_value::<Pause<Outbox>>(v2).unwrap_err();
+    assert!(err.to_string().contains("format 3"), "{err}");
+}
+
+#[test]
+fn a_format_1_review_without_its_call_id_is_refused() {
+    let mut json = v1();
+    json["calls"][1]["review"]
+        .as_object_mut()
+        .unwrap()
+        .remove("call_id");
+    let err = serde_json::from_value::<Pause<Outbox>>(json).unwrap_err();
+    assert!(err.to_string().contains("call_id"), "{err}");
+}
