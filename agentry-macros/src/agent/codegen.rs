@@ -25,8 +25,6 @@ pub struct ToolEntry {
     pub span: Span,
     /// Items to emit for this tool (an alias, or a method tool's marker and impls).
     pub items: TokenStream,
-    /// Whether `make` builds the marker with `Default` (a tool listed by path).
-    pub needs_default: bool,
 }
 
 /// What the expansion is for.
@@ -40,6 +38,7 @@ pub struct Target<'a> {
 
 /// The tools listed in `tools(...)`: free `#[tool]` functions (their marker structs).
 pub fn path_entries(name: &Ident, tools: &[Path]) -> Vec<ToolEntry> {
+    let sdk = sdk_path();
     tools
         .iter()
         .enumerate()
@@ -54,11 +53,13 @@ pub fn path_entries(name: &Ident, tools: &[Path]) -> Vec<ToolEntry> {
             };
             ToolEntry {
                 variant: variant_ident(path.segments.last().map(|s| &s.ident)),
-                make: quote_spanned! {path.span()=> <#alias as ::core::default::Default>::default() },
+                make: {
+                    let sdk = respan(&sdk, path.span());
+                    quote_spanned! {path.span()=> (&#sdk::__private::checks::ToolProbe::<#alias>::new()).probe_make() }
+                },
                 ty: quote!(#alias),
                 span: path.span(),
                 items,
-                needs_default: true,
             }
         })
         .collect()
@@ -155,12 +156,13 @@ pub fn generate_toolset(
     });
     let parse_arms = entries.iter().map(|e| {
         let (v, ty, sdk) = (&e.variant, &e.ty, respan(&sdk, e.span));
+        let variant = respan(&quote!(#call_enum::#v), e.span);
         // An `if` chain rather than a `match` on the names: a constant pattern of a type
         // that is not a tool would be a second error beside "not a tool".
         quote_spanned! {e.span=>
             if name == <#ty as #sdk::Tool>::NAME {
                 return ::core::option::Option::Some(
-                    #sdk::__private::agent::parse_call::<#ty>(call).map(#call_enum::#v),
+                    #sdk::__private::agent::parse_call::<#ty>(call).map(|args| #variant(args)),
                 );
             }
         }
@@ -224,10 +226,6 @@ pub fn generate_toolset(
         }
     });
     let bounds = tool_bounds(&sdk, attrs, entries);
-    let enum_bounds = entries.iter().map(|e| {
-        let (ty, sdk) = (&e.ty, respan(&sdk, e.span));
-        quote_spanned!(e.span=> for<'__agentry> #ty: #sdk::Tool)
-    });
     let duplicate_names = format!(
         "two tools of agent `{name}` have the same name; give one another name with `#[tool(name = \"...\")]`"
     );
@@ -279,9 +277,16 @@ pub fn generate_toolset(
         // more public than its tools is fine (the enum is only matched by the agent).
         #[doc = #call_enum_doc]
         #[allow(non_camel_case_types, private_interfaces)]
-        #vis enum #call_enum where #(#enum_bounds,)* {
+        #vis enum #call_enum {
             #(#[allow(missing_docs)] #enum_variants,)*
         }
+
+        // SAFETY: every variant holds a `<T as Tool>::Args`, which `Tool` requires to be
+        // `Send` (and a listed type that is not a tool does not compile). Said here rather
+        // than derived, so such a type is reported once, at its token, and not again through
+        // the enum's auto trait at the agent's name. (Generated code: `#![forbid(unsafe_code)]`
+        // in the user's crate does not apply to it.)
+        unsafe impl ::core::marker::Send for #call_enum {}
 
         #name_check
         #output_name_check
@@ -345,7 +350,9 @@ pub fn generate_toolset(
                 Output = ::core::result::Result<#sdk::ToolOutput, #sdk::ToolCallError>,
             > + ::core::marker::Send {
                 #[allow(unused_imports)]
-                use #sdk::__private::checks::{ProbeCall as _, ProbeCannotCall as _};
+                use #sdk::__private::checks::{
+                    ProbeCall as _, ProbeCannotCall as _, ProbeMake as _, ProbeNoMake as _,
+                };
                 async move {
                     match call { #(#call_arms)* }
                 }

@@ -57,7 +57,6 @@ pub fn generate(mut item: ItemImpl, attrs: &AgentAttrs, docs: &str) -> syn::Resu
                     ty: quote!(#marker),
                     span: method.sig.ident.span(),
                     items: tool.items,
-                    needs_default: false,
                 });
             }
             Err(e) => errors.push(e.write_errors()),

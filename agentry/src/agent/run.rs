@@ -1,6 +1,5 @@
 //! Running an agent: [`Agent::run`], [`Agent::stream`], [`Agent::batch`].
 
-
 use futures::StreamExt;
 
 use super::builder::Agent;
