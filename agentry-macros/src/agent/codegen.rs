@@ -9,9 +9,7 @@ use super::attrs::AgentAttrs;
 use crate::crate_path::sdk_path;
 
 use super::builder_codegen::respan;
-pub use super::builder_codegen::{
-    builder_bounds, builder_type, configure, configure_with, tool_bounds,
-};
+pub use super::builder_codegen::{builder_bounds, builder_type, configure, configure_with};
 
 /// One tool of the agent, however it was declared.
 pub struct ToolEntry {
@@ -90,7 +88,7 @@ pub fn generate_struct(
     let toolset = generate_toolset(&target, attrs, &entries);
     let alias = super::alias::generate(&sdk, &target, attrs);
     let builder_ty = builder_type(&sdk, &target, attrs);
-    let output_bound = builder_bounds(&sdk, attrs, &entries);
+    let output_bound = builder_bounds(&sdk, attrs);
     let configure = configure(&sdk, attrs, docs, quote!(self), &entries)?;
     // The agent is named after its type (`gen_ai.agent.name` on its run spans).
     let agent_name = name.to_string();
@@ -198,8 +196,8 @@ pub fn generate_toolset(
                 .await,
         }
     });
-    // A listed type that is not a tool is reported here, once, at the user's token: every
-    // other use of the tool is under a where clause that assumes it (see `tool_bounds`).
+    // A listed type that is not a tool is reported here, at the user's token; every other
+    // use of the tool is spanned there too, and identical reports collapse into one.
     let names = entries.iter().map(|e| {
         let (ty, sdk) = (&e.ty, respan(&sdk, e.span));
         quote_spanned!(e.span=> <#ty as #sdk::Tool>::NAME)
@@ -225,7 +223,6 @@ pub fn generate_toolset(
             #(#checks)*
         }
     });
-    let bounds = tool_bounds(&sdk, attrs, entries);
     let duplicate_names = format!(
         "two tools of agent `{name}` have the same name; give one another name with `#[tool(name = \"...\")]`"
     );
@@ -302,7 +299,7 @@ pub fn generate_toolset(
             }
         };
 
-        impl #sdk::agent::Toolset<#context, #state> for #toolset where #(#bounds,)* {
+        impl #sdk::agent::Toolset<#context, #state> for #toolset {
             type Call = #call_enum;
             type Event = #events;
 
