@@ -167,8 +167,9 @@ impl Bench {
         let now = now_ms();
         let messages = serde_json::to_string(&self.msg).unwrap();
         let body = self.body();
-        let tx = rusqlite::Transaction::new_unchecked(&self.by_hand, TransactionBehavior::Immediate)
-            .unwrap();
+        let tx =
+            rusqlite::Transaction::new_unchecked(&self.by_hand, TransactionBehavior::Immediate)
+                .unwrap();
         let count: i64 = tx
             .prepare_cached(NEXT)
             .unwrap()
@@ -304,13 +305,18 @@ fn instructions(variant: &str, steps: u64) -> u64 {
     assert!(status.success(), "callgrind child failed");
     let text = std::fs::read_to_string(out.path()).unwrap();
     text.lines()
-        .find_map(|l| l.strip_prefix("summary:").or_else(|| l.strip_prefix("totals:")))
+        .find_map(|l| {
+            l.strip_prefix("summary:")
+                .or_else(|| l.strip_prefix("totals:"))
+        })
         .and_then(|n| n.split_whitespace().next()?.parse().ok())
         .expect("callgrind totals")
 }
 
 fn instruction_counts() {
-    println!("checkpoint_instructions_sqlite: instructions per step, (1,200 steps - 200 steps) / 1,000");
+    println!(
+        "checkpoint_instructions_sqlite: instructions per step, (1,200 steps - 200 steps) / 1,000"
+    );
     let per_step: Vec<f64> = VARIANTS
         .iter()
         .map(|v| {
