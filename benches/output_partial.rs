@@ -84,12 +84,11 @@ fn wall_time(rounds: usize) {
     let inputs: Vec<Input> = SIZES.iter().map(|&n| Input::new(n)).collect();
     // times[size][case][round]
     let mut times = vec![vec![Vec::new(); Case::ALL.len()]; SIZES.len()];
-    for (s, input) in inputs.iter().enumerate() {
+    for input in &inputs {
         for case in Case::ALL {
             let (_, partials) = timed(&rt, case, input); // warm-up
             assert!(partials > 0, "{} saw no partial value", case.name());
         }
-        let _ = s;
     }
     for _ in 0..rounds {
         for (s, input) in inputs.iter().enumerate() {

@@ -194,11 +194,9 @@ async fn by_hand(model: &ScriptedModel) -> usize {
     let mut partials = 0;
     while let Some(event) = events.next().await {
         match event.expect("the scripted stream succeeds") {
-            StreamEvent::TextDelta { text } => {
-                if parser.push(&text).unwrap() {
-                    partials += 1;
-                    black_box(parser.value().map(|v| v.get("rows")));
-                }
+            StreamEvent::TextDelta { text } if parser.push(&text).unwrap() => {
+                partials += 1;
+                black_box(parser.value().map(|v| v.get("rows")));
             }
             StreamEvent::Completed { response } => {
                 let report: Report = serde_json::from_str(&response.message.text()).unwrap();
