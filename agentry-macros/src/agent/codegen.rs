@@ -160,7 +160,7 @@ pub fn generate_toolset(
         quote_spanned! {e.span=>
             if name == <#ty as #sdk::Tool>::NAME {
                 return ::core::option::Option::Some(
-                    #sdk::__private::agent::parse_call::<#ty>(call).map(|args| #variant(args)),
+                    #sdk::__private::agent::parse_call::<#ty>(call).map(#variant),
                 );
             }
         }
