@@ -26,6 +26,9 @@
 //!   messages, whole and inside the function that builds the request body, and the SDK's
 //!   excess over the baseline beyond the body at each length (`curve.rs`, `history.rs`);
 //! - `--cold`: process launch → first answer, wall clock, paired rounds (`cold.rs`);
+//! - `--memory`: peak RSS of a client process making one run at a time and of one making
+//!   bursts of C concurrent runs, plain and streaming, split into anonymous and file pages
+//!   (`memory.rs`);
 //! - `--self-test`: the argument and callgrind-output parsers' checks (`selftest.rs`; the
 //!   bench has `harness = false`, so `#[test]`s would not run).
 //!
@@ -59,6 +62,8 @@ mod history;
 mod job;
 #[path = "overhead/measure.rs"]
 mod measure;
+#[path = "overhead/memory.rs"]
+mod memory;
 #[path = "overhead/report.rs"]
 mod report;
 #[path = "overhead/sdk.rs"]
@@ -94,6 +99,7 @@ fn main() -> ExitCode {
             Kind::Cache => cache::run(settings),
             Kind::History => curve::history(settings),
             Kind::Cold => cold::run(settings),
+            Kind::Memory => memory::run(settings),
         }
         .map_err(|e| e.to_string()),
         Command::Serve => server::serve().map_err(|e| format!("server: {e}")),

@@ -132,7 +132,10 @@ fn paused<T: std::fmt::Debug, S>(outcome: Outcome<T, S>) -> Pause<S> {
 }
 
 /// The desk's run of "Refund A7": it stops at the refund's question.
-async fn refund_a7(agent: &DeskAgent, shop: impl Into<Arc<Shop>>) -> Pause<Ledger> {
+async fn refund_a7(
+    agent: &DeskAgent,
+    shop: impl agentry::agent::IntoContext<Shop>,
+) -> Pause<Ledger> {
     paused(agent.run_or_pause("Refund A7", shop).await.unwrap())
 }
 

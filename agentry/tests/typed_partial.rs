@@ -258,3 +258,67 @@ fn an_untyped_partial_keeps_its_json() {
     assert_eq!(partial.check(), Ok(()));
     assert_eq!(partial.typed(), Some(json!({"title": "Dun"})));
 }
+
+/// A film.
+#[derive(Debug, PartialEq, Deserialize, JsonSchema, StructuredOutput)]
+struct Film {
+    /// The title.
+    title: String,
+    /// The year.
+    year: u16,
+}
+
+/// The errors of the invalid answers of a streamed `Film`, and the film.
+async fn streamed_film(answers: &[&str]) -> (Vec<String>, Film) {
+    let model = streaming(answers, 4);
+    let mut stream = model
+        .structured::<Film>()
+        .mode(OutputMode::Native)
+        .stream(vec![Message::user("A film")]);
+    let (mut errors, mut film) = (Vec::new(), None);
+    while let Some(event) = stream.next().await {
+        match event.unwrap() {
+            StructuredEvent::Retry(attempt) => errors.push(attempt.error.to_string()),
+            StructuredEvent::Done { value, .. } => film = Some(value),
+            StructuredEvent::Partial(_) => {}
+        }
+    }
+    (errors, film.unwrap())
+}
+
+/// A streamed answer that is one whole JSON value is checked against the closed schema from
+/// the value parsed as it arrived; one with prose around it is parsed again from its text.
+/// Both give the same verdicts, and the typed parse still reads the text (a duplicate field,
+/// which a parsed value cannot show, is reported).
+#[tokio::test]
+async fn a_streamed_answer_is_held_to_the_closed_schema_and_to_serde_whole_or_in_prose() {
+    let valid = r#"{"title": "Heat", "year": 1995}"#;
+    let film = Film {
+        title: "Heat".into(),
+        year: 1995,
+    };
+    let mut verdicts = Vec::new();
+    for (before, after) in [
+        ("", ""),
+        ("\n ", " \n"),
+        ("Here it is: ", ""),
+        ("", " Enjoy!"),
+    ] {
+        let extra = format!(r#"{before}{{"title": "Heat", "year": 1995, "mood": "tense"}}{after}"#);
+        let twice =
+            format!(r#"{before}{{"title": "Heat", "title": "Ronin", "year": 1998}}{after}"#);
+        let (errors, got) = streamed_film(&[&extra, &twice, valid]).await;
+        assert_eq!(got, film);
+        assert_eq!(errors.len(), 2, "{errors:?}");
+        assert!(
+            errors[0].contains("unknown field `mood`"),
+            "{before:?}: {errors:?}"
+        );
+        assert!(
+            errors[1].contains("duplicate field `title`"),
+            "{before:?}: {errors:?}"
+        );
+        verdicts.push(errors);
+    }
+    assert!(verdicts.windows(2).all(|w| w[0] == w[1]), "{verdicts:?}");
+}

@@ -7,7 +7,7 @@ use crate::measure::{Phases, Plan};
 
 /// The usage text.
 pub const USAGE: &str = "\
-usage: overhead [--instructions | --cache | --history | --cold] [N] [C] [--rounds R] [--warmup W]
+usage: overhead [--instructions | --cache | --history | --cold | --memory] [N] [C] [--rounds R] [--warmup W]
        cargo bench --bench overhead -- [flags as above]
        overhead --self-test
 
@@ -23,6 +23,9 @@ usage: overhead [--instructions | --cache | --history | --cold] [N] [C] [--round
                   messages, sequential plain, callgrind, whole and inside the function that
                   builds the request body (defaults N=50 R=3 W=5)
   --cold          process launch -> first answer, wall clock, R paired rounds (default R=21)
+  --memory        peak RSS (VmHWM) of a client process doing only sequential runs (after W
+                  sequential warm-up runs) and of one doing only bursts of C concurrent runs,
+                  plain and streaming, R rounds (defaults N=500 C=200 R=5 W=20)
   --self-test     check the argument and callgrind-output parsers, then exit
 
   N           sequential runs per mode (env OVERHEAD_N)
@@ -80,6 +83,8 @@ pub enum Kind {
     History,
     /// Process launch to first answer.
     Cold,
+    /// Peak RSS of sequential-only and concurrent-only client processes.
+    Memory,
 }
 
 impl Kind {
@@ -91,6 +96,7 @@ impl Kind {
             Kind::Cache => [200, 100, 1, 10],
             Kind::History => [50, 1, 3, 5],
             Kind::Cold => [1, 1, 21, 0],
+            Kind::Memory => [500, 200, 5, 20],
         }
     }
 }
@@ -181,7 +187,7 @@ pub fn parse(
     while let Some(arg) = args.next() {
         let mut set_kind = |k: Kind| match kind.replace(k) {
             Some(old) if old != k => Err(ArgsError(
-                "choose one of --instructions, --cache, --history and --cold".to_owned(),
+                "choose one of --instructions, --cache, --history, --cold and --memory".to_owned(),
             )),
             _ => Ok(()),
         };
@@ -193,6 +199,7 @@ pub fn parse(
             "--cache" => set_kind(Kind::Cache)?,
             "--history" => set_kind(Kind::History)?,
             "--cold" => set_kind(Kind::Cold)?,
+            "--memory" => set_kind(Kind::Memory)?,
             "--rounds" => rounds = Some(count("--rounds", &value(&mut args, "--rounds")?)?),
             "--warmup" => warmup = Some(count("--warmup", &value(&mut args, "--warmup")?)?),
             flag if flag.starts_with('-') => {

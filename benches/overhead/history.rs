@@ -134,5 +134,6 @@ pub async fn measure(mode: Mode, url: &str, k: usize, plan: Plan) -> Result<Meas
             cpu_s: 0.0,
         },
         peak_rss_kib: measure::peak_rss_kib(),
+        rss_split_kib: measure::rss_split_kib(),
     })
 }

@@ -50,6 +50,19 @@ pub struct Measurement {
     pub concurrent: Phase,
     /// Peak resident set size, KiB (`None` where /proc/self/status has no `VmHWM`).
     pub peak_rss_kib: Option<u64>,
+    /// At the end: resident anonymous memory (heap, stacks) and resident file pages (the
+    /// executable's and libraries' code and data), KiB; what the peak is made of.
+    #[serde(default)]
+    pub rss_split_kib: Option<RssSplit>,
+}
+
+/// The resident set split by kind (`RssAnon`, `RssFile` in /proc/self/status), KiB.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+pub struct RssSplit {
+    /// Heap, stacks, anonymous maps.
+    pub anon: u64,
+    /// Pages of mapped files: the executable's code and read-only data, shared libraries.
+    pub file: u64,
 }
 
 /// Which phases a client process measures.
@@ -176,6 +189,7 @@ where
         sequential,
         concurrent,
         peak_rss_kib: peak_rss_kib(),
+        rss_split_kib: rss_split_kib(),
     })
 }
 
@@ -224,9 +238,22 @@ pub fn cpu_time() -> Result<Duration, RunFailed> {
 
 /// The peak resident set size (`VmHWM` in /proc/self/status), KiB.
 pub fn peak_rss_kib() -> Option<u64> {
+    status_kib("VmHWM:")
+}
+
+/// The resident set now, split into anonymous and file pages.
+pub fn rss_split_kib() -> Option<RssSplit> {
+    Some(RssSplit {
+        anon: status_kib("RssAnon:")?,
+        file: status_kib("RssFile:")?,
+    })
+}
+
+/// A `kB` line of /proc/self/status.
+fn status_kib(key: &str) -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     status
         .lines()
-        .find_map(|line| line.strip_prefix("VmHWM:"))
+        .find_map(|line| line.strip_prefix(key))
         .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
 }

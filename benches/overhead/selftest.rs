@@ -71,6 +71,10 @@ pub fn run() -> Result<(), String> {
         parse(&["--cold", "--rounds", "5"], &[]) == Ok(parent(Kind::Cold, [1, 1, 5, 0])),
     );
     check(
+        "--memory",
+        parse(&["--memory"], &[]) == Ok(parent(Kind::Memory, [500, 200, 5, 20])),
+    );
+    check(
         "--warmup",
         parse(&["--warmup", "3", "--instructions"], &[])
             == Ok(parent(Kind::Instructions, [200, 100, 7, 3])),

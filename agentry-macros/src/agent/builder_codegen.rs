@@ -16,39 +16,21 @@ pub fn builder_type(sdk: &TokenStream, target: &Target<'_>, attrs: &AgentAttrs) 
     quote! { #sdk::agent::AgentBuilder<#toolset, #output_ty, #context, #state> }
 }
 
-/// `where Output: AgentOutput` and the tools' bounds (see [`tool_bounds`]), higher-ranked: the
-/// bodies are checked as if they held, and a bad output type is reported once, at the user's
-/// type, by the output-name check in [`generate_toolset`] (which names `AgentOutput`).
-pub fn builder_bounds(sdk: &TokenStream, attrs: &AgentAttrs, entries: &[ToolEntry]) -> TokenStream {
+/// `where Output: AgentOutput`, higher-ranked: the bodies are checked as if it held, and a bad
+/// output type is reported once, at the user's type, by the output-name check in
+/// [`generate_toolset`](super::codegen::generate_toolset) (which names `AgentOutput`).
+///
+/// The tools get no bound here or on the `Toolset` impl: the expansion uses them only through
+/// items spanned on the user's tokens and probes that compile either way, so a type that is
+/// not a tool (or does not fit) is reported where it is listed and not again at each use of
+/// the agent (`builder(..)`, `.build()`).
+pub fn builder_bounds(sdk: &TokenStream, attrs: &AgentAttrs) -> TokenStream {
     let output = attrs.output.as_ref().filter(|ty| !is_string(ty)).map(|ty| {
         let sdk = respan(sdk, ty.span());
         quote_spanned! {ty.span()=> for<'__agentry> #ty: #sdk::agent::AgentOutput }
     });
-    let bounds = output.into_iter().chain(tool_bounds(sdk, attrs, entries));
-    quote!(where #(#bounds,)*)
-}
-
-/// What the generated items assume of each tool: it is a tool (and, listed by path, is made
-/// with `Default`). Higher-ranked, so rustc does not check them as trivially false bounds: a
-/// type that is not a tool is reported once by the explicit checks in [`generate_toolset`].
-/// Whether a tool fits the agent's context and state is no bound at all (a misfit would be
-/// reported again at every use of the agent): the explicit fit check reports it, and the
-/// `Toolset` calls the tool through a probe that compiles either way.
-pub fn tool_bounds(
-    sdk: &TokenStream,
-    _attrs: &AgentAttrs,
-    entries: &[ToolEntry],
-) -> Vec<TokenStream> {
-    entries
-        .iter()
-        .map(|e| {
-            let (ty, sdk) = (&e.ty, respan(sdk, e.span));
-            let default = e.needs_default.then(|| quote!(+ ::core::default::Default));
-            quote_spanned! {e.span=>
-                for<'__agentry> #ty: #sdk::Tool #default
-            }
-        })
-        .collect()
+    let output = output.into_iter();
+    quote!(where #(#output,)*)
 }
 
 /// `AgentBuilder::new(model, toolset)` with the attribute's output, instructions and limits.

@@ -9,9 +9,7 @@ use super::attrs::AgentAttrs;
 use crate::crate_path::sdk_path;
 
 use super::builder_codegen::respan;
-pub use super::builder_codegen::{
-    builder_bounds, builder_type, configure, configure_with, tool_bounds,
-};
+pub use super::builder_codegen::{builder_bounds, builder_type, configure, configure_with};
 
 /// One tool of the agent, however it was declared.
 pub struct ToolEntry {
@@ -25,8 +23,6 @@ pub struct ToolEntry {
     pub span: Span,
     /// Items to emit for this tool (an alias, or a method tool's marker and impls).
     pub items: TokenStream,
-    /// Whether `make` builds the marker with `Default` (a tool listed by path).
-    pub needs_default: bool,
 }
 
 /// What the expansion is for.
@@ -40,6 +36,7 @@ pub struct Target<'a> {
 
 /// The tools listed in `tools(...)`: free `#[tool]` functions (their marker structs).
 pub fn path_entries(name: &Ident, tools: &[Path]) -> Vec<ToolEntry> {
+    let sdk = sdk_path();
     tools
         .iter()
         .enumerate()
@@ -54,11 +51,13 @@ pub fn path_entries(name: &Ident, tools: &[Path]) -> Vec<ToolEntry> {
             };
             ToolEntry {
                 variant: variant_ident(path.segments.last().map(|s| &s.ident)),
-                make: quote_spanned! {path.span()=> <#alias as ::core::default::Default>::default() },
+                make: {
+                    let sdk = respan(&sdk, path.span());
+                    quote_spanned! {path.span()=> (&#sdk::__private::checks::ToolProbe::<#alias>::new()).probe_make() }
+                },
                 ty: quote!(#alias),
                 span: path.span(),
                 items,
-                needs_default: true,
             }
         })
         .collect()
@@ -89,7 +88,7 @@ pub fn generate_struct(
     let toolset = generate_toolset(&target, attrs, &entries);
     let alias = super::alias::generate(&sdk, &target, attrs);
     let builder_ty = builder_type(&sdk, &target, attrs);
-    let output_bound = builder_bounds(&sdk, attrs, &entries);
+    let output_bound = builder_bounds(&sdk, attrs);
     let configure = configure(&sdk, attrs, docs, quote!(self), &entries)?;
     // The agent is named after its type (`gen_ai.agent.name` on its run spans).
     let agent_name = name.to_string();
@@ -155,12 +154,13 @@ pub fn generate_toolset(
     });
     let parse_arms = entries.iter().map(|e| {
         let (v, ty, sdk) = (&e.variant, &e.ty, respan(&sdk, e.span));
+        let variant = respan(&quote!(#call_enum::#v), e.span);
         // An `if` chain rather than a `match` on the names: a constant pattern of a type
         // that is not a tool would be a second error beside "not a tool".
         quote_spanned! {e.span=>
             if name == <#ty as #sdk::Tool>::NAME {
                 return ::core::option::Option::Some(
-                    #sdk::__private::agent::parse_call::<#ty>(call).map(#call_enum::#v),
+                    #sdk::__private::agent::parse_call::<#ty>(call).map(#variant),
                 );
             }
         }
@@ -196,8 +196,8 @@ pub fn generate_toolset(
                 .await,
         }
     });
-    // A listed type that is not a tool is reported here, once, at the user's token: every
-    // other use of the tool is under a where clause that assumes it (see `tool_bounds`).
+    // A listed type that is not a tool is reported here, at the user's token; every other
+    // use of the tool is spanned there too, and identical reports collapse into one.
     let names = entries.iter().map(|e| {
         let (ty, sdk) = (&e.ty, respan(&sdk, e.span));
         quote_spanned!(e.span=> <#ty as #sdk::Tool>::NAME)
@@ -222,11 +222,6 @@ pub fn generate_toolset(
             use #sdk::__private::checks::{ProbeDirect as _, ProbeNoDirect as _};
             #(#checks)*
         }
-    });
-    let bounds = tool_bounds(&sdk, attrs, entries);
-    let enum_bounds = entries.iter().map(|e| {
-        let (ty, sdk) = (&e.ty, respan(&sdk, e.span));
-        quote_spanned!(e.span=> for<'__agentry> #ty: #sdk::Tool)
     });
     let duplicate_names = format!(
         "two tools of agent `{name}` have the same name; give one another name with `#[tool(name = \"...\")]`"
@@ -279,9 +274,16 @@ pub fn generate_toolset(
         // more public than its tools is fine (the enum is only matched by the agent).
         #[doc = #call_enum_doc]
         #[allow(non_camel_case_types, private_interfaces)]
-        #vis enum #call_enum where #(#enum_bounds,)* {
+        #vis enum #call_enum {
             #(#[allow(missing_docs)] #enum_variants,)*
         }
+
+        // SAFETY: every variant holds a `<T as Tool>::Args`, which `Tool` requires to be
+        // `Send` (and a listed type that is not a tool does not compile). Said here rather
+        // than derived, so such a type is reported once, at its token, and not again through
+        // the enum's auto trait at the agent's name. (Generated code: `#![forbid(unsafe_code)]`
+        // in the user's crate does not apply to it.)
+        unsafe impl ::core::marker::Send for #call_enum {}
 
         #name_check
         #output_name_check
@@ -297,7 +299,7 @@ pub fn generate_toolset(
             }
         };
 
-        impl #sdk::agent::Toolset<#context, #state> for #toolset where #(#bounds,)* {
+        impl #sdk::agent::Toolset<#context, #state> for #toolset {
             type Call = #call_enum;
             type Event = #events;
 
@@ -345,7 +347,9 @@ pub fn generate_toolset(
                 Output = ::core::result::Result<#sdk::ToolOutput, #sdk::ToolCallError>,
             > + ::core::marker::Send {
                 #[allow(unused_imports)]
-                use #sdk::__private::checks::{ProbeCall as _, ProbeCannotCall as _};
+                use #sdk::__private::checks::{
+                    ProbeCall as _, ProbeCannotCall as _, ProbeMake as _, ProbeNoMake as _,
+                };
                 async move {
                     match call { #(#call_arms)* }
                 }

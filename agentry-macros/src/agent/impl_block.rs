@@ -57,7 +57,6 @@ pub fn generate(mut item: ItemImpl, attrs: &AgentAttrs, docs: &str) -> syn::Resu
                     ty: quote!(#marker),
                     span: method.sig.ident.span(),
                     items: tool.items,
-                    needs_default: false,
                 });
             }
             Err(e) => errors.push(e.write_errors()),
@@ -124,7 +123,7 @@ pub fn generate(mut item: ItemImpl, attrs: &AgentAttrs, docs: &str) -> syn::Resu
     let toolset = codegen::generate_toolset(&target, attrs, &entries);
     let alias = super::alias::generate(&sdk, &target, attrs);
     let builder_ty = codegen::builder_type(&sdk, &target, attrs);
-    let output_bound = codegen::builder_bounds(&sdk, attrs, &entries);
+    let output_bound = codegen::builder_bounds(&sdk, attrs);
     let configure = codegen::configure(&sdk, attrs, docs, quote!(#tools_struct(this)), &entries)?;
     // The agent is named after its type (`gen_ai.agent.name` on its run spans).
     let agent_name = name.to_string();

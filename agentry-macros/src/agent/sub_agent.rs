@@ -199,9 +199,6 @@ pub fn generate(
         .as_ref()
         .map_or_else(|| quote!(#sdk::multi::Prompt), |t| quote!(#t));
     let (context, state) = context_state(attrs);
-    // The tools' bounds, as on the agent's own `Toolset` impl: a tool that is not one, or does
-    // not fit, is reported once by the agent's own checks, not again through this impl.
-    let tool_bounds = super::codegen::tool_bounds(&sdk, attrs, entries);
     // The output spec, reached through a bound mentioning the parent's context (`__P`), so
     // an invalid output type is reported once, at `output = ...`, not again here.
     let (spec_ty, spec, spec_bound) = match attrs.output.as_ref() {
@@ -294,7 +291,6 @@ pub fn generate(
         impl<__P> #sdk::__private::multi::SubAgentBuilder<__P> for #name
         where
             #spec_bound
-            #(#tool_bounds,)*
         {
             type Spec = #spec_ty;
 

@@ -49,6 +49,35 @@ pub trait ProbeOther {
 
 impl<T> ProbeOther for &ToolProbe<T> {}
 
+/// Chosen when the probed type is a tool: makes a tool listed by path with `Default` (a tool
+/// that has no `Default` is reported here, at the user's token).
+pub trait ProbeMake<T> {
+    /// The tool.
+    fn probe_make(&self) -> T
+    where
+        T: Default;
+}
+
+impl<T: Tool> ProbeMake<T> for ToolProbe<T> {
+    fn probe_make(&self) -> T
+    where
+        T: Default,
+    {
+        T::default()
+    }
+}
+
+/// Chosen for a listed type that is not a tool: the program does not compile (the type is
+/// reported where it is listed), so this is never called.
+pub trait ProbeNoMake<T> {
+    /// Never returns.
+    fn probe_make(&self) -> T {
+        unreachable!("a listed type that is not a tool is a compile error")
+    }
+}
+
+impl<T> ProbeNoMake<T> for &ToolProbe<T> {}
+
 /// A listed tool.
 pub struct IsTool<T>(PhantomData<fn() -> T>);
 
@@ -223,7 +252,7 @@ pub struct CannotCall;
 
 impl CannotCall {
     /// Fails the call.
-    pub fn call<T: Tool, A, R>(
+    pub fn call<T, A, R>(
         self,
         tool: &T,
         args: A,
@@ -231,7 +260,7 @@ impl CannotCall {
     ) -> std::future::Ready<Result<crate::ToolOutput, crate::ToolCallError>> {
         let _ = (tool, args, runtime);
         std::future::ready(Err(crate::ToolCallError::Inject {
-            tool: T::NAME.to_string(),
+            tool: std::any::type_name::<T>().to_string(),
             source: crate::tool::InjectError::new::<T>(
                 "the tool does not fit the agent's context or state",
             ),

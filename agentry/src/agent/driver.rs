@@ -5,7 +5,6 @@
 //! (tool calls of one batch through `buffered`), so dropping the run cancels all of them.
 
 use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -58,8 +57,11 @@ impl<T, S, E> Sinks<T, S, E> {
 /// How a run ended: finished or paused, or its error.
 pub(crate) type RunEnd<T, S> = Result<Outcome<T, S>, RunError>;
 
-/// A run's future: the loop, boxed, under its `invoke_agent` span.
-pub(crate) type Run<F> = telemetry::spans::TracedRun<Pin<Box<F>>>;
+/// A run's future: the loop, boxed, under its `invoke_agent` span. The box is a trait
+/// object, so the type names no argument of the method that started the run: a public run
+/// future ([`RunFuture`](super::RunFuture)) can hold it, and a wrong argument to that method
+/// is reported once, at the call.
+pub(crate) type Run<'a, T, S> = telemetry::spans::TracedRun<BoxFuture<'a, RunEnd<T, S>>>;
 
 /// Runs the loop to its end, under the run's `invoke_agent` span.
 ///
@@ -67,12 +69,12 @@ pub(crate) type Run<F> = telemetry::spans::TracedRun<Pin<Box<F>>>;
 /// whole each time a caller moves the future holding it (into a task, into `join_all`, into
 /// another `async` block). The span wrapper is outside the box, so the loop's future is moved
 /// once (into the box) and the wrapper, a few words, wherever the caller puts it.
-pub(crate) fn drive<T, O, C, S>(
-    agent: &Agent<T, O, C, S>,
+pub(crate) fn drive<'a, T, O, C, S>(
+    agent: &'a Agent<T, O, C, S>,
     start: Start<S>,
     context: Arc<C>,
     sinks: Option<Sinks<O::Output, S, T::Event>>,
-) -> Run<impl Future<Output = RunEnd<O::Output, S>>>
+) -> Run<'a, O::Output, S>
 where
     T: Toolset<C, S>,
     O: OutputSpec,
@@ -84,13 +86,13 @@ where
 
 /// Runs the loop to its end under the run's `invoke_agent` span, saving checkpoints to
 /// `journal` (a run in a thread).
-pub(crate) fn drive_saving<T, O, C, S>(
-    agent: &Agent<T, O, C, S>,
+pub(crate) fn drive_saving<'a, T, O, C, S>(
+    agent: &'a Agent<T, O, C, S>,
     start: Start<S>,
     context: Arc<C>,
     sinks: Option<Sinks<O::Output, S, T::Event>>,
-    journal: Option<&mut (dyn Journal<S> + Send)>,
-) -> Run<impl Future<Output = RunEnd<O::Output, S>>>
+    journal: Option<&'a mut (dyn Journal<S> + Send)>,
+) -> Run<'a, O::Output, S>
 where
     T: Toolset<C, S>,
     O: OutputSpec,
@@ -98,10 +100,8 @@ where
     S: Send + Sync + 'static,
 {
     let span = telemetry::spans::agent_span(agent.parts.name.as_deref(), &*agent.parts.model);
-    telemetry::spans::TracedRun::new(
-        Box::pin(drive_loop(agent, start, context, sinks, journal)),
-        span,
-    )
+    let run: BoxFuture<'a, _> = Box::pin(drive_loop(agent, start, context, sinks, journal));
+    telemetry::spans::TracedRun::new(run, span)
 }
 
 /// The loop: awaits what [`RunCore`]'s phases hand it, in order — a checkpoint, the

@@ -39,6 +39,7 @@
 mod batch_scope;
 mod builder;
 mod call;
+mod context;
 mod core;
 mod driver;
 mod dyn_args;
@@ -66,6 +67,7 @@ mod record;
 mod request;
 mod resume;
 mod run;
+mod run_future;
 mod single_use;
 pub use single_use::PAUSE_STORE_NAMESPACE;
 mod stream;
@@ -73,6 +75,7 @@ mod thread;
 mod toolset;
 
 pub use builder::{Agent, AgentBuilder, DEFAULT_MAX_PARALLEL_TOOLS};
+pub use context::IntoContext;
 #[cfg(feature = "mcp-server")]
 pub(crate) use dyn_args::ArgsSchema;
 pub use dyn_tool::{DynTool, FnTool, SharedDynTool, Typed};
@@ -80,6 +83,7 @@ pub use external::ExternalTool;
 pub use input::Input;
 pub use instructions::{Instructions, InstructionsFn};
 pub use output::AgentOutput;
+pub use run_future::RunFuture;
 pub use stream::AgentStream;
 pub use thread::{
     CANCELLED, DEFAULT_THREAD_CACHE, NOT_COMPLETED, Orphan, Thread, ThreadSnapshot, ThreadState,

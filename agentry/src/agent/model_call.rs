@@ -11,6 +11,7 @@ use super::event_queue::EventSender;
 use super::output_tap::OutputTap;
 use crate::guard::billed::Reported;
 use crate::messages::Messages;
+use crate::middleware::{Forwarded, hand_over};
 use crate::model::{ChatModel, ChatRequest, ChatResponse, EventStream, ModelError, StreamEvent};
 use crate::output::OutputSpec;
 use crate::run::AgentEvent;
@@ -71,7 +72,11 @@ async fn forward_stream<T, S, E>(
     while let Some(event) = stream.next().await {
         match event? {
             StreamEvent::Completed { response } => return Ok(*response),
-            other => send(&mut fw, other),
+            other => {
+                if send(&mut fw, other) == Forwarded::HandOver {
+                    hand_over().await;
+                }
+            }
         }
     }
     Err(ModelError::Incomplete(
@@ -80,8 +85,8 @@ async fn forward_stream<T, S, E>(
 }
 
 /// Sends one of the model's stream events on as the run's event (the final answer as
-/// partial outputs).
-pub(super) fn send<T, S, E>(fw: &mut Forward<'_, T, S, E>, event: StreamEvent) {
+/// partial outputs); [`Forwarded::HandOver`] when it sent a partial output.
+pub(super) fn send<T, S, E>(fw: &mut Forward<'_, T, S, E>, event: StreamEvent) -> Forwarded {
     let turn = fw.turn;
     let event = match event {
         StreamEvent::TextDelta { text } => {
@@ -99,7 +104,7 @@ pub(super) fn send<T, S, E>(fw: &mut Forward<'_, T, S, E>, event: StreamEvent) {
         StreamEvent::RefusalDelta { text } => AgentEvent::RefusalDelta { text },
         StreamEvent::ToolCallStart { index, id, name } => {
             if fw.tap.start_call(index, (fw.is_output_tool)(&name)) {
-                return;
+                return Forwarded::Queued;
             }
             AgentEvent::ToolCallStart { index, id, name }
         }
@@ -110,7 +115,7 @@ pub(super) fn send<T, S, E>(fw: &mut Forward<'_, T, S, E>, event: StreamEvent) {
                         turn,
                         partial: partial.retype(),
                     },
-                    None => return,
+                    None => return Forwarded::Queued,
                 }
             } else {
                 AgentEvent::ToolCallDelta { index, arguments }
@@ -120,9 +125,14 @@ pub(super) fn send<T, S, E>(fw: &mut Forward<'_, T, S, E>, event: StreamEvent) {
         // cancelled before it (by an input guardrail).
         StreamEvent::Usage { usage } => {
             fw.reported.record(usage);
-            return;
+            return Forwarded::Queued;
         }
-        StreamEvent::Completed { .. } => return,
+        StreamEvent::Completed { .. } => return Forwarded::Queued,
     };
-    let _ = fw.events.send(event);
+    let partial = matches!(event, AgentEvent::PartialOutput { .. });
+    if fw.events.send(event) && partial {
+        Forwarded::HandOver
+    } else {
+        Forwarded::Queued
+    }
 }

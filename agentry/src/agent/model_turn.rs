@@ -16,7 +16,7 @@ use super::record::Record;
 use super::request::build;
 use super::toolset::Toolset;
 use crate::message::Message;
-use crate::middleware::{AfterModel, BeforeModel, ModelRequest, ReviewRequest};
+use crate::middleware::{AfterModel, BeforeModel, Forwarded, ModelRequest, ReviewRequest};
 use crate::model::{ChatResponse, StreamEvent, Tools};
 use crate::output::{OutputParse, OutputSpec};
 use crate::run::AgentEvent;
@@ -149,12 +149,12 @@ where
             reported: &sinks.reported,
         })
     });
-    let sink = |event| {
-        if let Some(fw) = &forward {
-            send(&mut fw.lock().unwrap_or_else(|p| p.into_inner()), event);
-        }
+    let sink = |event| match &forward {
+        Some(fw) => send(&mut fw.lock().unwrap_or_else(|p| p.into_inner()), event),
+        None => Forwarded::Queued,
     };
-    let sink: Option<&(dyn Fn(StreamEvent) + Send + Sync)> = forward.as_ref().map(|_| &sink as _);
+    let sink: Option<&(dyn Fn(StreamEvent) -> Forwarded + Send + Sync)> =
+        forward.as_ref().map(|_| &sink as _);
     let request = ModelRequest {
         model: before.model,
         request,

@@ -1,8 +1,6 @@
 //! Going on after a pause: [`Agent::run_or_pause`], [`Agent::resume`] and the checks that a
 //! reviewer's decisions fit the [`Pause`].
 
-use std::sync::Arc;
-
 use futures::FutureExt;
 
 use super::builder::Agent;
@@ -12,6 +10,7 @@ use super::input::Input;
 use super::stream::AgentStream;
 use super::thread::saved_result;
 use super::toolset::Toolset;
+use crate::agent::IntoContext;
 use crate::message::ToolCall;
 use crate::middleware::{Decision, DecisionKind};
 use crate::model::ChatResponse;
@@ -66,7 +65,7 @@ where
     pub async fn run_or_pause(
         &self,
         input: impl Into<Input>,
-        context: impl Into<Arc<C>>,
+        context: impl IntoContext<C>,
     ) -> Result<Outcome<O::Output, S>, RunError>
     where
         S: Default,
@@ -79,14 +78,14 @@ where
     pub async fn run_or_pause_with_state(
         &self,
         input: impl Into<Input>,
-        context: impl Into<Arc<C>>,
+        context: impl IntoContext<C>,
         state: S,
     ) -> Result<Outcome<O::Output, S>, RunError> {
         let start = Start::Fresh {
             input: input.into(),
             state,
         };
-        drive(self, start, context.into(), None).await
+        drive(self, start, context.into_context(), None).await
     }
 
     /// Goes on from `pause` with one decision per reviewed call (by call id), without asking
@@ -109,12 +108,12 @@ where
         &self,
         pause: Pause<S>,
         decisions: impl IntoIterator<Item = (String, Decision)>,
-        context: impl Into<Arc<C>>,
+        context: impl IntoContext<C>,
     ) -> Result<Outcome<O::Output, S>, RunError> {
         let id = pause.id.clone();
         let start = self.prepare_resume(pause, decisions, true)?;
         self.consume_pause(id.as_deref(), &start, None).await?;
-        drive(self, start, context.into(), None).await
+        drive(self, start, context.into_context(), None).await
     }
 
     /// [`Agent::resume`], streaming events like [`Agent::stream`].
@@ -122,11 +121,11 @@ where
         &self,
         pause: Pause<S>,
         decisions: impl IntoIterator<Item = (String, Decision)>,
-        context: impl Into<Arc<C>>,
+        context: impl IntoContext<C>,
     ) -> AgentStream<'_, O::Output, S, T::Event> {
         let (sinks, events) = Sinks::new();
         let id = pause.id.clone();
-        let context = context.into();
+        let context = context.into_context();
         let run = match self.prepare_resume(pause, decisions, true) {
             Ok(start) => async move {
                 self.consume_pause(id.as_deref(), &start, None).await?;

@@ -1,15 +1,15 @@
 //! Running an agent: [`Agent::run`], [`Agent::stream`], [`Agent::batch`].
 
-use std::sync::Arc;
-
 use futures::StreamExt;
 
 use super::builder::Agent;
 use super::driver::{Sinks, drive};
 use super::input::Input;
 use super::resume::Start;
+use super::run_future::RunFuture;
 use super::stream::AgentStream;
 use super::toolset::Toolset;
+use crate::agent::IntoContext;
 use crate::output::OutputSpec;
 use crate::run::Outcome;
 use crate::run::RunResult;
@@ -31,31 +31,29 @@ where
     /// `input` is a user message (`&str`, `String`) or an [`Input`] with prior messages;
     /// `context` is shared read-only with every tool (`Context<C>`). Dropping the returned
     /// future cancels the run and its in-flight model and tool calls.
-    pub async fn run(
+    pub fn run(
         &self,
         input: impl Into<Input>,
-        context: impl Into<Arc<C>>,
-    ) -> RunOutcome<O::Output, S>
+        context: impl IntoContext<C>,
+    ) -> RunFuture<'_, O::Output, S>
     where
         S: Default,
     {
-        self.run_with_state(input, context, S::default()).await
+        self.run_with_state(input, context, S::default())
     }
 
     /// [`Agent::run`] starting from `state`.
-    pub async fn run_with_state(
+    pub fn run_with_state(
         &self,
         input: impl Into<Input>,
-        context: impl Into<Arc<C>>,
+        context: impl IntoContext<C>,
         state: S,
-    ) -> RunOutcome<O::Output, S> {
+    ) -> RunFuture<'_, O::Output, S> {
         let start = Start::Fresh {
             input: input.into(),
             state,
         };
-        drive(self, start, context.into(), None)
-            .await
-            .and_then(finished)
+        RunFuture::new(drive(self, start, context.into_context(), None))
     }
 
     /// Runs like [`Agent::run`] and streams typed events: turn starts, text, reasoning and
@@ -65,7 +63,7 @@ where
     pub fn stream(
         &self,
         input: impl Into<Input>,
-        context: impl Into<Arc<C>>,
+        context: impl IntoContext<C>,
     ) -> AgentStream<'_, O::Output, S, T::Event>
     where
         S: Default,
@@ -77,7 +75,7 @@ where
     pub fn stream_with_state(
         &self,
         input: impl Into<Input>,
-        context: impl Into<Arc<C>>,
+        context: impl IntoContext<C>,
         state: S,
     ) -> AgentStream<'_, O::Output, S, T::Event> {
         let (sinks, events) = Sinks::new();
@@ -85,7 +83,7 @@ where
             input: input.into(),
             state,
         };
-        let run = drive(self, start, context.into(), Some(sinks));
+        let run = drive(self, start, context.into_context(), Some(sinks));
         AgentStream::new(Box::pin(run), events)
     }
 

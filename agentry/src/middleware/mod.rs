@@ -89,6 +89,7 @@ pub(crate) use chain::Chain;
 pub use context::RunCx;
 pub use hook::Hook;
 pub use next::{BeforeModel, ModelNext, ModelRequest, ToolNext};
+pub(crate) use next::{Forwarded, hand_over};
 
 use std::sync::Arc;
 

@@ -68,8 +68,37 @@ impl std::fmt::Debug for ModelRequest {
     }
 }
 
-/// Forwards a streamed model call's events (text deltas...) to the run's stream.
-pub(crate) type EventSink<'a> = &'a (dyn Fn(StreamEvent) + Send + Sync);
+/// Forwards a streamed model call's events (text deltas...) to the run's stream. Returns
+/// [`Forwarded::HandOver`] when it queued a partial output: the reader then lets the stream's
+/// consumer read it before the next delta (see [`hand_over`]).
+pub(crate) type EventSink<'a> = &'a (dyn Fn(StreamEvent) -> Forwarded + Send + Sync);
+
+/// What forwarding a stream event did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Forwarded {
+    /// Nothing that needs the consumer before the next delta.
+    Queued,
+    /// A partial output was queued: it shares the parser's value, which the next delta
+    /// writes to. Read now, that write happens in place; still queued, the parser would have
+    /// to copy the whole value so far, once per delta (quadratic time and memory in the
+    /// answer's length when a model's events arrive faster than the consumer reads).
+    HandOver,
+}
+
+/// Returns `Pending` once, waking its task: whoever polls the run (the `AgentStream`) reads
+/// the events queued so far before the run goes on. Costs one poll of the run, no trip
+/// through the runtime's scheduler.
+pub(crate) fn hand_over() -> impl std::future::Future<Output = ()> {
+    let mut handed = false;
+    std::future::poll_fn(move |cx| {
+        if handed {
+            return std::task::Poll::Ready(());
+        }
+        handed = true;
+        cx.waker().wake_by_ref();
+        std::task::Poll::Pending
+    })
+}
 
 /// The rest of the `wrap_model_call` chain: the next middleware, or the model.
 ///
@@ -147,7 +176,11 @@ pub(crate) async fn model_call(
     while let Some(event) = stream.next().await {
         match event? {
             StreamEvent::Completed { response } => return Ok(*response),
-            other => sink(other),
+            other => {
+                if sink(other) == Forwarded::HandOver {
+                    hand_over().await;
+                }
+            }
         }
     }
     Err(ModelError::Incomplete(

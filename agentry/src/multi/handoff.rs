@@ -39,6 +39,7 @@ use tokio::sync::mpsc::UnboundedSender;
 use super::handoff_input::HandoffInput;
 use super::member::{Leg, MakeRunner, Runner, Transfer, make_runner, transfer_definition};
 pub use super::team_stream::TeamStream;
+use crate::agent::IntoContext;
 use crate::agent::{
     AgentBuilder, AgentEvent, Input, RequestUsage, RunError, StopReason, ThreadError, ThreadState,
     Toolset,
@@ -460,19 +461,23 @@ impl<O: Send + 'static, C: Send + Sync + 'static> Team<O, C> {
     pub async fn run(
         &self,
         input: impl Into<Input>,
-        context: impl Into<Arc<C>>,
+        context: impl IntoContext<C>,
     ) -> Result<TeamResult<O>, TeamError> {
         let input = input.into().messages().to_vec();
-        self.drive(Vec::new(), input, 0, context.into(), None)
+        self.drive(Vec::new(), input, 0, context.into_context(), None)
             .await?
             .finished()
     }
 
     /// Runs like [`Team::run`], streaming each agent's events, the handoffs, and finally
     /// [`TeamEvent::Done`].
-    pub fn stream(&self, input: impl Into<Input>, context: impl Into<Arc<C>>) -> TeamStream<'_, O> {
+    pub fn stream(
+        &self,
+        input: impl Into<Input>,
+        context: impl IntoContext<C>,
+    ) -> TeamStream<'_, O> {
         let input = input.into().messages().to_vec();
-        let context = context.into();
+        let context = context.into_context();
         TeamStream::new(move |sender| {
             async move {
                 self.drive(Vec::new(), input, 0, context, Some(sender))

@@ -14,6 +14,7 @@ use serde::Deserialize;
 
 use super::handoff::{Driven, SavedPause, Team, TeamError, TeamResult};
 use super::team_stream::TeamStream;
+use crate::agent::IntoContext;
 use crate::agent::{
     Input, PendingCall, ResumeError, RunError, RunErrorKind, ThreadError, ThreadStatus,
 };
@@ -150,15 +151,19 @@ impl<'a, O: Send + 'static, C: Send + Sync + 'static> TeamThread<'a, O, C> {
     pub async fn run(
         &self,
         input: impl Into<Input>,
-        context: impl Into<Arc<C>>,
+        context: impl IntoContext<C>,
     ) -> Result<TeamResult<O>, TeamError> {
         self.stream(input, context).result().await
     }
 
     /// Runs like [`TeamThread::run`], streaming the events (see [`Team::stream`]).
-    pub fn stream(&self, input: impl Into<Input>, context: impl Into<Arc<C>>) -> TeamStream<'a, O> {
+    pub fn stream(
+        &self,
+        input: impl Into<Input>,
+        context: impl IntoContext<C>,
+    ) -> TeamStream<'a, O> {
         let input = input.into().messages().to_vec();
-        let context = context.into();
+        let context = context.into_context();
         let (team, id) = (self.team, self.id.clone());
         let checkpointer = self.checkpointer();
         TeamStream::new(move |sender| {
@@ -240,7 +245,7 @@ impl<'a, O: Send + 'static, C: Send + Sync + 'static> TeamThread<'a, O, C> {
     pub async fn resume(
         &self,
         decisions: impl IntoIterator<Item = (String, Decision)>,
-        context: impl Into<Arc<C>>,
+        context: impl IntoContext<C>,
     ) -> Result<TeamResult<O>, TeamError> {
         self.resume_stream(decisions, context).result().await
     }
@@ -249,10 +254,10 @@ impl<'a, O: Send + 'static, C: Send + Sync + 'static> TeamThread<'a, O, C> {
     pub fn resume_stream(
         &self,
         decisions: impl IntoIterator<Item = (String, Decision)>,
-        context: impl Into<Arc<C>>,
+        context: impl IntoContext<C>,
     ) -> TeamStream<'a, O> {
         let decisions: Vec<(String, Decision)> = decisions.into_iter().collect();
-        let context = context.into();
+        let context = context.into_context();
         let (team, id) = (self.team, self.id.clone());
         let checkpointer = self.checkpointer();
         TeamStream::new(move |sender| {

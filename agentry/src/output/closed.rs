@@ -29,13 +29,7 @@ impl std::fmt::Debug for ClosedSchema {
 impl ClosedSchema {
     /// The first field of `json` that the strict form of `object_schema` does not allow.
     pub(crate) fn extra_field(&self, object_schema: &Value, json: &str) -> Option<AnswerError> {
-        let validator = self
-            .validator
-            .get_or_init(|| {
-                let strict = lower(object_schema, Dialect::OpenAiStrict).ok()?;
-                jsonschema::validator_for(&strict).ok()
-            })
-            .as_ref()?;
+        self.validator(object_schema)?;
         let value: Value = match serde_json::from_str(json) {
             Ok(value) => value,
             // Too deep for a `Value` (serde_json's recursion limit) is checked here: the typed
@@ -52,11 +46,31 @@ impl ClosedSchema {
             // Malformed JSON is reported by the parse that follows.
             Err(_) => return None,
         };
+        self.extra_field_in(object_schema, &value)
+    }
+
+    /// The compiled closed schema (`None` when it does not compile: nothing is checked).
+    fn validator(&self, object_schema: &Value) -> Option<&Validator> {
+        self.validator
+            .get_or_init(|| {
+                let strict = lower(object_schema, Dialect::OpenAiStrict).ok()?;
+                jsonschema::validator_for(&strict).ok()
+            })
+            .as_ref()
+    }
+
+    /// [`extra_field`](Self::extra_field) of an answer already parsed into `value`.
+    pub(crate) fn extra_field_in(
+        &self,
+        object_schema: &Value,
+        value: &Value,
+    ) -> Option<AnswerError> {
+        let validator = self.validator(object_schema)?;
         // The fast check first: error collection runs only for an invalid answer.
-        if validator.is_valid(&value) {
+        if validator.is_valid(value) {
             return None;
         }
-        validator.iter_errors(&value).find_map(|error| {
+        validator.iter_errors(value).find_map(|error| {
             let ValidationErrorKind::AdditionalProperties { unexpected } = error.kind() else {
                 return None;
             };

@@ -164,6 +164,7 @@ impl<'m, T: StructuredOutput, M: ChatModel + ?Sized> StructuredModel<'m, T, M> {
                 &self.spec,
                 &response,
                 closed,
+                None,
                 &mut attempts,
                 self.max_retries,
             );
@@ -220,6 +221,7 @@ impl<'m, T: StructuredOutput, M: ChatModel + ?Sized> StructuredModel<'m, T, M> {
             events: None,
             mode: OutputMode::Auto,
             parser: PartialJson::skipping_prose(),
+            fed: String::new(),
             broken: false,
             output_call: None,
             finished: false,
@@ -251,10 +253,11 @@ fn step<T: StructuredOutput>(
     spec: &StructuredSpec<T>,
     response: &ChatResponse,
     closed: bool,
+    streamed: Option<(&str, &serde_json::Value)>,
     attempts: &mut Vec<FailedAttempt>,
     max_retries: u32,
 ) -> Step<T> {
-    let (attempt, feedback) = match spec.interpret_closed(&response.message, closed) {
+    let (attempt, feedback) = match spec.interpret_streamed(&response.message, closed, streamed) {
         Interpretation::Done(value) => return Step::Done(value),
         Interpretation::Refused(refusal) => return Step::Refused(refusal),
         Interpretation::Continue => unexpected_tool(&response.message),
@@ -322,6 +325,9 @@ struct StreamRun<'m, T, M: ?Sized> {
     mode: OutputMode,
     /// Parses the text, or the final-answer tool's arguments once that call starts.
     parser: PartialJson,
+    /// The text the parser read (while it reads text): when the parser found it to be one
+    /// whole JSON value and it is the answer's text, the answer is not parsed again.
+    fed: String,
     /// The partial JSON was invalid: no more partial values this attempt (the complete
     /// answer is still parsed and reported).
     broken: bool,
@@ -348,6 +354,7 @@ impl<T: StructuredOutput, M: ChatModel + ?Sized> StreamRun<'_, T, M> {
                     self.spec.prepare(&mut prepared, &self.profile, false);
                     self.closed = self.spec.sent_closed(&prepared);
                     self.parser = PartialJson::skipping_prose();
+                    self.fed.clear();
                     self.broken = false;
                     self.output_call = None;
                     self.events.insert(self.model.stream(prepared))
@@ -365,6 +372,9 @@ impl<T: StructuredOutput, M: ChatModel + ?Sized> StreamRun<'_, T, M> {
             };
             match event {
                 StreamEvent::TextDelta { text } if self.output_call.is_none() => {
+                    if !self.broken {
+                        self.fed.push_str(&text);
+                    }
                     if let Some(partial) = self.feed(&text) {
                         return Some(Ok(StructuredEvent::Partial(partial)));
                     }
@@ -386,10 +396,15 @@ impl<T: StructuredOutput, M: ChatModel + ?Sized> StreamRun<'_, T, M> {
                 StreamEvent::Completed { response } => {
                     self.events = None;
                     self.usage += response.usage;
+                    let streamed = match (self.broken, self.output_call) {
+                        (false, None) => self.parser.whole().map(|v| (self.fed.as_str(), v)),
+                        _ => None,
+                    };
                     match step(
                         &self.spec,
                         &response,
                         self.closed,
+                        streamed,
                         &mut self.attempts,
                         self.max_retries,
                     ) {

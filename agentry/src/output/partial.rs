@@ -56,7 +56,17 @@ pub struct PartialJson {
     high_surrogate: Option<u16>,
     skip_prose: bool,
     offset: usize,
+    /// Text other than whitespace was skipped before the value.
+    prose: bool,
+    /// Text other than whitespace came after the value (skipped when skipping prose).
+    trailing: bool,
+    /// The most containers open at once.
+    deepest: usize,
 }
+
+/// The deepest nesting [`PartialJson::whole`] vouches for: well under serde_json's recursion
+/// limit (128), which a text nested deeper fails on.
+const WHOLE_MAX_DEPTH: usize = 64;
 
 #[derive(Clone, Debug)]
 enum Seg {
@@ -123,6 +133,9 @@ impl PartialJson {
             high_surrogate: None,
             skip_prose: false,
             offset: 0,
+            prose: false,
+            trailing: false,
+            deepest: 0,
         }
     }
 
@@ -165,6 +178,24 @@ impl PartialJson {
         )
     }
 
+    /// The complete value, when the text pushed was exactly one JSON object or array
+    /// (whitespace aside: nothing skipped before it, nothing after it) of modest depth: then
+    /// `serde_json::from_str` of that text (trimmed) gives this value (what the parser is
+    /// fuzzed for), and a caller holding the text need not parse it again. `None` otherwise.
+    pub fn whole(&self) -> Option<&Value> {
+        if self.state != State::Done
+            || self.prose
+            || self.trailing
+            || self.deepest > WHOLE_MAX_DEPTH
+        {
+            return None;
+        }
+        match self.root.as_deref() {
+            Some(value @ (Value::Object(_) | Value::Array(_))) => Some(value),
+            _ => None,
+        }
+    }
+
     /// Whether the root value is complete.
     pub fn is_complete(&self) -> bool {
         self.state == State::Done
@@ -204,6 +235,7 @@ impl PartialJson {
             match self.state {
                 State::Done => {
                     if self.skip_prose {
+                        self.trailing |= bytes[i..].iter().any(|b| !b.is_ascii_whitespace());
                         break;
                     }
                     if !b.is_ascii_whitespace() {
@@ -212,13 +244,15 @@ impl PartialJson {
                     i += 1;
                 }
                 State::Prose => {
-                    match bytes[i..].iter().position(|&b| b == b'{' || b == b'[') {
+                    let skipped = match bytes[i..].iter().position(|&b| b == b'{' || b == b'[') {
                         Some(p) => {
-                            i += p;
                             self.state = State::Value;
+                            &bytes[i..i + p]
                         }
-                        None => i = bytes.len(),
-                    }
+                        None => &bytes[i..],
+                    };
+                    self.prose |= skipped.iter().any(|b| !b.is_ascii_whitespace());
+                    i += skipped.len();
                     continue;
                 }
                 State::Str | State::Key => {
@@ -380,6 +414,7 @@ impl PartialJson {
                     self.path.push(seg);
                 }
                 self.open.push(kind);
+                self.deepest = self.deepest.max(self.open.len());
                 self.state = if kind == Kind::Object {
                     State::ObjectFirst
                 } else {
@@ -399,7 +434,10 @@ impl PartialJson {
                 self.token.push(b as char);
                 self.state = State::Scalar;
             }
-            _ if self.skip_prose && self.root.is_none() => self.state = State::Prose,
+            _ if self.skip_prose && self.root.is_none() => {
+                self.prose = true;
+                self.state = State::Prose;
+            }
             _ => return Err(self.error(at, "expected a JSON value")),
         }
         Ok(())
@@ -693,6 +731,42 @@ mod tests {
             assert!(serde_json::from_str::<Value>(bad).is_err(), "{bad:?}");
             assert!(chunked(bad, 1).is_err(), "{bad:?} should fail");
         }
+    }
+
+    #[test]
+    fn whole_vouches_only_for_a_text_that_is_one_object_or_array() {
+        let whole = |parser: fn() -> PartialJson, text: &str| {
+            let mut p = parser();
+            for piece in text.as_bytes().chunks(3) {
+                if p.push(std::str::from_utf8(piece).unwrap()).is_err() {
+                    return None;
+                }
+            }
+            p.whole().cloned()
+        };
+        for parser in [
+            PartialJson::new as fn() -> PartialJson,
+            PartialJson::skipping_prose,
+        ] {
+            for text in [r#"{"a": [1, {"b": "c"}]}"#, " \n[1, 2] \n", "{}"] {
+                let expected: Value = serde_json::from_str(text.trim()).unwrap();
+                assert_eq!(whole(parser, text), Some(expected), "{text:?}");
+            }
+            // Incomplete, a scalar root, nested past the depth vouched for.
+            let deep = format!("{}{}", "[".repeat(65), "]".repeat(65));
+            for text in [r#"{"a": 1"#, "42", r#""text""#, deep.as_str()] {
+                assert_eq!(whole(parser, text), None, "{text:?}");
+            }
+        }
+        // Prose before or after the value.
+        for text in ["Sure: {\"a\": 1}", "{\"a\": 1}\nDone.", "```json\n[1]\n```"] {
+            assert!(
+                whole(PartialJson::skipping_prose, text).is_none(),
+                "{text:?}"
+            );
+        }
+        let deep = format!("{}{}", "[".repeat(64), "]".repeat(64));
+        assert!(whole(PartialJson::new, &deep).is_some());
     }
 
     #[test]

@@ -245,6 +245,23 @@ impl<T: StructuredOutput> StructuredSpec<T> {
     /// closed form when `closed` ([`sent_closed`](Self::sent_closed)): a field the closed
     /// schema forbids is then an invalid answer, re-asked like any other.
     pub fn interpret_closed(&self, message: &AssistantMessage, closed: bool) -> Interpretation<T> {
+        self.interpret_streamed(message, closed, None)
+    }
+
+    /// [`interpret_closed`](Self::interpret_closed) for a streamed answer whose text was
+    /// parsed as it arrived: when `streamed` holds that text and the value parsed from it
+    /// (the text is exactly one JSON object or array, see [`PartialJson::whole`]), the
+    /// answer's text is that JSON and the closed-schema check reads the value instead of
+    /// parsing the text again. The typed parse still reads the text (serde reports a
+    /// duplicate field there, which a `Value` cannot show).
+    ///
+    /// [`PartialJson::whole`]: super::PartialJson
+    pub(crate) fn interpret_streamed(
+        &self,
+        message: &AssistantMessage,
+        closed: bool,
+        streamed: Option<(&str, &Value)>,
+    ) -> Interpretation<T> {
         if let Some(refusal) = &message.refusal {
             return Interpretation::Refused(refusal.clone());
         }
@@ -277,13 +294,24 @@ impl<T: StructuredOutput> StructuredSpec<T> {
             };
         }
         let text = message.text();
-        let result = if text.trim().is_empty() {
-            Err(AnswerError::Empty)
-        } else {
-            match extract_json(&text) {
+        let result = match streamed {
+            // The whole text is one JSON value, already parsed: it is what `extract_json`
+            // would find, and the closed check reads the parsed value.
+            Some((fed, value)) if fed == text => {
+                let json = text.trim();
+                match closed
+                    .then(|| shared.closed.extra_field_in(&shared.object_schema, value))
+                    .flatten()
+                {
+                    Some(error) => Err(error),
+                    None => parse_output::<T>(json, shared.wrapped),
+                }
+            }
+            _ if text.trim().is_empty() => Err(AnswerError::Empty),
+            _ => match extract_json(&text) {
                 Some(json) => parse(json),
                 None => Err(AnswerError::NoJson),
-            }
+            },
         };
         match result {
             Ok(value) => Interpretation::Done(value),

@@ -71,6 +71,8 @@ mod sqlite;
 mod sqlite_script;
 #[cfg(feature = "sqlite")]
 mod sqlite_sharing;
+#[cfg(feature = "sqlite")]
+mod sqlite_writer;
 
 pub use checkpoint::{Checkpoint, CheckpointMeta, CheckpointRef, CheckpointWrite, ThreadInfo};
 pub use checkpointer::Checkpointer;

@@ -17,6 +17,7 @@ use super::refusal::{LeaseRow, Seen, refusal};
 use super::sql::{open_sqlite, to_i64, to_u64};
 use super::sql_shared::shared_sql_checkpointer;
 use super::sqlite_script::{CloseUnlessDone, PUT_FIRST, PUT_NEXT};
+use super::sqlite_writer::{Put, Writer, Written};
 use super::{
     Checkpoint, CheckpointMeta, CheckpointRef, CheckpointWrite, Checkpointer, Lease, PersistError,
     ThreadInfo,
@@ -26,6 +27,9 @@ use super::{
 /// saved with one transaction and survives a crash of the process (a power loss may lose the
 /// last steps, never corrupt the file). Several processes may share the file; leases work
 /// across them.
+///
+/// Steps are written through a connection of the checkpointer's own (with `rusqlite`, its
+/// statements prepared once); everything else goes through the sqlx [`pool`](Self::pool).
 ///
 /// ```no_run
 /// # async fn demo() -> Result<(), agentry::persist::PersistError> {
@@ -40,6 +44,10 @@ use super::{
 #[derive(Clone, Debug)]
 pub struct SqliteCheckpointer {
     pool: SqlitePool,
+    /// The connection that writes steps; `None` when the pool's database is not a file this
+    /// process can open again (an in-memory pool given to `from_pool`): then steps go through
+    /// the pool.
+    writer: Option<Writer>,
 }
 
 impl SqliteCheckpointer {
@@ -52,7 +60,8 @@ impl SqliteCheckpointer {
     /// add ours to it).
     pub async fn open(path: impl AsRef<Path>) -> Result<Self, PersistError> {
         let pool = open_sqlite(path.as_ref(), false).await?;
-        Ok(SqliteCheckpointer { pool })
+        let writer = Some(Writer::open(path.as_ref())?);
+        Ok(SqliteCheckpointer { pool, writer })
     }
 
     /// [`open`](Self::open) a database that other programs use too (an application's own
@@ -77,13 +86,18 @@ impl SqliteCheckpointer {
     /// ```
     pub async fn open_shared(path: impl AsRef<Path>) -> Result<Self, PersistError> {
         let pool = open_sqlite(path.as_ref(), true).await?;
-        Ok(SqliteCheckpointer { pool })
+        let writer = Some(Writer::open(path.as_ref())?);
+        Ok(SqliteCheckpointer { pool, writer })
     }
 
     /// A checkpointer over an existing pool whose schema is up to date: run
-    /// [`migrate`](super::migrate) on the pool first (see [`open`](Self::open)).
+    /// [`migrate`](super::migrate) on the pool first (see [`open`](Self::open)). When the
+    /// pool's database is a file, steps are written through a connection of the
+    /// checkpointer's own to that file (opened here); otherwise through the pool.
     pub fn from_pool(pool: SqlitePool) -> Self {
-        SqliteCheckpointer { pool }
+        let path = pool.connect_options().get_filename().to_path_buf();
+        let writer = path.is_file().then(|| Writer::open(&path).ok()).flatten();
+        SqliteCheckpointer { pool, writer }
     }
 
     /// The connection pool.
@@ -93,7 +107,6 @@ impl SqliteCheckpointer {
 
     async fn put_inner(&self, write: CheckpointWrite<'_>) -> Result<CheckpointMeta, PersistError> {
         write.validate()?;
-        let err = |e| PersistError::backend("put", e);
         let step = to_i64(write.step());
         let now = now_ms();
         let added = write.new_messages.len() as i64;
@@ -104,57 +117,84 @@ impl SqliteCheckpointer {
             .lease
             .map(|l| (Some(to_i64(l.token)), Some(l.worker.as_str())))
             .unwrap_or((None, None));
-        // One script, one round trip to the connection's thread: the thread's position moves
-        // first (so the transaction holds the write lock from its start); when it did not
-        // move (a stale writer, a lost lease, a thread leased to another) the guard violates
-        // a NOT NULL constraint with OR ROLLBACK, which rolls the whole transaction back.
-        let script = match write.after {
-            None => PUT_FIRST,
-            Some(_) => PUT_NEXT,
+        let put = Put {
+            thread_id: write.thread_id.to_string(),
+            step,
+            after: write.after.map(to_i64),
+            added,
+            now,
+            token,
+            worker: worker.map(str::to_string),
+            messages,
+            format_version: FORMAT_VERSION as i64,
+            body,
         };
-        let mut guard = CloseUnlessDone(Some(self.pool.acquire().await.map_err(err)?));
-        let conn = guard.0.as_mut().expect("just acquired");
-        let outcome = sqlx::query(script)
-            .bind(write.thread_id)
-            .bind(step)
-            .bind(added)
-            .bind(now)
-            .bind(write.after.map(to_i64))
-            .bind(token)
-            .bind(worker)
-            .bind(&messages)
-            .bind(FORMAT_VERSION as i64)
-            .bind(&body)
-            .fetch_all(&mut **conn)
-            .await;
-        let count: i64 = match outcome {
-            Ok(rows) if rows.len() == 1 => {
-                guard.done();
-                rows[0].get(0)
-            }
-            failed => {
-                // Whatever stopped the script, leave no transaction open on the connection.
-                let _ = sqlx::query("ROLLBACK").execute(&mut **conn).await;
-                guard.done();
-                return Err(match failed {
-                    Err(e) if is_guard(&e) => refusal(&write, self.seen(write.thread_id).await?),
-                    Err(e) => PersistError::backend("put", e),
-                    Ok(rows) => PersistError::corrupt(
-                        "put",
-                        format!("the write script returned {} rows, not 1", rows.len()),
-                    ),
-                });
-            }
+        let written = match &self.writer {
+            Some(writer) => writer.put(put).await?,
+            None => self.put_script(put).await?,
         };
-        let base = count - added;
+        let count = match written {
+            Written::Committed { message_count } => message_count,
+            Written::Refused => return Err(refusal(&write, self.seen(write.thread_id).await?)),
+        };
         Ok(CheckpointMeta {
             thread_id: write.thread_id.to_string(),
             step: write.step(),
             parent: write.after.map(|s| CheckpointRef::new(write.thread_id, s)),
             format_version: FORMAT_VERSION,
-            message_count: to_u64(base + added),
+            message_count: to_u64(count),
             created_at: from_ms(now),
         })
+    }
+
+    /// A step written through the pool, as one script (one round trip to the connection's
+    /// thread); returns the thread's new message count.
+    async fn put_script(&self, put: Put) -> Result<Written, PersistError> {
+        // One script, one round trip to the connection's thread: the thread's position moves
+        // first (so the transaction holds the write lock from its start); when it did not
+        // move (a stale writer, a lost lease, a thread leased to another) the guard violates
+        // a NOT NULL constraint with OR ROLLBACK, which rolls the whole transaction back.
+        let script = match put.after {
+            None => PUT_FIRST,
+            Some(_) => PUT_NEXT,
+        };
+        let err = |e| PersistError::backend("put", e);
+        let mut guard = CloseUnlessDone(Some(self.pool.acquire().await.map_err(err)?));
+        let conn = guard.0.as_mut().expect("just acquired");
+        let outcome = sqlx::query(script)
+            .bind(&put.thread_id)
+            .bind(put.step)
+            .bind(put.added)
+            .bind(put.now)
+            .bind(put.after)
+            .bind(put.token)
+            .bind(&put.worker)
+            .bind(&put.messages)
+            .bind(put.format_version)
+            .bind(&put.body)
+            .fetch_all(&mut **conn)
+            .await;
+        match outcome {
+            Ok(rows) if rows.len() == 1 => {
+                guard.done();
+                Ok(Written::Committed {
+                    message_count: rows[0].get(0),
+                })
+            }
+            failed => {
+                // Whatever stopped the script, leave no transaction open on the connection.
+                let _ = sqlx::query("ROLLBACK").execute(&mut **conn).await;
+                guard.done();
+                match failed {
+                    Err(e) if is_guard(&e) => Ok(Written::Refused),
+                    Err(e) => Err(PersistError::backend("put", e)),
+                    Ok(rows) => Err(PersistError::corrupt(
+                        "put",
+                        format!("the write script returned {} rows, not 1", rows.len()),
+                    )),
+                }
+            }
+        }
     }
 
     /// The thread's step and lease, after a refused write.

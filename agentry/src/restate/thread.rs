@@ -17,6 +17,7 @@ use super::link::StepLink;
 use super::middleware::Journaled;
 use super::publish::Publisher;
 use super::steps;
+use crate::agent::IntoContext;
 use crate::agent::{Agent, AgentStream, Input, ThreadState, Toolset};
 use crate::message::Message;
 use crate::middleware::{Decision, ReviewRequest};
@@ -101,11 +102,11 @@ where
     /// Runs `agent` on Restate, its tools given `context`. Adds the journaling middleware,
     /// innermost: model requests and tool calls are journaled as the agent's other middleware
     /// sees them.
-    pub fn new(mut agent: Agent<T, O, C, S>, context: impl Into<Arc<C>>) -> Self {
+    pub fn new(mut agent: Agent<T, O, C, S>, context: impl IntoContext<C>) -> Self {
         agent.parts.middleware.push(Arc::new(Journaled));
         RestateAgent {
             agent,
-            context: context.into(),
+            context: context.into_context(),
             review_timeout: None,
             hub: None,
         }

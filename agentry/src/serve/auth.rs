@@ -8,6 +8,7 @@ use axum::http::{HeaderMap, Method, Uri};
 use futures::future::BoxFuture;
 
 use super::ServeError;
+use crate::agent::IntoContext;
 
 /// The head of a request, for [`Authenticate`]: owned, so an async check can keep it.
 #[derive(Clone, Debug)]
@@ -45,10 +46,10 @@ pub struct Caller<C> {
 
 impl<C> Caller<C> {
     /// User `user` with `context`.
-    pub fn new(user: impl Into<String>, context: impl Into<Arc<C>>) -> Self {
+    pub fn new(user: impl Into<String>, context: impl IntoContext<C>) -> Self {
         Caller {
             user: user.into(),
-            context: context.into(),
+            context: context.into_context(),
         }
     }
 }

@@ -108,3 +108,56 @@ fn the_parser_shares_its_value_and_writes_in_place() {
         &json!({ "title": "A long and winding road", "lines": ["one", "two"] })
     );
 }
+
+/// A middleware with every hook left as it is: the run takes the middleware path.
+struct Plain;
+
+impl agentry::middleware::Middleware for Plain {}
+
+/// The addresses of the partial values of a streamed agent run whose model's deltas are all
+/// ready at once, each partial dropped before the next is read.
+async fn partial_addresses(through_middleware: bool) -> Vec<usize> {
+    let text = story().to_string();
+    let chars: Vec<char> = text.chars().collect();
+    let chunks = chars.chunks(3).map(|c| {
+        Ok(StreamEvent::TextDelta {
+            text: c.iter().collect(),
+        })
+    });
+    let model = ScriptedModel::new([Turn::chunks(chunks)]);
+    let mut builder =
+        AgentBuilder::<_, _, (), ()>::new(model, NoTools)
+            .output(StructuredSpec::<Story>::new(OutputMode::Native));
+    if through_middleware {
+        builder = builder.middleware(Plain);
+    }
+    let agent = builder.build();
+    let mut events = agent.stream("Tell me a story", ());
+    let mut addresses = Vec::new();
+    let mut last = None;
+    while let Some(event) = events.next().await {
+        if let AgentEvent::PartialOutput { partial, .. } = event.unwrap() {
+            addresses.push(&*partial as *const Value as usize);
+            last = Some(partial.to_value());
+        }
+    }
+    assert_eq!(last, Some(story()));
+    assert_eq!(events.result().await.unwrap().output.lines.len(), 4);
+    addresses
+}
+
+/// A model's deltas arrive faster than the consumer reads (here all at once): the run hands
+/// each partial output to the consumer before parsing the next delta, so the parser keeps
+/// writing in place. Queued partials would each hold the value as it was, and the parser
+/// would copy the whole value so far once per delta (quadratic in the answer's length).
+#[tokio::test]
+async fn an_agent_stream_writes_its_partial_output_in_place_when_read_as_it_comes() {
+    for through_middleware in [false, true] {
+        let addresses = partial_addresses(through_middleware).await;
+        assert!(addresses.len() > 10, "{addresses:?}");
+        assert!(
+            addresses.windows(2).all(|w| w[0] == w[1]),
+            "a copy of the value per delta (middleware: {through_middleware}): {addresses:?}"
+        );
+    }
+}

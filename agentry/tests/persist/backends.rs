@@ -19,6 +19,21 @@ pub async fn sqlite() -> (Arc<dyn Checkpointer>, Guard) {
     (Arc::new(cp), Guard::Dir(dir))
 }
 
+/// SQLite over a pool that has no file (an in-memory database shared by the pool's
+/// connections): the checkpointer cannot open a connection of its own to it and writes its
+/// steps through the pool, so this runs the suite on that path.
+pub async fn sqlite_pool() -> (Arc<dyn Checkpointer>, Guard) {
+    let pool = sqlx::sqlite::SqlitePoolOptions::new()
+        .max_connections(2)
+        .connect("sqlite::memory:")
+        .await
+        .expect("in-memory pool");
+    agentry::persist::migrate(&pool)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    (Arc::new(SqliteCheckpointer::from_pool(pool)), Guard::None)
+}
+
 /// A fresh database on the test binary's Postgres server.
 pub async fn postgres_url() -> String {
     let server = PostgresServer::shared().unwrap_or_else(|e| panic!("{e}"));
@@ -89,4 +104,5 @@ macro_rules! suite {
 
 suite!(memory);
 suite!(sqlite);
+suite!(sqlite_pool);
 suite!(postgres);

@@ -26,6 +26,7 @@ use super::run::{RunOutcome, finished};
 use super::single_use::InThread;
 use super::stream::AgentStream;
 use super::toolset::Toolset;
+use crate::agent::IntoContext;
 use crate::message::{Message, ToolCall};
 use crate::middleware::Decision;
 use crate::output::OutputSpec;
@@ -253,7 +254,7 @@ where
     pub async fn run(
         &self,
         input: impl Into<Input>,
-        context: impl Into<Arc<C>>,
+        context: impl IntoContext<C>,
     ) -> RunOutcome<O::Output, S>
     where
         S: Default,
@@ -266,7 +267,7 @@ where
     pub async fn run_or_pause(
         &self,
         input: impl Into<Input>,
-        context: impl Into<Arc<C>>,
+        context: impl IntoContext<C>,
     ) -> Result<Outcome<O::Output, S>, RunError>
     where
         S: Default,
@@ -275,14 +276,14 @@ where
             input: input.into(),
             new_state: S::default,
         };
-        self.go(how, context.into(), None).await
+        self.go(how, context.into_context(), None).await
     }
 
     /// [`Thread::run`], streaming events like [`Agent::stream`].
     pub fn stream(
         &self,
         input: impl Into<Input>,
-        context: impl Into<Arc<C>>,
+        context: impl IntoContext<C>,
     ) -> AgentStream<'_, O::Output, S, T::Event>
     where
         S: Default,
@@ -291,7 +292,7 @@ where
             input: input.into(),
             new_state: S::default,
         };
-        self.streamed(how, context.into())
+        self.streamed(how, context.into_context())
     }
 
     /// Goes on from the pause saved in the thread, with one decision per reviewed call (see
@@ -301,20 +302,20 @@ where
     pub async fn resume(
         &self,
         decisions: impl IntoIterator<Item = (String, Decision)>,
-        context: impl Into<Arc<C>>,
+        context: impl IntoContext<C>,
     ) -> Result<Outcome<O::Output, S>, RunError> {
         let how = How::Resume(decisions.into_iter().collect());
-        self.go(how, context.into(), None).await
+        self.go(how, context.into_context(), None).await
     }
 
     /// [`Thread::resume`], streaming events.
     pub fn resume_stream(
         &self,
         decisions: impl IntoIterator<Item = (String, Decision)>,
-        context: impl Into<Arc<C>>,
+        context: impl IntoContext<C>,
     ) -> AgentStream<'_, O::Output, S, T::Event> {
         let how = How::Resume(decisions.into_iter().collect());
-        self.streamed(how, context.into())
+        self.streamed(how, context.into_context())
     }
 
     /// Goes on with a run that never ended (its process was killed, or its future dropped),
@@ -323,17 +324,17 @@ where
     /// [`ThreadError::Status`] when no run is going on.
     pub async fn recover(
         &self,
-        context: impl Into<Arc<C>>,
+        context: impl IntoContext<C>,
     ) -> Result<Outcome<O::Output, S>, RunError> {
-        self.go(How::Recover, context.into(), None).await
+        self.go(How::Recover, context.into_context(), None).await
     }
 
     /// [`Thread::recover`], streaming events.
     pub fn recover_stream(
         &self,
-        context: impl Into<Arc<C>>,
+        context: impl IntoContext<C>,
     ) -> AgentStream<'_, O::Output, S, T::Event> {
-        self.streamed(How::Recover, context.into())
+        self.streamed(How::Recover, context.into_context())
     }
 
     fn streamed(&self, how: How<S>, context: Arc<C>) -> AgentStream<'_, O::Output, S, T::Event> {

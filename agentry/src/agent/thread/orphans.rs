@@ -5,6 +5,7 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use super::{ThreadError, ThreadState, ThreadStatus};
+use crate::agent::IntoContext;
 use crate::agent::builder::Agent;
 use crate::agent::toolset::Toolset;
 use crate::output::OutputSpec;
@@ -64,14 +65,14 @@ where
         older_than: Duration,
         worker: &str,
         ttl: Duration,
-        context: impl Into<Arc<C>>,
+        context: impl IntoContext<C>,
     ) -> Result<Vec<Orphan<O::Output, S>>, ThreadError> {
         let checkpointer = self
             .parts
             .checkpointer
             .as_ref()
             .ok_or(ThreadError::NoCheckpointer)?;
-        let context = context.into();
+        let context = context.into_context();
         let before = SystemTime::now()
             .checked_sub(older_than)
             .unwrap_or(SystemTime::UNIX_EPOCH);

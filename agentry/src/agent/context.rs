@@ -1,0 +1,47 @@
+//! What a run accepts as its context: the agent's context type, or an `Arc` of it.
+
+use std::sync::Arc;
+
+/// A value a run accepts as its context: the agent's context type `C` itself, or an
+/// `Arc<C>` already shared elsewhere (no copy is made).
+///
+/// Every run method ([`Agent::run`](super::Agent::run), `stream`, `resume`, a thread's `run`,
+/// …) takes `impl IntoContext<C>`, so a value of the wrong type is one error naming both types.
+///
+/// ```
+/// use std::sync::Arc;
+/// use agentry::agent::IntoContext;
+///
+/// struct User {
+///     id: u64,
+/// }
+///
+/// let owned = IntoContext::<User>::into_context(User { id: 7 });
+/// let shared = Arc::new(User { id: 8 });
+/// let same = IntoContext::<User>::into_context(shared.clone());
+/// assert_eq!(owned.id, 7);
+/// assert!(Arc::ptr_eq(&same, &shared));
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not this agent's context: the agent's context is `{C}`",
+    label = "expected `{C}` or `Arc<{C}>` here",
+    note = "a run takes the context type the agent declares (`#[agent(context = {C})]`, or `()` when it declares none): pass a `{C}` or an `Arc<{C}>`"
+)]
+pub trait IntoContext<C> {
+    /// The context, shared.
+    fn into_context(self) -> Arc<C>;
+}
+
+impl<C> IntoContext<C> for C {
+    #[inline]
+    fn into_context(self) -> Arc<C> {
+        Arc::new(self)
+    }
+}
+
+impl<C> IntoContext<C> for Arc<C> {
+    #[inline]
+    fn into_context(self) -> Arc<C> {
+        self
+    }
+}
