@@ -61,7 +61,7 @@ pub(crate) type RunEnd<T, S> = Result<Outcome<T, S>, RunError>;
 /// object, so the type names no argument of the method that started the run: a public run
 /// future ([`RunFuture`](super::RunFuture)) can hold it, and a wrong argument to that method
 /// is reported once, at the call.
-pub(crate) type Run<'a, T, S> = telemetry::spans::TracedRun<BoxFuture<'a, RunEnd<T, S>>>;
+pub(crate) type Run<'a, T, S> = telemetry::spans::TracedRun<'a, BoxFuture<'a, RunEnd<T, S>>>;
 
 /// Runs the loop to its end, under the run's `invoke_agent` span.
 ///
@@ -99,9 +99,9 @@ where
     C: Send + Sync + 'static,
     S: Send + Sync + 'static,
 {
-    let span = telemetry::spans::agent_span(agent.parts.name.as_deref(), &*agent.parts.model);
+    let (name, model) = (agent.parts.name.as_deref(), &*agent.parts.model);
     let run: BoxFuture<'a, _> = Box::pin(drive_loop(agent, start, context, sinks, journal));
-    telemetry::spans::TracedRun::new(run, span)
+    telemetry::spans::TracedRun::new(run, name, model)
 }
 
 /// The loop: awaits what [`RunCore`]'s phases hand it, in order — a checkpoint, the

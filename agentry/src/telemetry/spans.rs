@@ -99,17 +99,34 @@ pin_project_lite::pin_project! {
     ///
     /// The driver puts the (boxed) loop in it, not the loop itself: the wrapper is a few
     /// words, so making it and moving it copies no more than the box's pointer and the span.
-    pub(crate) struct TracedRun<F> {
+    ///
+    /// The span is made when the run is first polled, not when the run is started: a run
+    /// method returns its future at once, and the subscriber, the parent span and the
+    /// conversation the caller gives it (`.with_subscriber(..)`, `.instrument(..)`,
+    /// [`in_conversation`]) are in effect only where it is polled.
+    pub(crate) struct TracedRun<'a, F> {
         #[pin]
         inner: F,
-        span: Span,
+        span: Option<Span>,
+        agent: Option<&'a str>,
+        model: &'a dyn crate::model::ChatModel,
     }
 }
 
-impl<F> TracedRun<F> {
-    /// `run` (a run's future) under `span` (see [`agent_span`]).
-    pub(crate) fn new(run: F, span: Span) -> Self {
-        TracedRun { inner: run, span }
+impl<'a, F> TracedRun<'a, F> {
+    /// `run` (a run's future) of the agent named `agent` on `model`, under an
+    /// [`agent_span`] made at its first poll.
+    pub(crate) fn new(
+        run: F,
+        agent: Option<&'a str>,
+        model: &'a dyn crate::model::ChatModel,
+    ) -> Self {
+        TracedRun {
+            inner: run,
+            span: None,
+            agent,
+            model,
+        }
     }
 
     /// The run's future.
@@ -119,7 +136,7 @@ impl<F> TracedRun<F> {
     }
 }
 
-impl<F, T, S> Future for TracedRun<F>
+impl<F, T, S> Future for TracedRun<'_, F>
 where
     F: Future<Output = Result<Outcome<T, S>, RunError>>,
 {
@@ -128,14 +145,16 @@ where
     #[inline]
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
         let this = self.project();
-        if this.span.is_disabled() {
+        let (agent, model) = (*this.agent, *this.model);
+        let span = this.span.get_or_insert_with(|| agent_span(agent, model));
+        if span.is_disabled() {
             return this.inner.poll(cx);
         }
         let outcome = {
-            let _entered = this.span.enter();
+            let _entered = span.enter();
             std::task::ready!(this.inner.poll(cx))
         };
-        finish_agent(this.span, &outcome);
+        finish_agent(span, &outcome);
         Poll::Ready(outcome)
     }
 }
