@@ -21,6 +21,9 @@
 //!
 //! Run: `cargo bench --bench mcp` (`-- --instructions` for the callgrind counts only).
 
+#[path = "../agentry/benches/support/callgrind.rs"]
+mod callgrind;
+
 use std::hint::black_box;
 use std::sync::Arc;
 
@@ -278,29 +281,7 @@ fn cpu_vs_rmcp(rt: &tokio::runtime::Runtime) {
 
 /// Instructions of a child client making `calls` calls, under callgrind.
 fn instructions(kind: &str, calls: usize) -> f64 {
-    let exe = std::env::current_exe().expect("the bench binary");
-    let out = std::env::temp_dir().join(format!(
-        "mcp-bench-{}-{kind}-{calls}.out",
-        std::process::id()
-    ));
-    let status = std::process::Command::new("valgrind")
-        .arg("--tool=callgrind")
-        .arg(format!("--callgrind-out-file={}", out.display()))
-        .arg(exe)
-        .args(["--only", kind, &calls.to_string()])
-        .stderr(std::process::Stdio::null())
-        .status()
-        .expect("valgrind runs");
-    assert!(status.success(), "the callgrind child failed");
-    let text = std::fs::read_to_string(&out).expect("callgrind output");
-    let _ = std::fs::remove_file(&out);
-    text.lines()
-        .find_map(|l| {
-            l.strip_prefix("summary:")
-                .or_else(|| l.strip_prefix("totals:"))
-        })
-        .and_then(|n| n.split_whitespace().next()?.parse().ok())
-        .expect("callgrind totals")
+    callgrind::instructions_of_self(&["--only", kind, &calls.to_string()]) as f64
 }
 
 fn instructions_vs_rmcp() {

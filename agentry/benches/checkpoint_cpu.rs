@@ -20,8 +20,10 @@
 //! child process under `valgrind --tool=callgrind` for 200 and for 1,200 steps, and the
 //! difference divided by 1,000, which cancels start-up and the opening of the file).
 
+#[path = "support/callgrind.rs"]
+mod callgrind;
+
 use std::path::Path;
-use std::process::Command;
 use std::time::Duration;
 
 use agentry::persist::{CheckpointWrite, Checkpointer, SqliteCheckpointer};
@@ -292,25 +294,7 @@ fn only(variant: &str, steps: u64) {
 
 /// Instructions of a child running `steps` steps of `variant` under callgrind.
 fn instructions(variant: &str, steps: u64) -> u64 {
-    let exe = std::env::current_exe().unwrap();
-    let out = tempfile::NamedTempFile::new().unwrap();
-    let status = Command::new("valgrind")
-        .arg("--tool=callgrind")
-        .arg(format!("--callgrind-out-file={}", out.path().display()))
-        .arg(exe)
-        .args(["--only", variant, &steps.to_string()])
-        .stderr(std::process::Stdio::null())
-        .status()
-        .expect("valgrind");
-    assert!(status.success(), "callgrind child failed");
-    let text = std::fs::read_to_string(out.path()).unwrap();
-    text.lines()
-        .find_map(|l| {
-            l.strip_prefix("summary:")
-                .or_else(|| l.strip_prefix("totals:"))
-        })
-        .and_then(|n| n.split_whitespace().next()?.parse().ok())
-        .expect("callgrind totals")
+    callgrind::instructions_of_self(&["--only", variant, &steps.to_string()])
 }
 
 fn instruction_counts() {
