@@ -27,13 +27,38 @@ pub(crate) async fn open_sqlite(
         .journal_mode(SqliteJournalMode::Wal)
         .synchronous(SqliteSynchronous::Normal)
         .busy_timeout(std::time::Duration::from_secs(10));
-    let pool = SqlitePoolOptions::new()
-        .max_connections(4)
-        .connect_with(options)
-        .await
-        .map_err(|e| super::schema_shape::sqlite_connect_error(path, e))?;
+    // Another process opening the same new file at that moment may be switching it to WAL,
+    // and SQLite answers `SQLITE_BUSY` to that without calling the busy handler: the connect
+    // is tried again, a few milliseconds apart, for up to the busy timeout.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let mut pause = std::time::Duration::from_millis(2);
+    let pool = loop {
+        match SqlitePoolOptions::new()
+            .max_connections(4)
+            .connect_with(options.clone())
+            .await
+        {
+            Err(e) if sqlite_busy(&e) && std::time::Instant::now() < deadline => {
+                tokio::time::sleep(pause).await;
+                pause = (pause * 2).min(std::time::Duration::from_millis(100));
+            }
+            result => {
+                break result.map_err(|e| super::schema_shape::sqlite_connect_error(path, e))?;
+            }
+        }
+    };
     super::schema_shape::migrate_sqlite(&pool, Some(path)).await?;
     Ok(pool)
+}
+
+/// Whether SQLite answered "busy" or "locked" (primary result codes 5 and 6).
+#[cfg(feature = "sqlite")]
+fn sqlite_busy(error: &sqlx::Error) -> bool {
+    error
+        .as_database_error()
+        .and_then(|e| e.code())
+        .and_then(|code| code.parse::<i32>().ok())
+        .is_some_and(|code| matches!(code & 0xff, 5 | 6))
 }
 
 /// Connects to Postgres and brings the schema up to date (a table of ours with another shape

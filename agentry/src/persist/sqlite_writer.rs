@@ -97,23 +97,28 @@ impl Writer {
     /// Opens the existing database file at `path` for writing. In WAL mode (what
     /// [`open`](super::SqliteCheckpointer::open) sets) a commit is `synchronous = NORMAL`, the
     /// pool's setting; in a rollback journal SQLite's default (`FULL`) is kept.
+    ///
+    /// Another process opening the same new file at that moment may be switching it to WAL or
+    /// recovering its WAL, and SQLite answers `SQLITE_BUSY` then without calling the busy
+    /// handler: the open is tried again (a few milliseconds apart) for up to the busy timeout.
     pub(super) fn open(path: &Path) -> Result<Self, PersistError> {
-        let err = |e| PersistError::backend("open", e);
-        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
-            | OpenFlags::SQLITE_OPEN_NO_MUTEX
-            | OpenFlags::SQLITE_OPEN_URI;
-        let conn = Connection::open_with_flags(path, flags).map_err(err)?;
-        conn.busy_timeout(Duration::from_secs(10)).map_err(err)?;
-        let mode: String = conn
-            .query_row("PRAGMA journal_mode", [], |r| r.get(0))
-            .map_err(err)?;
-        if mode.eq_ignore_ascii_case("wal") {
-            conn.pragma_update(None, "synchronous", "NORMAL")
-                .map_err(err)?;
+        let deadline = std::time::Instant::now() + BUSY_TIMEOUT;
+        let mut pause = Duration::from_millis(2);
+        loop {
+            match open_once(path) {
+                Err(e) if is_busy(&e) && std::time::Instant::now() < deadline => {
+                    std::thread::sleep(pause);
+                    pause = (pause * 2).min(Duration::from_millis(100));
+                }
+                result => {
+                    return result
+                        .map(|conn| Writer {
+                            conn: Arc::new(Mutex::new(conn)),
+                        })
+                        .map_err(|e| PersistError::backend("open", e));
+                }
+            }
         }
-        Ok(Writer {
-            conn: Arc::new(Mutex::new(conn)),
-        })
     }
 
     /// Writes one step in one transaction, on the blocking pool (a busy file waits there, up
@@ -128,6 +133,31 @@ impl Writer {
         .await
         .map_err(|e| PersistError::backend("put", e))?
     }
+}
+
+/// How long a write waits for a busy file (the pool's setting too).
+const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// One attempt at opening the writing connection.
+fn open_once(path: &Path) -> Result<Connection, rusqlite::Error> {
+    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+        | OpenFlags::SQLITE_OPEN_NO_MUTEX
+        | OpenFlags::SQLITE_OPEN_URI;
+    let conn = Connection::open_with_flags(path, flags)?;
+    conn.busy_timeout(BUSY_TIMEOUT)?;
+    let mode: String = conn.query_row("PRAGMA journal_mode", [], |r| r.get(0))?;
+    if mode.eq_ignore_ascii_case("wal") {
+        conn.pragma_update(None, "synchronous", "NORMAL")?;
+    }
+    Ok(conn)
+}
+
+/// Whether SQLite answered "busy" or "locked".
+fn is_busy(error: &rusqlite::Error) -> bool {
+    matches!(
+        error.sqlite_error_code(),
+        Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+    )
 }
 
 /// The transaction; any error rolls it back (the `Transaction`'s drop).
