@@ -122,6 +122,15 @@ fn which_db(#[inject] db: Db) -> &'static str {
     db.0
 }
 
+/// Greet the user.
+///
+/// `#[inject]` on a type the runtime injects anyway (`Context`, `State`, ...) is allowed and
+/// changes nothing: a decision, pinned by `inject_on_an_sdk_extractor_changes_nothing`.
+#[tool]
+fn greet_user(#[inject] user: Context<User>) -> String {
+    format!("hello {}", user.name)
+}
+
 fn runtime() -> ToolRuntime<User, Trip> {
     ToolRuntime::new()
         .with_call_id("call_42")
@@ -422,6 +431,16 @@ async fn a_missing_store_is_an_injection_error() {
     .unwrap_err();
     assert!(matches!(err, ToolCallError::Inject { .. }), "{err:?}");
     assert!(err.to_string().contains("no store"), "{err}");
+}
+
+#[tokio::test]
+async fn inject_on_an_sdk_extractor_changes_nothing() {
+    let parameters = &<greet_user as Tool>::definition().parameters;
+    assert_eq!(parameters["properties"], json!({}));
+    let out = invoke(&greet_user {}, &call("greet_user", "{}"), &runtime())
+        .await
+        .unwrap();
+    assert_eq!(out.text_content(), "hello ada");
 }
 
 #[tokio::test]

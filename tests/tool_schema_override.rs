@@ -101,6 +101,26 @@ fn search_archive(query: String) -> String {
 #[agent(tools(wait_for, search))]
 struct Clerk;
 
+/// Wait for a job to finish.
+///
+/// `schema_with = "timeout_schema"`, a path in a string as serde's and schemars' own
+/// attributes write it, is accepted and means `schema_with = timeout_schema`: a decision,
+/// pinned by `a_path_in_a_string_is_the_same_override`.
+///
+/// # Arguments
+/// * `job` - The job's id.
+#[tool]
+fn wait_for_quoted(
+    job: String,
+    #[arg(
+        schema_with = "timeout_schema",
+        description = "How long to wait: a number and `ms`, `s` or `m`, e.g. \"5s\"."
+    )]
+    timeout: Timeout,
+) -> String {
+    format!("waited {:?} for {job}", timeout.0)
+}
+
 fn call(name: &str, arguments: serde_json::Value) -> ToolCall {
     ToolCall::new("call_1", name, arguments.to_string())
 }
@@ -122,6 +142,14 @@ fn the_parameter_schema_is_the_override_with_its_description() {
         json!({ "type": "string", "description": "The job's id." })
     );
     assert_eq!(parameters["required"], json!(["job", "timeout"]));
+}
+
+#[test]
+fn a_path_in_a_string_is_the_same_override() {
+    assert_eq!(
+        <wait_for_quoted as Tool>::definition().parameters,
+        <wait_for as Tool>::definition().parameters
+    );
 }
 
 #[tokio::test]

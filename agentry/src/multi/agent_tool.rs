@@ -18,7 +18,7 @@ use crate::agent::{
 };
 use crate::model::SharedModel;
 use crate::output::OutputSpec;
-use crate::run::RunScope;
+use crate::run::{RunScope, SubAgents};
 use crate::run::{SubAgentEvent, erase};
 use crate::tool::{
     Artifact, IntoToolOutput, Question, ToolCallError, ToolError, ToolOutput, ToolRuntime,
@@ -257,9 +257,15 @@ where
         ));
         return Box::pin(futures::future::ready(Err(error)));
     };
+    // An agent may list itself or an ancestor (a recursive planner): each level is a run of
+    // its own, so the nesting is capped where the model cannot see it coming.
+    let Some(nested) = scope.sub_agents.nested() else {
+        let error = failed::<A>(too_deep(A::NAME, scope.sub_agents.depth()));
+        return Box::pin(futures::future::ready(Err(error)));
+    };
     // Everything the run needs is taken now, so its future borrows nothing of the call.
     let context = A::project(runtime.shared_context());
-    let mut child = configure::<A, PC>(agent, &scope);
+    let mut child = configure::<A, PC>(agent, &scope, nested);
     // Re-run for the parent's resume: the sub-agent's first asking call takes the answers.
     let given = runtime.given_answers();
     if !given.is_empty() {
@@ -360,6 +366,7 @@ fn failed<A: SubAgent>(message: String) -> ToolCallError {
 fn configure<A: SubAgentBuilder<P>, P>(
     agent: &A,
     scope: &RunScope,
+    nested: SubAgents,
 ) -> crate::agent::Agent<A::Toolset, A::Spec, A::Context, A::State>
 where
     A::Toolset: Toolset<A::Context, A::State>,
@@ -389,7 +396,7 @@ where
     if let Some(left) = scope.remaining_tokens {
         limits.max_total_tokens = Some(limits.max_total_tokens.map_or(left, |own| own.min(left)));
     }
-    builder.parts.sub_agents = scope.sub_agents.clone();
+    builder.parts.sub_agents = nested;
     builder.build()
 }
 
@@ -409,6 +416,13 @@ fn tagged(name: &str, requests: Vec<RequestUsage>) -> impl Iterator<Item = Reque
 fn paused_message(name: &str) -> String {
     format!(
         "the `{name}` agent stopped for review or at a tool's question, which a sub-agent cannot do; go on without it"
+    )
+}
+
+/// What the parent model reads when running the sub-agent would nest agents past the cap.
+fn too_deep(name: &str, depth: u32) -> String {
+    format!(
+        "the `{name}` agent was not run: agents are already nested {depth} deep here, the most this run allows; answer with what you have"
     )
 }
 
@@ -435,6 +449,30 @@ where
     /// limits, capped by what is left of this run's time and token budget.
     pub fn sub_agent<A: SubAgent>(mut self, options: super::SubAgentOptions) -> Self {
         self.parts.sub_agents.insert(A::NAME, options);
+        self
+    }
+
+    /// How deep sub-agents may nest below this agent (default
+    /// [`DEFAULT_MAX_SUB_AGENT_DEPTH`](super::DEFAULT_MAX_SUB_AGENT_DEPTH)): its own sub-agents
+    /// are level 1, theirs level 2. A call that would run an agent deeper does not run it; the
+    /// calling model reads a tool error saying so, within its retry budget. An agent that lists
+    /// itself in `tools(...)` (a planner that splits a task and hands each part to a copy of
+    /// itself) is bounded by this, and by what is left of the run's deadline and tokens. Set
+    /// on the agent you run: a sub-agent's own setting is not read.
+    ///
+    /// ```
+    /// use agentry::prelude::*;
+    /// use agentry::testing::ScriptedModel;
+    ///
+    /// /// You split a task and hand the parts to a planner like you.
+    /// #[agent(tools(Planner))]
+    /// struct Planner;
+    ///
+    /// let planner = Planner::builder(ScriptedModel::new([])).max_sub_agent_depth(2).build();
+    /// # let _ = planner;
+    /// ```
+    pub fn max_sub_agent_depth(mut self, max: u32) -> Self {
+        self.parts.sub_agents.set_max_depth(max);
         self
     }
 }

@@ -35,7 +35,7 @@ mod team_thread;
 mod usage;
 
 pub use crate::run::SubAgentEvent;
-pub use crate::run::SubAgentOptions;
+pub use crate::run::{DEFAULT_MAX_SUB_AGENT_DEPTH, SubAgentOptions};
 pub use agent_tool::{AgentInput, FromParentContext, Prompt, call_agent};
 // The traits `#[agent]` implements and names are public only as `__private::multi`.
 pub use handoff::{

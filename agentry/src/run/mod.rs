@@ -40,7 +40,7 @@ pub(crate) use pause_seal::Sealer;
 pub use result::{IntermediateStep, RequestUsage, RunResult, Step, StopReason, intermediate_steps};
 pub use resume_error::ResumeError;
 pub use review::{Allowed, Decision, DecisionKind, ReviewRequest};
-pub use scope::SubAgentOptions;
+pub use scope::{DEFAULT_MAX_SUB_AGENT_DEPTH, SubAgentOptions};
 pub(crate) use scope::{EventSink, RunScope, SubAgents};
 pub use snapshot::RunSnapshot;
 pub use sub_agent::SubAgentEvent;

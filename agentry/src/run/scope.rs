@@ -84,18 +84,58 @@ impl std::fmt::Debug for SubAgentOptions {
     }
 }
 
-/// The per-sub-agent options of an agent, by tool name; shared with its sub-agents so a
-/// grandchild is configured from the top.
-#[derive(Clone, Default)]
-pub(crate) struct SubAgents(Arc<HashMap<&'static str, SubAgentOptions>>);
+/// How deep sub-agents nest unless the top agent's builder says otherwise
+/// ([`AgentBuilder::max_sub_agent_depth`](crate::agent::AgentBuilder::max_sub_agent_depth)).
+pub const DEFAULT_MAX_SUB_AGENT_DEPTH: u32 = 8;
+
+/// The per-sub-agent options of an agent, by tool name, and how deep it runs; shared with
+/// its sub-agents so a grandchild is configured, and its nesting capped, from the top.
+#[derive(Clone)]
+pub(crate) struct SubAgents {
+    options: Arc<HashMap<&'static str, SubAgentOptions>>,
+    /// How deep the agent holding these runs: 0 at the top, 1 for its sub-agents, ...
+    depth: u32,
+    /// How deep a sub-agent may run.
+    max_depth: u32,
+}
+
+impl Default for SubAgents {
+    fn default() -> Self {
+        SubAgents {
+            options: Arc::default(),
+            depth: 0,
+            max_depth: DEFAULT_MAX_SUB_AGENT_DEPTH,
+        }
+    }
+}
 
 impl SubAgents {
     pub(crate) fn insert(&mut self, name: &'static str, options: SubAgentOptions) {
-        Arc::make_mut(&mut self.0).insert(name, options);
+        Arc::make_mut(&mut self.options).insert(name, options);
     }
 
     pub(crate) fn get(&self, name: &str) -> Option<&SubAgentOptions> {
-        self.0.get(name)
+        self.options.get(name)
+    }
+
+    pub(crate) fn set_max_depth(&mut self, max: u32) {
+        self.max_depth = max;
+    }
+
+    /// How deep the agent holding these runs (0 at the top).
+    pub(crate) fn depth(&self) -> u32 {
+        self.depth
+    }
+
+    /// The options a sub-agent of this agent runs with: the same, one level deeper; `None`
+    /// when that level is past the cap.
+    pub(crate) fn nested(&self) -> Option<SubAgents> {
+        let depth = self.depth.checked_add(1).filter(|d| *d <= self.max_depth)?;
+        Some(SubAgents {
+            options: Arc::clone(&self.options),
+            depth,
+            max_depth: self.max_depth,
+        })
     }
 }
 
