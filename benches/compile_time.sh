@@ -12,7 +12,9 @@
 # It needs crates.io (rig is fetched into the bench's own directory, never committed).
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
-WORK="${WORK:-$ROOT/target/compile-bench}"
+# Outside the repository: cargo would apply this repository's .cargo/config.toml (its dev
+# profile drops the dependencies' debug info) to both crates, and a user's crate has none of it.
+WORK="${WORK:-${TMPDIR:-/tmp}/agentry-compile-bench}"
 TOOLS="${TOOLS:-50}"
 ROUNDS="${ROUNDS:-7}"
 RIG_VERSION="${RIG_VERSION:-=0.44.0}"
@@ -27,7 +29,7 @@ edition = "2024"
 publish = false
 
 [dependencies]
-agentry = { path = "$ROOT/agentry", features = ["testing"] }
+agentry = { path = "$ROOT/agentry" }
 serde = { version = "1", features = ["derive"] }
 schemars = "1"
 tokio = { version = "1", features = ["macros", "rt-multi-thread"] }
@@ -57,9 +59,14 @@ EOF
   echo '))]'
   echo 'struct Bench;'
   echo
-  echo 'fn main() {'
-  echo '    let agent = Bench::builder(agentry::testing::ScriptedModel::new([])).build();'
+  echo 'fn main() -> Result<(), Box<dyn std::error::Error>> {'
+  echo '    // Building only: the key is read when the program runs, which this bench never does.'
+  echo '    // A real provider client, as on the rig side (a test double would link the test'
+  echo '    // doubles, which a program does not).'
+  echo '    let model = agentry::providers::openai::OpenAiModel::builder("gpt-4o").build()?;'
+  echo '    let agent = Bench::builder(model).build();'
   echo '    println!("{} tools", agent.tool_definitions().len());'
+  echo '    Ok(())'
   echo '}'
 } > "$WORK/ours/src/main.rs"
 
