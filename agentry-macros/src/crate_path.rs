@@ -33,7 +33,7 @@ pub fn sdk_path_string() -> String {
 /// The crate name, remembered per manifest while the manifest is unchanged (a long-lived
 /// process such as rust-analyzer's macro server expands for many crates and edits).
 fn sdk_name() -> String {
-    static KNOWN: Mutex<Option<HashMap<PathBuf, (Option<SystemTime>, String)>>> = Mutex::new(None);
+    static KNOWN: Mutex<Option<HashMap<PathBuf, Known>>> = Mutex::new(None);
     let Some(dir) = std::env::var_os("CARGO_MANIFEST_DIR") else {
         return "agentry".to_string();
     };
@@ -53,6 +53,9 @@ fn sdk_name() -> String {
     known.insert(manifest, (modified, name.clone()));
     name
 }
+
+/// A manifest's modification time when it was read, and the name it gave.
+type Known = (Option<SystemTime>, String);
 
 /// What `proc_macro_crate` finds (the workspace manifest included).
 fn from_proc_macro_crate() -> String {
