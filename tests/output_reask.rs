@@ -37,7 +37,7 @@ fn consistent(review: &Review) -> Result<(), String> {
 }
 
 #[allow(clippy::ptr_arg)] // a field validator takes `&FieldType`
-fn no_blank_points(points: &Vec<String>) -> Result<(), String> {
+fn no_blank_points(points: &[String]) -> Result<(), String> {
     match points.iter().position(|p| p.trim().is_empty()) {
         Some(i) => Err(format!("point {i} is blank")),
         None => Ok(()),

@@ -123,6 +123,7 @@ impl FieldAttrs {
     pub fn parse(attrs: &[Attribute], ty: &syn::Type) -> darling::Result<Self> {
         let span = first_output_attr(attrs).map(Spanned::span);
         let metas = output_metas(attrs)?;
+        type_level_key(&metas)?;
         let raw = RawField::from_list(&metas)?;
         let mut errors = Error::accumulator();
         // Where `range(...)` / `length(...)` is written (an empty list has no span of its own).
@@ -360,6 +361,28 @@ fn number(expr: &Expr) -> darling::Result<f64> {
         )
         .with_span(expr)),
     }
+}
+
+/// A key of the type's `#[output(..)]` written on a field: one error saying where it goes and
+/// what a field uses instead.
+fn type_level_key(metas: &[darling::ast::NestedMeta]) -> darling::Result<()> {
+    for meta in metas {
+        let darling::ast::NestedMeta::Meta(meta) = meta else {
+            continue;
+        };
+        let path = meta.path();
+        let message = if path.is_ident("name") {
+            "`name` names the whole output, not a field: write `#[output(name = \"...\")]` on \
+             the type; to rename this field in the JSON, write `#[serde(rename = \"...\")]`"
+        } else if path.is_ident("description") {
+            "a field's description is its `///` doc comment; `#[output(description = \"...\")]` \
+             describes the whole output, on the type"
+        } else {
+            continue;
+        };
+        return Err(Error::custom(message).with_span(path));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

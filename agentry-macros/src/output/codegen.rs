@@ -130,7 +130,7 @@ pub fn expand(input: &DeriveInput) -> darling::Result<TokenStream> {
 
     let type_validator = container.validate.as_ref().map(|path| {
         quote_spanned! {path.span()=>
-            #sdk::__private::output::check_custom::<Self>(self, #path, v);
+            #sdk::__private::output::check_custom(self, #path, v);
         }
     });
 
@@ -350,7 +350,7 @@ pub(super) fn field_validation_at(
         });
     }
     if let Some(path) = &plan.attrs.validate {
-        body.extend(quote_spanned!(path.span()=> #o::check_custom::<#ty>(value, #path, v);));
+        body.extend(quote_spanned!(path.span()=> #o::check_custom(value, #path, v);));
     }
     body.extend(quote!((&#o::Probe(value)).output_validate(v);));
     let body = quote! {

@@ -8,6 +8,7 @@ mod attrs;
 mod codegen;
 mod flag;
 mod param_checks;
+mod param_types;
 mod params;
 mod schema_override;
 mod stand_in;

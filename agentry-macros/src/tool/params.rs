@@ -2,23 +2,15 @@
 //! injects.
 
 use darling::{Error, FromMeta};
-use quote::ToTokens;
 use syn::{Attribute, FnArg, Ident, Pat, ReturnType, Type};
 
 use super::param_checks;
+use super::param_types::{
+    contains_impl_trait, extractor_name, find_borrow, reference_message, wrapped_extractor,
+};
 use super::schema_override::SchemaPath;
 use crate::docs;
 use crate::text::Text;
-
-/// The SDK's extractor types: parameters of these types are injected without `#[inject]`.
-const EXTRACTORS: &[&str] = &[
-    "Context",
-    "State",
-    "Store",
-    "ToolCallId",
-    "StreamWriter",
-    "Interrupt",
-];
 
 /// `#[arg(description = "...", rename = "...", schema_with = path)]` on a parameter.
 #[derive(FromMeta, Default)]
@@ -294,14 +286,7 @@ fn classify(
 ) -> Option<Param> {
     let extractor = extractor_name(&ty);
     if let Type::Reference(reference) = &ty {
-        let message = if reference.mutability.is_some() {
-            "a tool cannot take `&mut` parameters: tool calls of one turn run in parallel; \
-             take `State<T>` and queue changes with `state.update(|s| ...)`"
-        } else {
-            "a tool parameter must be an owned type (`String`, not `&str`): the model's \
-             arguments are parsed into owned values"
-        };
-        errors.push(spanned(&ty, message));
+        errors.push(spanned(&ty, &reference_message(&ident, reference)));
         return None;
     }
     if let Some(reference) = find_borrow(&ty) {
@@ -424,80 +409,12 @@ fn classify(
     }
 }
 
-/// `Option<Context<User>>` and the like: the wrapper's name and the extractor's, when `ty` is a
-/// generic type whose first type argument is one of the SDK's extractor types.
-fn wrapped_extractor(ty: &Type) -> Option<(String, &'static str)> {
-    let Type::Path(path) = ty else { return None };
-    let last = path.path.segments.last()?;
-    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
-        return None;
-    };
-    let inner = args.args.iter().find_map(|a| match a {
-        syn::GenericArgument::Type(t) => Some(t),
-        _ => None,
-    })?;
-    extractor_name(inner).map(|name| (last.ident.to_string(), name))
-}
-
-/// The extractor name if `ty` is one of the SDK's extractor types, by its last path segment.
-fn extractor_name(ty: &Type) -> Option<&'static str> {
-    let Type::Path(path) = ty else { return None };
-    let last = path.path.segments.last()?;
-    EXTRACTORS.iter().copied().find(|name| last.ident == name)
-}
-
-fn contains_impl_trait(ty: &Type) -> bool {
-    match ty {
-        Type::ImplTrait(_) => true,
-        Type::Array(a) => contains_impl_trait(&a.elem),
-        Type::Slice(s) => contains_impl_trait(&s.elem),
-        Type::Paren(p) => contains_impl_trait(&p.elem),
-        Type::Group(g) => contains_impl_trait(&g.elem),
-        Type::Ptr(p) => contains_impl_trait(&p.elem),
-        Type::Reference(r) => contains_impl_trait(&r.elem),
-        Type::Tuple(t) => t.elems.iter().any(contains_impl_trait),
-        Type::Path(p) => p.path.segments.iter().any(|seg| match &seg.arguments {
-            syn::PathArguments::AngleBracketed(args) => args
-                .args
-                .iter()
-                .any(|arg| matches!(arg, syn::GenericArgument::Type(t) if contains_impl_trait(t))),
-            _ => false,
-        }),
-        _ => false,
-    }
-}
-
 fn is_result(ty: &Type) -> bool {
     match ty {
         Type::Path(p) => p.path.segments.last().is_some_and(|s| s.ident == "Result"),
         Type::Paren(p) => is_result(&p.elem),
         Type::Group(g) => is_result(&g.elem),
         _ => false,
-    }
-}
-
-/// The first borrowed part of a parameter type (`&str` in `Vec<&str>`, `'a` in `Cow<'a, str>`).
-fn find_borrow(ty: &Type) -> Option<&dyn ToTokens> {
-    match ty {
-        Type::Reference(r) => Some(r as &dyn ToTokens),
-        Type::Array(a) => find_borrow(&a.elem),
-        Type::Slice(s) => find_borrow(&s.elem),
-        Type::Paren(p) => find_borrow(&p.elem),
-        Type::Group(g) => find_borrow(&g.elem),
-        Type::Tuple(t) => t.elems.iter().find_map(find_borrow),
-        Type::Path(p) => p.path.segments.iter().find_map(|seg| match &seg.arguments {
-            syn::PathArguments::AngleBracketed(args) => {
-                args.args.iter().find_map(|arg| match arg {
-                    syn::GenericArgument::Type(t) => find_borrow(t),
-                    syn::GenericArgument::Lifetime(l) if l.ident != "static" => {
-                        Some(l as &dyn ToTokens)
-                    }
-                    _ => None,
-                })
-            }
-            _ => None,
-        }),
-        _ => None,
     }
 }
 

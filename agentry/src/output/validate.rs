@@ -345,14 +345,34 @@ pub fn check_pattern<T: PatternValue + ?Sized>(
     }
 }
 
-/// Runs a custom validator and records its message.
-pub fn check_custom<T: ?Sized>(
+/// Runs a custom validator and records its message. The validator takes the value, or what
+/// it borrows as (`&str` for a `String`, `&[T]` for a `Vec<T>`).
+pub fn check_custom<T: ?Sized + ValidatedAs<V>, V: ?Sized>(
     value: &T,
-    validator: fn(&T) -> Result<(), String>,
+    validator: fn(&V) -> Result<(), String>,
     v: &mut Validation,
 ) {
-    if let Err(message) = validator(value) {
+    if let Err(message) = validator(value.lend()) {
         v.fail(message);
+    }
+}
+
+/// What a value lends a custom validator: itself, or what it borrows as
+/// ([`Borrow`](std::borrow::Borrow)). Implemented for every such pair; never by hand.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "a validator taking `&{V}` cannot check a `{Self}`",
+    label = "this validator takes `&{V}`",
+    note = "a validator is `fn(&{Self}) -> Result<(), String>`, or takes what a `{Self}` borrows as (`&str` for a `String`, `&[T]` for a `Vec<T>`)"
+)]
+pub trait ValidatedAs<V: ?Sized> {
+    /// The value as the validator takes it.
+    fn lend(&self) -> &V;
+}
+
+impl<T: ?Sized + std::borrow::Borrow<V>, V: ?Sized> ValidatedAs<V> for T {
+    fn lend(&self) -> &V {
+        self.borrow()
     }
 }
 

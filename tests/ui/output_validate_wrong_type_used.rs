@@ -1,14 +1,14 @@
 use agentry::prelude::*;
 
-fn short(title: &str) -> Result<(), String> {
-    if title.len() < 100 { Ok(()) } else { Err("too long".into()) }
+fn positive(score: &i64) -> Result<(), String> {
+    if *score > 0 { Ok(()) } else { Err("must be positive".into()) }
 }
 
 /// A film.
 #[derive(Deserialize, Serialize, JsonSchema, StructuredOutput)]
 struct Film {
     /// Its title.
-    #[output(validate = "short")]
+    #[output(validate = "positive")]
     title: String,
 }
 

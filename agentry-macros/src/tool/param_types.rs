@@ -1,0 +1,121 @@
+//! What a tool parameter's type may not be (a borrow, `&mut`, `impl Trait`), and the SDK's
+//! extractor types a parameter is recognized as.
+
+use quote::ToTokens;
+use syn::{Ident, Type, TypeReference};
+
+/// The SDK's extractor types: parameters of these types are injected without `#[inject]`.
+const EXTRACTORS: &[&str] = &[
+    "Context",
+    "State",
+    "Store",
+    "ToolCallId",
+    "StreamWriter",
+    "Interrupt",
+];
+
+/// `Option<Context<User>>` and the like: the wrapper's name and the extractor's, when `ty` is a
+/// generic type whose first type argument is one of the SDK's extractor types.
+pub(super) fn wrapped_extractor(ty: &Type) -> Option<(String, &'static str)> {
+    let Type::Path(path) = ty else { return None };
+    let last = path.path.segments.last()?;
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+        return None;
+    };
+    let inner = args.args.iter().find_map(|a| match a {
+        syn::GenericArgument::Type(t) => Some(t),
+        _ => None,
+    })?;
+    extractor_name(inner).map(|name| (last.ident.to_string(), name))
+}
+
+/// The extractor name if `ty` is one of the SDK's extractor types, by its last path segment.
+pub(super) fn extractor_name(ty: &Type) -> Option<&'static str> {
+    let Type::Path(path) = ty else { return None };
+    let last = path.path.segments.last()?;
+    EXTRACTORS.iter().copied().find(|name| last.ident == name)
+}
+
+pub(super) fn contains_impl_trait(ty: &Type) -> bool {
+    match ty {
+        Type::ImplTrait(_) => true,
+        Type::Array(a) => contains_impl_trait(&a.elem),
+        Type::Slice(s) => contains_impl_trait(&s.elem),
+        Type::Paren(p) => contains_impl_trait(&p.elem),
+        Type::Group(g) => contains_impl_trait(&g.elem),
+        Type::Ptr(p) => contains_impl_trait(&p.elem),
+        Type::Reference(r) => contains_impl_trait(&r.elem),
+        Type::Tuple(t) => t.elems.iter().any(contains_impl_trait),
+        Type::Path(p) => p.path.segments.iter().any(|seg| match &seg.arguments {
+            syn::PathArguments::AngleBracketed(args) => args
+                .args
+                .iter()
+                .any(|arg| matches!(arg, syn::GenericArgument::Type(t) if contains_impl_trait(t))),
+            _ => false,
+        }),
+        _ => false,
+    }
+}
+
+/// The first borrowed part of a parameter type (`&str` in `Vec<&str>`, `'a` in `Cow<'a, str>`).
+pub(super) fn find_borrow(ty: &Type) -> Option<&dyn ToTokens> {
+    match ty {
+        Type::Reference(r) => Some(r as &dyn ToTokens),
+        Type::Array(a) => find_borrow(&a.elem),
+        Type::Slice(s) => find_borrow(&s.elem),
+        Type::Paren(p) => find_borrow(&p.elem),
+        Type::Group(g) => find_borrow(&g.elem),
+        Type::Tuple(t) => t.elems.iter().find_map(find_borrow),
+        Type::Path(p) => p.path.segments.iter().find_map(|seg| match &seg.arguments {
+            syn::PathArguments::AngleBracketed(args) => {
+                args.args.iter().find_map(|arg| match arg {
+                    syn::GenericArgument::Type(t) => find_borrow(t),
+                    syn::GenericArgument::Lifetime(l) if l.ident != "static" => {
+                        Some(l as &dyn ToTokens)
+                    }
+                    _ => None,
+                })
+            }
+            _ => None,
+        }),
+        _ => None,
+    }
+}
+
+/// The error for a parameter taken by reference: an extractor type by value, anything else
+/// owned.
+pub(super) fn reference_message(ident: &Ident, reference: &TypeReference) -> String {
+    match extractor_name(&reference.elem) {
+        // `&ToolCallId`, `&Context<User>`, `&mut State<T>`: the runtime's own types.
+        Some(name) => format!(
+            "take `{name}` by value, without `&`: write `{ident}: {owned}`; the runtime hands \
+             each call its own{update}",
+            owned = tidy(&reference.elem.to_token_stream().to_string()),
+            update = if name == "State" && reference.mutability.is_some() {
+                " (queue changes with `state.update(|s| ...)`)"
+            } else {
+                ""
+            },
+        ),
+        None if reference.mutability.is_some() => {
+            "a tool cannot take `&mut` parameters: tool calls of one turn run in parallel; \
+             take `State<T>` and queue changes with `state.update(|s| ...)`"
+                .to_string()
+        }
+        None => "a tool parameter must be an owned type (`String`, not `&str`): the model's \
+                 arguments are parsed into owned values"
+            .to_string(),
+    }
+}
+
+/// A type as printed from its tokens (`Context < User >`) as a person writes it
+/// (`Context<User>`).
+fn tidy(tokens: &str) -> String {
+    tokens
+        .replace(" < ", "<")
+        .replace("< ", "<")
+        .replace(" >", ">")
+        .replace(" :: ", "::")
+        .replace(":: ", "::")
+        .replace(" ,", ",")
+}
