@@ -33,6 +33,10 @@ pub struct AgentAttrs {
     pub tools: Vec<Path>,
     pub tools_span: Span,
     pub output: Option<Type>,
+    /// `output = (String, u32)` and the other shapes no model answer fills (reported on the
+    /// attribute): the agent is generated with a stand-in spec for it, so its uses add no
+    /// error of their own.
+    pub output_rejected: bool,
     pub context: Option<Type>,
     pub state: Option<Type>,
     /// `events = Type`: what the tools write through their `StreamWriter`s.
@@ -141,6 +145,13 @@ pub fn parse(attr: TokenStream, tools_required: bool) -> (AgentAttrs, Option<syn
         errors.push(e);
     }
 
+    let output_rejected = match output.as_ref().and_then(unanswerable) {
+        Some(error) => {
+            errors.push(error);
+            true
+        }
+        None => false,
+    };
     if tools_required && tools.is_none() && !tools_written {
         errors.push(syn::Error::new(
             Span::call_site(),
@@ -156,6 +167,7 @@ pub fn parse(attr: TokenStream, tools_required: bool) -> (AgentAttrs, Option<syn
         tools,
         tools_span,
         output,
+        output_rejected,
         context,
         state,
         events,
@@ -168,6 +180,40 @@ pub fn parse(attr: TokenStream, tools_required: bool) -> (AgentAttrs, Option<syn
         guardrails: guardrails.unwrap_or_default(),
     };
     (attrs, error)
+}
+
+/// The error for an output type of a shape no model answer fills: a tuple, `()`, a
+/// reference, an array, a pointer, a function or a trait object. Named types are checked by
+/// the compiler (`AgentOutput`), which says which derive is missing.
+fn unanswerable(ty: &Type) -> Option<syn::Error> {
+    let what = match ty {
+        Type::Tuple(t) if t.elems.is_empty() => {
+            "`()` is no answer: leave out `output = ...` for a plain-text answer"
+        }
+        Type::Tuple(_) => {
+            "a tuple cannot be an agent's output: the model answers a JSON object, whose fields \
+             need names; write a struct, e.g. `#[derive(Deserialize, JsonSchema, \
+             StructuredOutput)] struct Rating { title: String, score: u32 }`, and `output = Rating`"
+        }
+        Type::Reference(_) => {
+            "an agent's output is owned, parsed from the model's answer: write `output = String` \
+             or your own type, not a reference"
+        }
+        Type::Array(_) | Type::Slice(_) => {
+            "an array cannot be an agent's output: write `output = Vec<T>`, or a struct with a \
+             `Vec<T>` field"
+        }
+        Type::Ptr(_)
+        | Type::FnPtr(_)
+        | Type::TraitObject(_)
+        | Type::ImplTrait(_)
+        | Type::Never(_) => {
+            "an agent's output is data the model fills as JSON: write `output = String` or a type \
+             with `#[derive(Deserialize, JsonSchema, StructuredOutput)]`"
+        }
+        _ => return None,
+    };
+    Some(syn::Error::new_spanned(ty, what))
 }
 
 fn set<T>(slot: &mut Option<T>, value: T, key: &Ident, errors: &mut Vec<syn::Error>) {

@@ -6,13 +6,13 @@ use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 
 use super::attrs::{AgentAttrs, InstructionsAttr};
-use super::codegen::{Target, ToolEntry, context_state, is_string, output};
+use super::codegen::{Target, ToolEntry, context_state, output, structured_output};
 
 /// `AgentBuilder<Toolset, Spec, C, S>`.
 pub fn builder_type(sdk: &TokenStream, target: &Target<'_>, attrs: &AgentAttrs) -> TokenStream {
     let toolset = &target.toolset;
     let (context, state) = context_state(attrs);
-    let (output_ty, _) = output(sdk, attrs.output.as_ref());
+    let (output_ty, _) = output(sdk, attrs);
     quote! { #sdk::agent::AgentBuilder<#toolset, #output_ty, #context, #state> }
 }
 
@@ -25,7 +25,7 @@ pub fn builder_type(sdk: &TokenStream, target: &Target<'_>, attrs: &AgentAttrs) 
 /// not a tool (or does not fit) is reported where it is listed and not again at each use of
 /// the agent (`builder(..)`, `.build()`).
 pub fn builder_bounds(sdk: &TokenStream, attrs: &AgentAttrs) -> TokenStream {
-    let output = attrs.output.as_ref().filter(|ty| !is_string(ty)).map(|ty| {
+    let output = structured_output(attrs).map(|ty| {
         let sdk = respan(sdk, ty.span());
         quote_spanned! {ty.span()=> for<'__agentry> #ty: #sdk::agent::AgentOutput }
     });
@@ -41,7 +41,7 @@ pub fn configure(
     toolset: TokenStream,
     entries: &[ToolEntry],
 ) -> syn::Result<TokenStream> {
-    let (_, output_spec) = output(sdk, attrs.output.as_ref());
+    let (_, output_spec) = output(sdk, attrs);
     configure_with(sdk, attrs, docs, toolset, entries, output_spec)
 }
 

@@ -211,7 +211,7 @@ pub fn generate_toolset(
         }
     });
     // A `return_direct` tool's result must be the agent's output (when it is structured).
-    let direct_checks = attrs.output.as_ref().filter(|ty| !is_string(ty)).map(|output| {
+    let direct_checks = structured_output(attrs).map(|output| {
         let checks = entries.iter().map(|e| {
             let (ty, sdk) = (&e.ty, respan(&sdk, e.span));
             quote_spanned! {e.span=>
@@ -234,7 +234,7 @@ pub fn generate_toolset(
         };
     };
     // In final-answer-tool mode the output is offered to the model as one more tool.
-    let output_name_check = attrs.output.as_ref().filter(|ty| !is_string(ty)).map(|ty| {
+    let output_name_check = structured_output(attrs).map(|ty| {
         let sdk = respan(&sdk, ty.span());
         let names = entries.iter().map(|e| {
             let (t, sdk) = (&e.ty, respan(&sdk, e.span));
@@ -375,11 +375,26 @@ pub fn events_type(sdk: &TokenStream, attrs: &AgentAttrs) -> TokenStream {
     }
 }
 
+/// The output type when it is checked as a structured output: given, not text, not
+/// rejected by the attribute's own check.
+pub fn structured_output(attrs: &AgentAttrs) -> Option<&Type> {
+    attrs
+        .output
+        .as_ref()
+        .filter(|ty| !is_string(ty) && !attrs.output_rejected)
+}
+
 /// The output spec type and the expression building it.
-pub fn output(sdk: &TokenStream, output: Option<&Type>) -> (TokenStream, TokenStream) {
-    match output {
+pub fn output(sdk: &TokenStream, attrs: &AgentAttrs) -> (TokenStream, TokenStream) {
+    match attrs.output.as_ref() {
         None => text_output(sdk),
         Some(ty) if is_string(ty) => text_output(sdk),
+        // Reported on the attribute; a stand-in lets every use type-check without a second
+        // error.
+        Some(ty) if attrs.output_rejected => (
+            quote!(#sdk::__private::agent::RejectedOutput<#ty>),
+            quote!(#sdk::__private::agent::RejectedOutput::<#ty>::new()),
+        ),
         Some(ty) => {
             let spec_ty = quote_spanned! {ty.span()=> <#ty as #sdk::agent::AgentOutput>::Spec };
             let spec =

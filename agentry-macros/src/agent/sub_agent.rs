@@ -15,7 +15,7 @@ use syn::spanned::Spanned;
 use syn::{Fields, Ident, ItemStruct, LitStr, Path, Token, Type};
 
 use super::attrs::AgentAttrs;
-use super::codegen::{ToolEntry, configure_with, context_state};
+use super::codegen::{ToolEntry, configure_with, context_state, output, structured_output};
 use crate::crate_path::sdk_path;
 
 /// `as_tool(name = "...", description = "...", input = Type, context_from(Parent = f, ...))`.
@@ -201,17 +201,16 @@ pub fn generate(
     let (context, state) = context_state(attrs);
     // The output spec, reached through a bound mentioning the parent's context (`__P`), so
     // an invalid output type is reported once, at `output = ...`, not again here.
-    let (spec_ty, spec, spec_bound) = match attrs.output.as_ref() {
-        Some(ty) if !is_string(ty) => (
+    let (spec_ty, spec, spec_bound) = match structured_output(attrs) {
+        Some(ty) => (
             quote_spanned! {ty.span()=> <#ty as #sdk::__private::multi::LazyOutput<__P>>::Spec },
             quote_spanned! {ty.span()=> <#ty as #sdk::__private::multi::LazyOutput<__P>>::spec() },
             Some(quote_spanned! {ty.span()=> #ty: #sdk::__private::multi::LazyOutput<__P>, }),
         ),
-        _ => (
-            quote!(#sdk::output::TextOutput),
-            quote!(#sdk::output::TextOutput),
-            None,
-        ),
+        None => {
+            let (spec_ty, spec) = output(&sdk, attrs);
+            (spec_ty, spec, None)
+        }
     };
     let toolset = if unit {
         quote!(#name)
@@ -383,11 +382,6 @@ fn derives(item: &ItemStruct, trait_name: &str) -> bool {
 
 fn is_unit(ty: &Type) -> bool {
     matches!(ty, Type::Tuple(t) if t.elems.is_empty())
-}
-
-fn is_string(ty: &Type) -> bool {
-    matches!(ty, Type::Path(p) if p.qself.is_none()
-        && p.path.segments.last().is_some_and(|s| s.ident == "String" && s.arguments.is_empty()))
 }
 
 #[cfg(test)]

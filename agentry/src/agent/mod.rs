@@ -106,6 +106,8 @@ pub(crate) mod checks;
 pub(crate) mod support {
     use std::future::Future;
 
+    pub use crate::output::rejected::RejectedOutput;
+
     use crate::message::ToolCall;
     use crate::tool::{CallTool, Tool, ToolCallError, ToolOutput, ToolRuntime, parse_arguments};
 

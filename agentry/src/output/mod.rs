@@ -16,6 +16,7 @@ mod parse;
 mod partial;
 mod partial_output;
 mod reask;
+pub(crate) mod rejected;
 mod strategy;
 mod structured;
 mod typed_partial;
