@@ -68,6 +68,8 @@ mod sql_shared;
 #[cfg(feature = "sqlite")]
 mod sqlite;
 #[cfg(feature = "sqlite")]
+mod sqlite_busy;
+#[cfg(feature = "sqlite")]
 mod sqlite_script;
 #[cfg(feature = "sqlite")]
 mod sqlite_sharing;

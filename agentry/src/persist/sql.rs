@@ -26,22 +26,19 @@ pub(crate) async fn open_sqlite(
         .create_if_missing(true)
         .journal_mode(SqliteJournalMode::Wal)
         .synchronous(SqliteSynchronous::Normal)
-        .busy_timeout(std::time::Duration::from_secs(10));
-    // Another process opening the same new file at that moment may be switching it to WAL,
-    // and SQLite answers `SQLITE_BUSY` to that without calling the busy handler: the connect
-    // is tried again, a few milliseconds apart, for up to the busy timeout.
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    let mut pause = std::time::Duration::from_millis(2);
+        .busy_timeout(super::sqlite_busy::BUSY_TIMEOUT);
+    // Another process may be switching the same new file to WAL (see `sqlite_busy`).
+    let mut retries = super::sqlite_busy::open_retries();
     let pool = loop {
-        match SqlitePoolOptions::new()
+        let connected = SqlitePoolOptions::new()
             .max_connections(4)
             .connect_with(options.clone())
-            .await
-        {
-            Err(e) if sqlite_busy(&e) && std::time::Instant::now() < deadline => {
-                tokio::time::sleep(pause).await;
-                pause = (pause * 2).min(std::time::Duration::from_millis(100));
-            }
+            .await;
+        match connected {
+            Err(e) if sqlite_busy(&e) => match retries.next() {
+                Some(pause) => tokio::time::sleep(pause).await,
+                None => return Err(super::schema_shape::sqlite_connect_error(path, e)),
+            },
             result => {
                 break result.map_err(|e| super::schema_shape::sqlite_connect_error(path, e))?;
             }

@@ -18,7 +18,7 @@ pub(crate) async fn refuse_foreign(path: &Path) -> Result<(), PersistError> {
     let connect_error = |e| super::schema_shape::sqlite_connect_error(path, e);
     let mut conn = SqliteConnectOptions::new()
         .filename(path)
-        .busy_timeout(std::time::Duration::from_secs(10))
+        .busy_timeout(super::sqlite_busy::BUSY_TIMEOUT)
         .connect()
         .await
         .map_err(connect_error)?;

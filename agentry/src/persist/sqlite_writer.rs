@@ -11,11 +11,11 @@
 
 use std::path::Path;
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Duration;
 
 use rusqlite::{Connection, OpenFlags, TransactionBehavior, params};
 
 use super::PersistError;
+use super::sqlite_busy::{BUSY_TIMEOUT, open_retries};
 
 /// The thread's row moves first (so the transaction holds the write lock from its start),
 /// when the lease allows: none given and no other worker holds an unexpired lease, or the
@@ -98,27 +98,22 @@ impl Writer {
     /// [`open`](super::SqliteCheckpointer::open) sets) a commit is `synchronous = NORMAL`, the
     /// pool's setting; in a rollback journal SQLite's default (`FULL`) is kept.
     ///
-    /// Another process opening the same new file at that moment may be switching it to WAL or
-    /// recovering its WAL, and SQLite answers `SQLITE_BUSY` then without calling the busy
-    /// handler: the open is tried again (a few milliseconds apart) for up to the busy timeout.
+    /// Another process may be switching the same new file to WAL or recovering its WAL: a
+    /// busy open is tried again (see `sqlite_busy`).
     pub(super) fn open(path: &Path) -> Result<Self, PersistError> {
-        let deadline = std::time::Instant::now() + BUSY_TIMEOUT;
-        let mut pause = Duration::from_millis(2);
-        loop {
+        let mut retries = open_retries();
+        let conn = loop {
             match open_once(path) {
-                Err(e) if is_busy(&e) && std::time::Instant::now() < deadline => {
-                    std::thread::sleep(pause);
-                    pause = (pause * 2).min(Duration::from_millis(100));
-                }
-                result => {
-                    return result
-                        .map(|conn| Writer {
-                            conn: Arc::new(Mutex::new(conn)),
-                        })
-                        .map_err(|e| PersistError::backend("open", e));
-                }
+                Err(e) if is_busy(&e) => match retries.next() {
+                    Some(pause) => std::thread::sleep(pause),
+                    None => return Err(PersistError::backend("open", e)),
+                },
+                result => break result.map_err(|e| PersistError::backend("open", e))?,
             }
-        }
+        };
+        Ok(Writer {
+            conn: Arc::new(Mutex::new(conn)),
+        })
     }
 
     /// Writes one step in one transaction, on the blocking pool (a busy file waits there, up
@@ -134,9 +129,6 @@ impl Writer {
         .map_err(|e| PersistError::backend("put", e))?
     }
 }
-
-/// How long a write waits for a busy file (the pool's setting too).
-const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// One attempt at opening the writing connection.
 fn open_once(path: &Path) -> Result<Connection, rusqlite::Error> {
