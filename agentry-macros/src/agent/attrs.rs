@@ -32,11 +32,9 @@ pub struct AgentAttrs {
     /// The tools, in order, and the span of the `tools(...)` list.
     pub tools: Vec<Path>,
     pub tools_span: Span,
+    /// The output type. One of a shape no answer fills (see [`unanswerable`]) is reported on
+    /// the attribute and kept: the agent is generated on a stand-in spec for it.
     pub output: Option<Type>,
-    /// `output = (String, u32)` and the other shapes no model answer fills (reported on the
-    /// attribute): the agent is generated with a stand-in spec for it, so its uses add no
-    /// error of their own.
-    pub output_rejected: bool,
     pub context: Option<Type>,
     pub state: Option<Type>,
     /// `events = Type`: what the tools write through their `StreamWriter`s.
@@ -145,13 +143,11 @@ pub fn parse(attr: TokenStream, tools_required: bool) -> (AgentAttrs, Option<syn
         errors.push(e);
     }
 
-    let output_rejected = match output.as_ref().and_then(unanswerable) {
-        Some(error) => {
-            errors.push(error);
-            true
-        }
-        None => false,
-    };
+    if let Some(ty) = &output
+        && let Some(reason) = unanswerable(ty)
+    {
+        errors.push(syn::Error::new_spanned(ty, reason));
+    }
     if tools_required && tools.is_none() && !tools_written {
         errors.push(syn::Error::new(
             Span::call_site(),
@@ -167,7 +163,6 @@ pub fn parse(attr: TokenStream, tools_required: bool) -> (AgentAttrs, Option<syn
         tools,
         tools_span,
         output,
-        output_rejected,
         context,
         state,
         events,
@@ -182,11 +177,11 @@ pub fn parse(attr: TokenStream, tools_required: bool) -> (AgentAttrs, Option<syn
     (attrs, error)
 }
 
-/// The error for an output type of a shape no model answer fills: a tuple, `()`, a
+/// Why an output type of a shape no model answer fills cannot be one: a tuple, `()`, a
 /// reference, an array, a pointer, a function or a trait object. Named types are checked by
 /// the compiler (`AgentOutput`), which says which derive is missing.
-fn unanswerable(ty: &Type) -> Option<syn::Error> {
-    let what = match ty {
+pub fn unanswerable(ty: &Type) -> Option<&'static str> {
+    Some(match ty {
         Type::Tuple(t) if t.elems.is_empty() => {
             "`()` is no answer: leave out `output = ...` for a plain-text answer"
         }
@@ -212,8 +207,7 @@ fn unanswerable(ty: &Type) -> Option<syn::Error> {
              with `#[derive(Deserialize, JsonSchema, StructuredOutput)]`"
         }
         _ => return None,
-    };
-    Some(syn::Error::new_spanned(ty, what))
+    })
 }
 
 fn set<T>(slot: &mut Option<T>, value: T, key: &Ident, errors: &mut Vec<syn::Error>) {

@@ -5,7 +5,7 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Fields, Ident, ItemStruct, Path, Type, Visibility};
 
-use super::attrs::AgentAttrs;
+use super::attrs::{AgentAttrs, unanswerable};
 use crate::crate_path::sdk_path;
 
 use super::builder_codegen::respan;
@@ -381,7 +381,7 @@ pub fn structured_output(attrs: &AgentAttrs) -> Option<&Type> {
     attrs
         .output
         .as_ref()
-        .filter(|ty| !is_string(ty) && !attrs.output_rejected)
+        .filter(|ty| !is_string(ty) && unanswerable(ty).is_none())
 }
 
 /// The output spec type and the expression building it.
@@ -391,7 +391,7 @@ pub fn output(sdk: &TokenStream, attrs: &AgentAttrs) -> (TokenStream, TokenStrea
         Some(ty) if is_string(ty) => text_output(sdk),
         // Reported on the attribute; a stand-in lets every use type-check without a second
         // error.
-        Some(ty) if attrs.output_rejected => (
+        Some(ty) if unanswerable(ty).is_some() => (
             quote!(#sdk::__private::agent::RejectedOutput<#ty>),
             quote!(#sdk::__private::agent::RejectedOutput::<#ty>::new()),
         ),
