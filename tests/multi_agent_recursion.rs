@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use agentry::agent::RunResult;
 use agentry::multi::DEFAULT_MAX_SUB_AGENT_DEPTH;
 use agentry::prelude::*;
 use agentry::testing::{ScriptedModel, Turn};
@@ -14,29 +15,44 @@ use serde_json::json;
 #[agent(tools(Planner))]
 struct Planner;
 
+/// Runs a `Planner` whose model plays every level with `turns`, under `cap` when given (the
+/// default otherwise). Returns the run and the model, whose script it checks was used whole.
+async fn plan(turns: Vec<Turn>, cap: Option<u32>) -> (RunResult<String>, Arc<ScriptedModel>) {
+    let model = Arc::new(ScriptedModel::new(turns));
+    let mut builder = Planner::builder(model.clone());
+    if let Some(cap) = cap {
+        builder = builder.max_sub_agent_depth(cap);
+    }
+    let run = builder.build().run("Plan the release.", ()).await.unwrap();
+    model.assert_complete();
+    (run, model)
+}
+
+/// The last message of the model's `index`th request: where a refused call's error is read.
+fn last_message(model: &ScriptedModel, index: usize) -> String {
+    model.requests()[index].messages.last().unwrap().text()
+}
+
 #[tokio::test]
 async fn an_agent_that_lists_itself_nests_up_to_the_cap() {
     // One model plays every level: each level asks a copy of itself; the copy at the cap is
     // refused and answers; then each level above it answers in turn.
-    let model = Arc::new(ScriptedModel::new([
-        Turn::tool_call("planner", json!({ "prompt": "part 1" })), // level 0
-        Turn::tool_call("planner", json!({ "prompt": "part 1.1" })), // level 1
-        Turn::tool_call("planner", json!({ "prompt": "part 1.1.1" })), // level 2: refused
-        Turn::text("level 2 done"),
-        Turn::text("level 1 done"),
-        Turn::text("level 0 done"),
-    ]));
-    let run = Planner::builder(model.clone())
-        .max_sub_agent_depth(2)
-        .build()
-        .run("Plan the release.", ())
-        .await
-        .unwrap();
+    let (run, model) = plan(
+        vec![
+            Turn::tool_call("planner", json!({ "prompt": "part 1" })), // level 0
+            Turn::tool_call("planner", json!({ "prompt": "part 1.1" })), // level 1
+            Turn::tool_call("planner", json!({ "prompt": "part 1.1.1" })), // level 2: refused
+            Turn::text("level 2 done"),
+            Turn::text("level 1 done"),
+            Turn::text("level 0 done"),
+        ],
+        Some(2),
+    )
+    .await;
     assert_eq!(run.output, "level 0 done");
-    model.assert_complete();
 
     // Level 2's second request carries the refusal as its last message.
-    let refusal = model.requests()[3].messages.last().unwrap().text();
+    let refusal = last_message(&model, 3);
     assert!(
         refusal.contains(
             "the `planner` agent was not run: agents are already nested 2 deep here, the most this run allows"
@@ -60,18 +76,16 @@ async fn an_agent_that_lists_itself_nests_up_to_the_cap() {
 
 #[tokio::test]
 async fn a_cap_of_zero_runs_no_sub_agent() {
-    let model = Arc::new(ScriptedModel::new([
-        Turn::tool_call("planner", json!({ "prompt": "part 1" })),
-        Turn::text("done alone"),
-    ]));
-    let run = Planner::builder(model.clone())
-        .max_sub_agent_depth(0)
-        .build()
-        .run("Plan the release.", ())
-        .await
-        .unwrap();
+    let (run, model) = plan(
+        vec![
+            Turn::tool_call("planner", json!({ "prompt": "part 1" })),
+            Turn::text("done alone"),
+        ],
+        Some(0),
+    )
+    .await;
     assert_eq!(run.output, "done alone");
-    let refusal = model.requests()[1].messages.last().unwrap().text();
+    let refusal = last_message(&model, 1);
     assert!(refusal.contains("nested 0 deep"), "{refusal}");
 }
 
@@ -87,15 +101,9 @@ async fn without_a_cap_of_its_own_a_recursive_agent_stops_at_the_default() {
             .rev()
             .map(|level| Turn::text(format!("level {level} done"))),
     );
-    let model = Arc::new(ScriptedModel::new(turns));
-    let run = Planner::builder(model.clone())
-        .build()
-        .run("Plan the release.", ())
-        .await
-        .unwrap();
+    let (run, model) = plan(turns, None).await;
     assert_eq!(run.output, "level 0 done");
-    model.assert_complete();
-    let refusal = model.requests()[depth + 1].messages.last().unwrap().text();
+    let refusal = last_message(&model, depth + 1);
     assert!(
         refusal.contains(&format!("nested {depth} deep")),
         "{refusal}"
