@@ -18,7 +18,8 @@
 //! a temporary directory, WAL, `synchronous = NORMAL`).
 //!
 //! After each criterion group, a table gives CPU time per run (getrusage: every thread of the
-//! process, including sqlx's SQLite worker) beside wall time, in interleaved rounds.
+//! process, including the blocking pool's WAL checkpoints) beside wall time, in interleaved
+//! rounds.
 //!
 //! Run: `cargo bench --bench thread_run`
 
@@ -183,7 +184,7 @@ fn group(c: &mut Criterion, rt: &tokio::runtime::Runtime, name: &str, setup: &Se
     cpu_table(rt, name, setup);
 }
 
-/// Process CPU time (user + system, every thread: the runtime's and sqlx's SQLite worker).
+/// Process CPU time (user + system, every thread: the runtime's and the blocking pool's).
 fn cpu_now() -> std::time::Duration {
     // SAFETY: getrusage writes into the zeroed struct we own.
     let usage = unsafe {
@@ -199,7 +200,7 @@ fn cpu_now() -> std::time::Duration {
 }
 
 /// CPU time per run, in interleaved rounds: on a shared, loaded machine wall time mostly
-/// measures waiting for a core (each SQLite statement hops to sqlx's worker thread), CPU time
+/// measures waiting for a core (a statement on a busy file waits on the blocking pool), CPU time
 /// what the work costs.
 fn cpu_table(rt: &tokio::runtime::Runtime, name: &str, setup: &Setup) {
     const RUNS: usize = 200;
@@ -293,6 +294,10 @@ fn bench(c: &mut Criterion) {
         .build()
         .unwrap();
     let dir = tempfile_dir();
+    if let Ok(side) = std::env::var("THREAD_ONLY") {
+        profile_one(&rt, dir.path(), &side);
+        return;
+    }
     let in_process = agents(
         &rt,
         || function_model().into_shared_model(),
@@ -309,6 +314,67 @@ fn bench(c: &mut Criterion) {
         "http",
     );
     group(c, &rt, "thread_run/http", &http);
+}
+
+/// `THREAD_ONLY=plain|memory|sqlite THREAD_RUNS=N <bench binary>`: forks N threads, prints
+/// `forked`, then makes N runs of one side over HTTP in [`profile_runs`], for a profiler:
+/// `perf record -p` once `forked` is printed (`THREAD_DELAY_MS` sleeps between the forks and
+/// the runs, to leave it time to attach), or callgrind counting the client's thread inside
+/// the runs (`valgrind --tool=callgrind --toggle-collect='thread_run::profile_runs'`,
+/// differenced over two values of N).
+fn profile_one(rt: &tokio::runtime::Runtime, dir: &std::path::Path, side: &str) {
+    let runs: usize = std::env::var("THREAD_RUNS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(1000);
+    let server = rt.block_on(MockServer::with_handler(mock_model));
+    let setup = agents(
+        rt,
+        || server.openai_model("mock").into_shared_model(),
+        dir,
+        "profile",
+    );
+    let agent = match side {
+        "plain" => &setup.plain,
+        "memory" => &setup.memory,
+        "sqlite" => &setup.sqlite,
+        other => panic!("THREAD_ONLY={other}: use plain, memory or sqlite"),
+    };
+    let ids: Vec<String> = (0..runs)
+        .map(|_| {
+            if side == "plain" {
+                String::new()
+            } else {
+                fork(rt, agent)
+            }
+        })
+        .collect();
+    eprintln!("forked");
+    if let Some(ms) = std::env::var("THREAD_DELAY_MS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+    {
+        std::thread::sleep(std::time::Duration::from_millis(ms));
+    }
+    let c0 = cpu_now();
+    profile_runs(rt, agent, ids, side == "plain");
+    let per = (cpu_now() - c0).as_secs_f64() * 1e6 / runs as f64;
+    eprintln!("{side}: CPU {per:.1} µs per run");
+}
+
+/// The runs [`profile_one`] measures: one per id, in a thread unless `plain`.
+#[inline(never)]
+fn profile_runs(rt: &tokio::runtime::Runtime, agent: &AdderAgent, ids: Vec<String>, plain: bool) {
+    rt.block_on(async {
+        for id in ids {
+            if plain {
+                let input = Input::with_history(history(), "2 + 3?");
+                black_box(agent.run(input, ()).await.unwrap());
+            } else {
+                black_box(agent.thread(id).run("2 + 3?", ()).await.unwrap());
+            }
+        }
+    });
 }
 
 fn tempfile_dir() -> TempDir {

@@ -70,6 +70,10 @@ mod sqlite;
 #[cfg(feature = "sqlite")]
 mod sqlite_busy;
 #[cfg(feature = "sqlite")]
+mod sqlite_conn;
+#[cfg(feature = "sqlite")]
+mod sqlite_load;
+#[cfg(feature = "sqlite")]
 mod sqlite_script;
 #[cfg(feature = "sqlite")]
 mod sqlite_sharing;

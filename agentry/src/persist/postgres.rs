@@ -8,10 +8,7 @@ use sqlx::postgres::PgRow;
 use sqlx::{PgPool, Row};
 
 use super::checkpoint::validate_thread_id;
-use super::format::{
-    FORMAT_VERSION, checkpoint_from_body, decode_body_str, decode_messages, encode_body,
-    encode_message,
-};
+use super::format::{FORMAT_VERSION, encode_body, encode_message};
 use super::lease::{from_ms, now_ms, to_ms, ttl_ms};
 use super::refusal::{LeaseRow, Seen, refusal};
 use super::sql::{connect_postgres, to_i64, to_u64};

@@ -136,32 +136,10 @@ macro_rules! shared_sql_checkpointer {
         ) -> Result<Checkpoint, PersistError> {
             let err = |e| PersistError::backend("get", e);
             let meta = meta_from_row(row)?;
-            let body_text: &str = row.try_get(7).map_err(err)?;
-            let body = decode_body_str(meta.format_version, body_text)?;
+            let body: &str = row.try_get(7).map_err(err)?;
             let stored: i64 = row.try_get(8).map_err(err)?;
             let messages: &str = row.try_get(9).map_err(err)?;
-            let messages = decode_messages(messages)?;
-            let expected = meta.message_count.saturating_sub(from);
-            if stored as u64 != expected || messages.len() as u64 != expected {
-                return Err(PersistError::corrupt(
-                    "messages",
-                    format!(
-                        "checkpoint {} of `{thread_id}` covers {} messages, {} are stored",
-                        meta.step,
-                        meta.message_count,
-                        from + stored as u64
-                    ),
-                ));
-            }
-            Ok(checkpoint_from_body(
-                meta.thread_id,
-                meta.step,
-                meta.parent,
-                meta.format_version,
-                messages,
-                body,
-                meta.created_at,
-            ))
+            super::sql_shared::checkpoint_from_columns(meta, body, stored, messages, thread_id, from)
         }
 
         fn thread_from_row(row: &$row) -> Result<ThreadInfo, PersistError> {
@@ -257,3 +235,40 @@ macro_rules! shared_sql_checkpointer {
 }
 
 pub(super) use shared_sql_checkpointer;
+
+/// A loaded checkpoint from its columns: its metadata, its body, the count of stored messages
+/// from `from` on and those messages as one JSON array; corrupt when fewer or more messages are
+/// stored than the checkpoint covers.
+pub(super) fn checkpoint_from_columns(
+    meta: super::CheckpointMeta,
+    body: &str,
+    stored: i64,
+    messages: &str,
+    thread_id: &str,
+    from: u64,
+) -> Result<super::Checkpoint, super::PersistError> {
+    use super::format::{checkpoint_from_body, decode_body_str, decode_messages};
+    let body = decode_body_str(meta.format_version, body)?;
+    let messages = decode_messages(messages)?;
+    let expected = meta.message_count.saturating_sub(from);
+    if stored as u64 != expected || messages.len() as u64 != expected {
+        return Err(super::PersistError::corrupt(
+            "messages",
+            format!(
+                "checkpoint {} of `{thread_id}` covers {} messages, {} are stored",
+                meta.step,
+                meta.message_count,
+                from + stored as u64
+            ),
+        ));
+    }
+    Ok(checkpoint_from_body(
+        meta.thread_id,
+        meta.step,
+        meta.parent,
+        meta.format_version,
+        messages,
+        body,
+        meta.created_at,
+    ))
+}

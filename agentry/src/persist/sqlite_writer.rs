@@ -1,21 +1,15 @@
-//! The SQLite checkpointer's write path: one `rusqlite` connection of its own, statements
-//! prepared once and cached, one `BEGIN IMMEDIATE` transaction per step, run on tokio's
-//! blocking pool.
+//! The SQLite checkpointer's write of a step: statements prepared once and cached, one
+//! `BEGIN IMMEDIATE` transaction, on the checkpointer's own connection
+//! ([`Conn`](super::sqlite_conn::Conn)).
 //!
-//! Why not sqlx for this one path: sqlx's SQLite driver runs each connection on a worker
-//! thread and hands every statement and every row across a channel, which cost a step more
-//! than SQLite's own work (see `agentry/benches/checkpoint.rs`, where the same rows written
-//! by hand with rusqlite are the baseline). The reads, leases, forks and the store stay on
-//! the sqlx pool: they share the file, its WAL and its locks with this connection as two
+//! Why not sqlx for this path: sqlx's SQLite driver runs each connection on a worker thread
+//! and hands every statement and every row across a channel, which cost a step more than
+//! SQLite's own work (see `agentry/benches/checkpoint_cpu.rs`, where the same rows written by
+//! hand with rusqlite are the baseline). Leases, forks, listings and the store stay on the
+//! sqlx pool: they share the file, its WAL and its locks with this connection as two
 //! processes would.
 
-use std::path::Path;
-use std::sync::{Arc, Mutex, PoisonError};
-
-use rusqlite::{Connection, OpenFlags, TransactionBehavior, params};
-
-use super::PersistError;
-use super::sqlite_busy::{BUSY_TIMEOUT, open_retries};
+use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
 /// The thread's row moves first (so the transaction holds the write lock from its start),
 /// when the lease allows: none given and no other worker holds an unexpired lease, or the
@@ -39,26 +33,28 @@ const FIRST: &str = concat!(
     " ON CONFLICT DO NOTHING RETURNING message_count"
 );
 
-/// A step after `?5`: the thread's row moves, when it is still at `?5`. Returns its new
-/// message count.
+/// A step after `?5`: the thread's row moves, when it is still at `?5`. Without `RETURNING`,
+/// which SQLite runs as a trigger, so the statement would need a statement journal (a copy of
+/// every page it changes); [`COUNT`] reads the count after it.
 const NEXT: &str = concat!(
     "UPDATE agent_threads
      SET latest_step = ?2, message_count = message_count + ?3, updated_at_ms = ?4
      WHERE thread_id = ?1 AND latest_step = ?5 AND ",
-    lease_ok!(),
-    " RETURNING message_count"
+    lease_ok!()
 );
 
-/// The new messages, numbered from `?2`, out of one JSON array `?3`.
-const MESSAGES: &str = "INSERT INTO agent_messages (thread_id, seq, body)
-     SELECT ?1, ?2 + j.key, j.value FROM json_each(?3) j";
+/// The thread's message count, after [`NEXT`] moved it.
+const COUNT: &str = "SELECT message_count FROM agent_threads WHERE thread_id = ?1";
+
+/// One new message, numbered `?2`: a row per statement, so no statement journal either.
+const MESSAGE: &str = "INSERT INTO agent_messages (thread_id, seq, body) VALUES (?1, ?2, ?3)";
 
 /// The checkpoint row.
 const CHECKPOINT: &str = "INSERT INTO agent_checkpoints (thread_id, step, parent_thread,
          parent_step, format_version, message_count, body, created_at_ms)
      VALUES (?1, ?2, CASE WHEN ?3 IS NULL THEN NULL ELSE ?1 END, ?3, ?4, ?5, ?6, ?7)";
 
-/// One step to write, owned (it crosses to the blocking pool).
+/// One step to write, owned (it may cross to the blocking pool).
 pub(super) struct Put {
     pub(super) thread_id: String,
     pub(super) step: i64,
@@ -67,8 +63,8 @@ pub(super) struct Put {
     pub(super) now: i64,
     pub(super) token: Option<i64>,
     pub(super) worker: Option<String>,
-    /// The new messages as one JSON array.
-    pub(super) messages: String,
+    /// The new messages, each as JSON.
+    pub(super) messages: Vec<String>,
     pub(super) format_version: i64,
     pub(super) body: String,
 }
@@ -81,107 +77,32 @@ pub(super) enum Written {
     Refused,
 }
 
-/// The checkpointer's writing connection.
-#[derive(Clone)]
-pub(super) struct Writer {
-    conn: Arc<Mutex<Connection>>,
-}
-
-impl std::fmt::Debug for Writer {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Writer").finish_non_exhaustive()
-    }
-}
-
-impl Writer {
-    /// Opens the existing database file at `path` for writing. In WAL mode (what
-    /// [`open`](super::SqliteCheckpointer::open) sets) a commit is `synchronous = NORMAL`, the
-    /// pool's setting; in a rollback journal SQLite's default (`FULL`) is kept.
-    ///
-    /// Another process may be switching the same new file to WAL or recovering its WAL: a
-    /// busy open is tried again (see `sqlite_busy`).
-    pub(super) fn open(path: &Path) -> Result<Self, PersistError> {
-        let mut retries = open_retries();
-        let conn = loop {
-            match open_once(path) {
-                Err(e) if is_busy(&e) => match retries.next() {
-                    Some(pause) => std::thread::sleep(pause),
-                    None => return Err(PersistError::backend("open", e)),
-                },
-                result => break result.map_err(|e| PersistError::backend("open", e))?,
-            }
-        };
-        Ok(Writer {
-            conn: Arc::new(Mutex::new(conn)),
-        })
-    }
-
-    /// Writes one step in one transaction, on the blocking pool (a busy file waits there, up
-    /// to the busy timeout, not on the caller's executor). Dropping the future does not stop a
-    /// write that started: it commits or rolls back as a whole.
-    pub(super) async fn put(&self, put: Put) -> Result<Written, PersistError> {
-        let conn = Arc::clone(&self.conn);
-        tokio::task::spawn_blocking(move || {
-            let mut conn = conn.lock().unwrap_or_else(PoisonError::into_inner);
-            write(&mut conn, &put).map_err(|e| PersistError::backend("put", e))
-        })
-        .await
-        .map_err(|e| PersistError::backend("put", e))?
-    }
-}
-
-/// One attempt at opening the writing connection.
-fn open_once(path: &Path) -> Result<Connection, rusqlite::Error> {
-    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
-        | OpenFlags::SQLITE_OPEN_NO_MUTEX
-        | OpenFlags::SQLITE_OPEN_URI;
-    let conn = Connection::open_with_flags(path, flags)?;
-    conn.busy_timeout(BUSY_TIMEOUT)?;
-    let mode: String = conn.query_row("PRAGMA journal_mode", [], |r| r.get(0))?;
-    if mode.eq_ignore_ascii_case("wal") {
-        conn.pragma_update(None, "synchronous", "NORMAL")?;
-    }
-    Ok(conn)
-}
-
-/// Whether SQLite answered "busy" or "locked".
-fn is_busy(error: &rusqlite::Error) -> bool {
-    matches!(
-        error.sqlite_error_code(),
-        Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
-    )
-}
-
-/// The transaction; any error rolls it back (the `Transaction`'s drop).
-fn write(conn: &mut Connection, put: &Put) -> Result<Written, rusqlite::Error> {
+/// The transaction; any error rolls it back (the `Transaction`'s drop). A file another
+/// writer holds fails at its `BEGIN`, before anything is written.
+pub(super) fn write(conn: &mut Connection, put: &Put) -> Result<Written, rusqlite::Error> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-    let moved = {
-        let mut head = tx.prepare_cached(if put.after.is_none() { FIRST } else { NEXT })?;
-        let mut rows = head.query(params![
-            put.thread_id,
-            put.step,
-            put.added,
-            put.now,
-            put.after,
-            put.token,
-            put.worker,
-        ])?;
-        match rows.next()? {
-            Some(row) => Some(row.get::<_, i64>(0)?),
-            None => None,
-        }
+    let moved = match put.after {
+        None => tx
+            .prepare_cached(FIRST)?
+            .query_row(head_params(put), |row| row.get::<_, i64>(0))
+            .optional()?,
+        Some(_) => match tx.prepare_cached(NEXT)?.execute(head_params(put))? {
+            0 => None,
+            _ => Some(
+                tx.prepare_cached(COUNT)?
+                    .query_row([&put.thread_id], |row| row.get::<_, i64>(0))?,
+            ),
+        },
     };
     let Some(count) = moved else {
         tx.rollback()?;
         return Ok(Written::Refused);
     };
-    if put.added > 0 {
-        tx.prepare_cached(MESSAGES)?.execute(params![
-            put.thread_id,
-            count - put.added,
-            put.messages
-        ])?;
+    let mut insert = tx.prepare_cached(MESSAGE)?;
+    for (seq, body) in (count - put.added..).zip(&put.messages) {
+        insert.execute(params![put.thread_id, seq, body])?;
     }
+    drop(insert);
     tx.prepare_cached(CHECKPOINT)?.execute(params![
         put.thread_id,
         put.step,
@@ -195,4 +116,17 @@ fn write(conn: &mut Connection, put: &Put) -> Result<Written, rusqlite::Error> {
     Ok(Written::Committed {
         message_count: count,
     })
+}
+
+/// [`FIRST`]'s and [`NEXT`]'s parameters.
+fn head_params(put: &Put) -> [&dyn rusqlite::ToSql; 7] {
+    [
+        &put.thread_id,
+        &put.step,
+        &put.added,
+        &put.now,
+        &put.after,
+        &put.token,
+        &put.worker,
+    ]
 }

@@ -12,4 +12,5 @@ mod legacy_versions;
 mod open_errors;
 mod postgres_workers;
 mod since_cases;
+mod sqlite_busy_file;
 mod sqlite_guard;
