@@ -120,7 +120,10 @@ where
     C: Send + Sync + 'static,
     S: Send + Sync + 'static,
 {
-    let mut core = RunCore::begin(agent, start, context, sinks);
+    // Boxed on its own: the loop's future then holds a pointer, not the core, and nor does
+    // the future of its end (`finish_run`, `end_with`), which takes the core over; the run's
+    // allocations stay in the allocator's per-thread caches (each under 1 KiB).
+    let mut core = Box::new(RunCore::begin(agent, start, context, sinks));
     // The input guardrails' check, raced against the first request of a fresh run.
     let mut input_check = core.input_check();
     // A turn to make again: its request was cancelled by an input guardrail's rewrite.
@@ -136,7 +139,7 @@ where
             context,
             state,
             ..
-        } = &mut core;
+        } = &mut *core;
         match Box::pin(hooks::before_agent(agent, record, context, state)).await {
             Ok(None) => {}
             Ok(Some(end)) => return end_with(core, end).await,
@@ -217,7 +220,7 @@ where
                     sinks,
                     deadline,
                     ..
-                } = &mut core;
+                } = &mut *core;
                 // The transcript as it was: a turn cancelled by an input guardrail may have
                 // been inside a `before_model` hook, holding it.
                 let before = input_check.as_ref().map(|_| record.messages.clone());
@@ -259,42 +262,42 @@ where
                         }
                     },
                 };
+                // The turn's outcome is boxed: the run's future does not keep room for it
+                // across the awaits below (a save, the run's end, a pause).
+                let turned = Box::new(turned);
                 // A `before_model` hook compacted the transcript: a thread saves the
                 // compacted view before the answer is taken in.
-                // The turn's outcome is boxed while it is saved: the run's future does not keep
-                // room for it across that await.
-                let turned = if core.record.compacted.is_some() {
-                    let held = Box::new(turned);
+                if core.record.compacted.is_some() {
                     if let Some(j) = journal.as_deref_mut()
                         && let Err(kind) = save(j, SavePoint::Compacted, &core).await
                     {
                         return Err(core.fail(kind));
                     }
                     core.record.compacted = None;
-                    *held
-                } else {
-                    turned
-                };
-                match turned {
+                }
+                match *turned {
                     Ok(MiddlewareTurn::Answer(response, closed)) => (response, closed),
                     Ok(MiddlewareTurn::Again) => continue,
                     Ok(MiddlewareTurn::End(end)) => return end_with(core, end).await,
                     Ok(MiddlewareTurn::Pause(response, reviews)) => {
-                        let RunCore {
-                            record,
-                            state,
-                            machine,
-                            ..
-                        } = core;
-                        let paused = hooks::pause(
-                            agent,
-                            record,
-                            state,
-                            &machine,
-                            turn.number,
-                            response,
-                            reviews,
-                        );
+                        // The core's parts end with this block, before the await.
+                        let paused = {
+                            let RunCore {
+                                record,
+                                state,
+                                machine,
+                                ..
+                            } = *core;
+                            hooks::pause(
+                                agent,
+                                record,
+                                state,
+                                &machine,
+                                turn.number,
+                                response,
+                                reviews,
+                            )
+                        };
                         return Box::pin(agent.register_pause(paused)).await;
                     }
                     Err(kind) => return Err(core.fail(kind)),
@@ -331,8 +334,9 @@ where
             let mut flags = Vec::new();
             let mut one_flag = false;
             let results = if range.len() == 1 {
-                // Held inline, not boxed: the run's future is boxed once (`drive`) and never
-                // moved, so the room the call takes in it is cheaper than an allocation per call.
+                // Boxed: held inline, the call (≈ 800 bytes, its timeout and span) would make
+                // every run's boxed future bigger than the allocator's per-thread caches take
+                // (1 KiB), which cost more than this allocation of a size they do take.
                 let run = {
                     let Some(p) = planned.next() else { break };
                     one_flag = p.return_direct;
@@ -344,7 +348,7 @@ where
                         p.timeout,
                     )
                 };
-                within(core.deadline, run)
+                within(core.deadline, Box::pin(run))
                     .await
                     .map(|result| OneOrMany::One(Some(result)))
             } else {
@@ -488,63 +492,61 @@ where
 
 /// Ends a run that has middleware or output guardrails with its output: through the output
 /// guardrails, then the `after_agent` hooks. (A run with neither ends at once, with
-/// `finish_plain`, not through this future.)
-async fn finish_run<T, O, C, S>(
-    core: RunCore<'_, T, O, C, S>,
+/// `finish_plain`, not through this future.) Boxed, like [`end_with`]: only these runs pay
+/// for their end's future, not every run's loop.
+fn finish_run<'a, T, O, C, S>(
+    core: Box<RunCore<'a, T, O, C, S>>,
     output: O::Output,
     stop_reason: StopReason,
-) -> RunEnd<O::Output, S>
+) -> BoxFuture<'a, RunEnd<O::Output, S>>
 where
     T: Toolset<C, S>,
     O: OutputSpec,
     C: Send + Sync + 'static,
     S: Send + Sync + 'static,
 {
-    let guards = &core.agent.parts.guards;
-    let output = if guards.has_output() {
-        let checked = Box::pin(crate::guard::output::check_output(
-            guards,
+    Box::pin(async move {
+        let guards = &core.agent.parts.guards;
+        let output = if guards.has_output() {
+            let checked = Box::pin(crate::guard::output::check_output(
+                guards,
+                output,
+                &*core.context,
+            ))
+            .await;
+            match checked {
+                Ok(output) => output,
+                Err(kind) => return Err(core.fail(kind)),
+            }
+        } else {
+            output
+        };
+        finish(
+            core.agent,
+            &core.context,
+            core.record,
+            core.state,
             output,
-            &*core.context,
-        ))
-        .await;
-        match checked {
-            Ok(output) => output,
-            Err(kind) => return Err(core.fail(kind)),
-        }
-    } else {
-        output
-    };
-    Box::pin(finish(
-        core.agent,
-        &core.context,
-        core.record,
-        core.state,
-        output,
-        stop_reason,
-    ))
-    .await
+            stop_reason,
+        )
+        .await
+    })
 }
 
 /// Ends the run as a hook decided.
-async fn end_with<T, O, C, S>(
-    core: RunCore<'_, T, O, C, S>,
+fn end_with<'a, T, O, C, S>(
+    core: Box<RunCore<'a, T, O, C, S>>,
     end: hooks::End,
-) -> RunEnd<O::Output, S>
+) -> BoxFuture<'a, RunEnd<O::Output, S>>
 where
     T: Toolset<C, S>,
     O: OutputSpec,
     C: Send + Sync + 'static,
     S: Send + Sync + 'static,
 {
-    Box::pin(hooks::end_with(
-        core.agent,
-        core.record,
-        &core.context,
-        core.state,
-        end,
-    ))
-    .await
+    Box::pin(async move {
+        hooks::end_with(core.agent, core.record, &core.context, core.state, end).await
+    })
 }
 
 /// `fut`, or `None` when the deadline passes first.
