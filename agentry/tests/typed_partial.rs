@@ -64,6 +64,23 @@ struct Reading {
     units: Units,
 }
 
+/// The same switch written with a value, as `#[tool(strict = true)]` may be.
+#[derive(Debug, PartialEq, Deserialize, JsonSchema, StructuredOutput)]
+struct ReadingWritten {
+    /// Degrees.
+    degrees: f64,
+    /// The unit.
+    #[output(partial_json = true)]
+    units: Units,
+}
+
+#[test]
+fn partial_json_written_with_true_is_the_same_switch() {
+    // The field's partial is its JSON: a `Value`, not a typed partial of `Units`.
+    let partial = ReadingWritten::partial(&json!({"degrees": 70, "units": "Cel"})).unwrap();
+    assert_eq!(partial.units, Some(json!("Cel")));
+}
+
 #[test]
 fn a_partial_json_field_keeps_its_json_and_its_checks() {
     let partial = Reading::partial(&json!({"degrees": 70, "units": "Cel"})).unwrap();

@@ -295,13 +295,36 @@ fn tool_list(content: ParseStream<'_>) -> syn::Result<Vec<Path>> {
                 format!("a tool is named by its path, not a literal: write `tools({name})`"),
             ));
         }
-        list.push(content.parse::<Path>()?);
+        let path = content.parse::<Path>()?;
+        if content.peek(syn::token::Paren) {
+            let args: proc_macro2::Group = content.parse()?;
+            let name = path_text(&path);
+            return Err(syn::Error::new(
+                args.span(),
+                format!(
+                    "a tool is listed by its name, not called: write `tools({name})`; the model gives its arguments when it calls it"
+                ),
+            ));
+        }
+        list.push(path);
         if content.is_empty() {
             break;
+        }
+        if !content.peek(Token![,]) {
+            return Err(
+                content.error("separate the tools with commas: `tools(get_weather, book_hotel)`")
+            );
         }
         content.parse::<Token![,]>()?;
     }
     Ok(list)
+}
+
+/// A path as written, without spaces (`module::tool`).
+fn path_text(path: &Path) -> String {
+    quote::ToTokens::to_token_stream(path)
+        .to_string()
+        .replace(' ', "")
 }
 
 /// `max_turns = N`: a whole number from 1 to `u32::MAX`, each mistake said precisely.

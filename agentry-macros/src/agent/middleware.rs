@@ -145,6 +145,21 @@ pub fn parse_review(input: ParseStream<'_>, key: &Ident) -> syn::Result<Vec<Revi
                 errors.push(syn::Error::new(d.span(), message));
             }
         }
+        if let Some(first) = reviews.iter().find(|r: &&ReviewAttr| r.tool == tool) {
+            let mut all: Vec<String> = first.decisions.iter().map(ToString::to_string).collect();
+            for d in &decisions {
+                if !all.contains(&d.to_string()) {
+                    all.push(d.to_string());
+                }
+            }
+            errors.push(syn::Error::new(
+                tool.span(),
+                format!(
+                    "`{tool}` is reviewed twice, and one review would replace the other: list its decisions once, `{tool}({})`",
+                    all.join(", ")
+                ),
+            ));
+        }
         reviews.push(ReviewAttr { tool, decisions });
         if !content.is_empty() {
             content.parse::<Token![,]>()?;

@@ -93,7 +93,8 @@ struct RawField {
     length: Option<SpannedValue<RawLength>>,
     pattern: Option<Text>,
     validate: Option<syn::Path>,
-    partial_json: darling::util::Flag,
+    #[darling(default)]
+    partial_json: crate::tool::flag::Switch,
 }
 
 /// The checked field-level attributes.
@@ -220,7 +221,7 @@ impl FieldAttrs {
             length,
             pattern,
             validate: raw.validate,
-            partial_json: raw.partial_json.is_present(),
+            partial_json: raw.partial_json.is_on(),
             span,
         })
     }

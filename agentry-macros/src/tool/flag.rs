@@ -1,4 +1,5 @@
-//! A switch of `#[tool(...)]`: written alone (`strict`) or with a bool (`strict = false`).
+//! A switch of `#[tool(...)]` or `#[output(...)]`: written alone (`strict`) or with a bool
+//! (`strict = false`).
 //! Any other value is one error on it, saying a bool is expected.
 
 use darling::{Error, FromMeta};

@@ -6,7 +6,7 @@
 
 mod attrs;
 mod codegen;
-mod flag;
+pub(crate) mod flag;
 mod param_checks;
 mod param_types;
 mod params;

@@ -308,11 +308,16 @@ fn classify(
     if taken.inject.is_none()
         && let Some((wrapper, name)) = wrapped_extractor(&ty)
     {
+        // `Store` and `ToolCallId` take no type parameters.
+        let written = match name {
+            "Store" | "ToolCallId" => name.to_string(),
+            _ => format!("{name}<..>"),
+        };
         errors.push(spanned(
             &ty,
             &format!(
                 "`{name}` is injected by the runtime and is always there, so it cannot be \
-                 wrapped in `{wrapper}`; take `{name}<..>` itself as the parameter"
+                 wrapped in `{wrapper}`; take `{written}` itself as the parameter"
             ),
         ));
         return None;
