@@ -9,6 +9,7 @@ use proc_macro::TokenStream;
 mod agent;
 mod crate_path;
 mod docs;
+mod keys;
 mod names;
 mod output;
 mod suggest;

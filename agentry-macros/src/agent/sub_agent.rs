@@ -81,7 +81,19 @@ fn parse_options(content: ParseStream<'_>, key: &Ident) -> syn::Result<AsTool> {
                 )?);
             }
             "input" => {
-                content.parse::<Token![=]>()?;
+                expect_eq(content, &key, "input = Brief")?;
+                if content.peek(LitStr) {
+                    let lit: LitStr = content.parse()?;
+                    let name = syn::parse_str::<syn::Type>(&lit.value())
+                        .map(|_| lit.value())
+                        .unwrap_or_else(|_| "Brief".to_string());
+                    return Err(syn::Error::new(
+                        lit.span(),
+                        format!(
+                            "`input` names the type the calling model fills, not a string: write `input = {name}` (a type with `#[derive(Deserialize, JsonSchema)]`)"
+                        ),
+                    ));
+                }
                 out.input = Some(content.parse()?);
             }
             "context_from" => {
@@ -107,7 +119,7 @@ fn parse_options(content: ParseStream<'_>, key: &Ident) -> syn::Result<AsTool> {
 
 /// `key = "..."`; anything but a string after `=` is one error showing `example` written.
 fn string_option(content: ParseStream<'_>, key: &Ident, example: &str) -> syn::Result<LitStr> {
-    content.parse::<Token![=]>()?;
+    expect_eq(content, key, &format!("{key} = \"{example}\""))?;
     if content.peek(LitStr) {
         return content.parse();
     }
@@ -115,6 +127,24 @@ fn string_option(content: ParseStream<'_>, key: &Ident, example: &str) -> syn::R
     Err(syn::Error::new(
         span,
         format!("`as_tool` option `{key}` takes a string: write `{key} = \"{example}\"`"),
+    ))
+}
+
+/// The `=` after an option's key; anything else (`description("..")`, a missing value) is one
+/// error showing the option written as `example`.
+fn expect_eq(content: ParseStream<'_>, key: &Ident, example: &str) -> syn::Result<()> {
+    if content.peek(Token![=]) {
+        content.parse::<Token![=]>()?;
+        return Ok(());
+    }
+    let span = if content.is_empty() {
+        key.span()
+    } else {
+        content.span()
+    };
+    Err(syn::Error::new(
+        span,
+        format!("`as_tool` option `{key}` is written with `=`: `as_tool({example})`"),
     ))
 }
 

@@ -59,6 +59,11 @@ pub struct ContainerAttrs {
 impl ContainerAttrs {
     pub fn parse(attrs: &[Attribute]) -> darling::Result<Self> {
         let metas = output_metas(attrs)?;
+        let (metas, unknown) =
+            crate::keys::known_keys(&metas, &["name", "description", "validate"], "output", &[]);
+        if !unknown.is_empty() {
+            return Err(Error::multiple(unknown));
+        }
         let raw = RawContainer::from_list(&metas)?;
         if let Some(name) = &raw.name
             && let Err(reason) =
@@ -85,6 +90,23 @@ struct RawLength {
     min: Option<Expr>,
     max: Option<Expr>,
 }
+
+/// The keys of `#[output(...)]` on a field.
+const FIELD_KEYS: [&str; 5] = ["range", "length", "pattern", "validate", "partial_json"];
+
+/// Field constraints as other libraries (pydantic, JSON Schema) spell them, and how to write
+/// them here.
+const FIELD_ALIASES: [(&str, &str); 9] = [
+    ("max_length", "`length(max = ..)`"),
+    ("min_length", "`length(min = ..)`"),
+    ("ge", "`range(min = ..)`"),
+    ("minimum", "`range(min = ..)`"),
+    ("le", "`range(max = ..)`"),
+    ("maximum", "`range(max = ..)`"),
+    ("gt", "`range(min = ..)` (the bounds are inclusive)"),
+    ("lt", "`range(max = ..)` (the bounds are inclusive)"),
+    ("regex", "`pattern = \"..\"`"),
+];
 
 /// `#[output(range(..), length(..), pattern = "..", validate = path)]` on a field.
 #[derive(FromMeta, Default)]
@@ -125,6 +147,11 @@ impl FieldAttrs {
         let span = first_output_attr(attrs).map(Spanned::span);
         let metas = output_metas(attrs)?;
         type_level_key(&metas)?;
+        let (metas, unknown) =
+            crate::keys::known_keys(&metas, &FIELD_KEYS, "output", &FIELD_ALIASES);
+        if !unknown.is_empty() {
+            return Err(Error::multiple(unknown));
+        }
         let raw = RawField::from_list(&metas)?;
         let mut errors = Error::accumulator();
         // Where `range(...)` / `length(...)` is written (an empty list has no span of its own).

@@ -54,7 +54,7 @@ impl ToolAttrs {
         fn_attrs: &[syn::Attribute],
         is_async: bool,
     ) -> darling::Result<Self> {
-        let (metas, unknown) = known_keys(metas);
+        let (metas, unknown) = crate::keys::known_keys(metas, &KEYS, "tool", &[]);
         let raw = match RawToolAttrs::from_list(&metas) {
             Ok(raw) => raw,
             Err(e) => return Err(Error::multiple(unknown.into_iter().chain([e]).collect())),
@@ -169,40 +169,6 @@ const KEYS: [&str; 10] = [
     "timeout",
     "schema",
 ];
-
-/// `metas` without the entries whose key is not a `#[tool]` key, and one error for each of
-/// those, on the key, with the closest valid key and the list of keys (darling's own message
-/// names neither since the list grew).
-fn known_keys(metas: &[darling::ast::NestedMeta]) -> (Vec<darling::ast::NestedMeta>, Vec<Error>) {
-    let mut known = Vec::with_capacity(metas.len());
-    let mut errors = Vec::new();
-    for meta in metas {
-        let darling::ast::NestedMeta::Meta(m) = meta else {
-            known.push(meta.clone());
-            continue;
-        };
-        let key = m.path();
-        let name = key
-            .get_ident()
-            .map(ToString::to_string)
-            .unwrap_or_else(|| quote::quote!(#key).to_string().replace(' ', ""));
-        if KEYS.contains(&name.as_str()) {
-            known.push(meta.clone());
-            continue;
-        }
-        let hint = crate::suggest::closest(&name, &KEYS)
-            .map(|k| format!("did you mean `{k}`? "))
-            .unwrap_or_default();
-        errors.push(
-            Error::custom(format!(
-                "unknown `#[tool]` key `{name}`; {hint}valid keys: {}",
-                KEYS.join(", ")
-            ))
-            .with_span(key),
-        );
-    }
-    (known, errors)
-}
 
 /// `"500ms"`, `"5s"`, `"2m"`, `"1h"` → milliseconds.
 fn parse_duration_ms(text: &str) -> Result<u64, String> {

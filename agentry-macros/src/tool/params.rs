@@ -20,6 +20,23 @@ struct ArgAttrs {
     schema_with: Option<SchemaPath>,
 }
 
+/// The keys of `#[arg(...)]`.
+const ARG_KEYS: [&str; 3] = ["description", "rename", "schema_with"];
+
+/// `#[arg(...)]`'s keys, an unknown one said in our words (see `keys`).
+fn arg_attrs(list: &syn::MetaList) -> darling::Result<ArgAttrs> {
+    let metas = darling::ast::NestedMeta::parse_meta_list(list.tokens.clone())?;
+    let aliases = [(
+        "default",
+        "an `Option<..>` parameter and `.unwrap_or(..)` in the body (the model may leave it out)",
+    )];
+    let (known, unknown) = crate::keys::known_keys(&metas, &ARG_KEYS, "arg", &aliases);
+    if !unknown.is_empty() {
+        return Err(darling::Error::multiple(unknown));
+    }
+    ArgAttrs::from_list(&known)
+}
+
 /// How a parameter gets its value.
 pub enum ParamKind {
     /// The model fills it; it is a field of the generated `Args` struct.
@@ -242,6 +259,7 @@ fn take_param_attrs(
         } else if path.is_ident("arg") {
             let parsed = match &attr.meta {
                 syn::Meta::Path(_) => Ok(ArgAttrs::default()),
+                syn::Meta::List(list) => arg_attrs(list),
                 meta => ArgAttrs::from_meta(meta),
             };
             match parsed {
