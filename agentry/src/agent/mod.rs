@@ -60,6 +60,7 @@ mod machine_tests;
 mod model_call;
 mod model_settings;
 mod model_turn;
+mod not_built;
 mod one_or_many;
 mod output;
 mod output_tap;
