@@ -198,6 +198,16 @@ pub fn unanswerable(ty: &Type) -> Option<&'static str> {
             "an array cannot be an agent's output: write `output = Vec<T>`, or a struct with a \
              `Vec<T>` field"
         }
+        Type::Path(p) if p.qself.is_none() && last_is(p, "Result") => {
+            "`Result` cannot be an agent's output: write its `Ok` type (`output = T` for \
+             `Result<T, E>`); a run that fails is `Err(RunError)` already, and an answer that \
+             does not parse is asked again or fails the run"
+        }
+        Type::Path(p) if p.qself.is_none() && last_is(p, "Option") => {
+            "`Option` cannot be an agent's output: the model always answers; write a struct \
+             with an `Option<..>` field (`struct Found { item: Option<Item> }`) and `output = \
+             Found`"
+        }
         Type::Ptr(_)
         | Type::FnPtr(_)
         | Type::TraitObject(_)
@@ -207,6 +217,14 @@ pub fn unanswerable(ty: &Type) -> Option<&'static str> {
              with `#[derive(Deserialize, JsonSchema, StructuredOutput)]`"
         }
         _ => return None,
+    })
+}
+
+/// Whether the path's last segment is `name` with angle-bracketed arguments (`Result<A, B>`,
+/// `std::option::Option<T>`), as the prelude's types are written.
+fn last_is(path: &syn::TypePath, name: &str) -> bool {
+    path.path.segments.last().is_some_and(|s| {
+        s.ident == name && matches!(s.arguments, syn::PathArguments::AngleBracketed(_))
     })
 }
 

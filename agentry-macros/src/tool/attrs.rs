@@ -64,11 +64,14 @@ impl ToolAttrs {
             errors.push(e);
         }
 
-        if is_async && raw.inline.is_on() {
-            let mut error = Error::custom(
+        if raw.inline.is_on() && (is_async || raw.external.is_on()) {
+            let mut error = Error::custom(if raw.external.is_on() {
+                "`inline` has no meaning on an `external` tool: it has no body to call, its \
+                 result comes from outside the run; remove `inline`"
+            } else {
                 "`inline` is for a plain `fn` tool: an `async fn` tool already runs on the run's \
-                 task; remove `inline`",
-            );
+                 task; remove `inline`"
+            });
             if let Some(span) = raw.inline.key_span() {
                 error = error.with_span(&span);
             }

@@ -9,9 +9,13 @@ use crate::crate_path::sdk_path;
 
 /// The stand-in marker for `func`: a tool (fitting every agent) whose calls fail.
 pub fn generate(func: &ItemFn) -> TokenStream {
+    named(&func.vis, &func.sig.ident)
+}
+
+/// The stand-in marker named `ident`, as [`generate`] makes it (also for a rejected
+/// `#[tool(external)]` declaration, which has no body).
+pub fn named(vis: &syn::Visibility, ident: &syn::Ident) -> TokenStream {
     let sdk = sdk_path();
-    let vis = &func.vis;
-    let ident = &func.sig.ident;
     let name = ident.to_string();
     let name = name.strip_prefix("r#").unwrap_or(&name);
     quote! {

@@ -1,0 +1,20 @@
+use agentry::prelude::*;
+
+#[derive(Debug, Serialize, Deserialize)]
+struct Location {
+    lat: f64,
+    lon: f64,
+}
+
+/// The user's location, from their browser.
+#[tool(external, inline)]
+fn get_location() -> Location;
+
+/// You answer with the user's location.
+#[agent(tools(get_location))]
+struct Helper;
+
+fn main() {
+    let agent = Helper::builder(agentry::testing::TestModel::new()).build();
+    let _ = agent.run_or_pause("Where am I?", ());
+}
