@@ -40,7 +40,7 @@ pub mod argument {
         ProbeArgumentOk, ProbeMissingBoth, ProbeMissingParse, ProbeMissingSchema, parsed_argument,
     };
 }
-pub use crate::tool::interrupt::{InterruptTypes, external_ask, external_result};
+pub use crate::tool::interrupt::{InterruptTypes, external, external_ask};
 pub use crate::tool::output::tool_result;
 pub use crate::tool::schema_override::schema_with;
 

@@ -255,7 +255,8 @@ pub fn generate(target: &Target<'_>, attrs: &ToolAttrs, sig: &Signature) -> Toke
     let body = if let Target::External(_) = target {
         let sdk = respan(&sdk, ret_span);
         quote_spanned! {ret_span=>
-            let __agentry_out: #ret_ty = #sdk::__private::external_result(__agentry_ask).await;
+            let __agentry_out: #ret_ty =
+                #sdk::__private::external::<#ret_ty>().result(__agentry_ask).await;
             #finish
         }
     } else if sig.is_async || attrs.inline {
@@ -325,7 +326,7 @@ pub fn generate(target: &Target<'_>, attrs: &ToolAttrs, sig: &Signature) -> Toke
             fn check_answer(
                 answer: &#sdk::serde_json::Value,
             ) -> ::core::result::Result<(), ::std::string::String> {
-                <#sdk::Interrupt<(), #ret_ty> as #sdk::__private::InterruptTypes>::check_answer(answer)
+                #sdk::__private::external::<#ret_ty>().check_answer(answer)
             }
         })
     } else {

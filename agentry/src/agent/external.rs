@@ -6,7 +6,7 @@ use futures::future::BoxFuture;
 use serde_json::Value;
 
 use super::dyn_tool::DynTool;
-use crate::tool::interrupt::{external_ask, external_result};
+use crate::tool::interrupt::{external, external_ask};
 use crate::tool::{DefinitionRef, ToolCallError, ToolDefinition, ToolOutput, ToolRuntime};
 
 /// A tool offered to the model and run by the caller — a browser's location, a file picker,
@@ -64,7 +64,7 @@ impl<C: 'static, S: 'static> DynTool<C, S> for ExternalTool {
     ) -> BoxFuture<'a, Result<ToolOutput, ToolCallError>> {
         let ask = external_ask::<C, S, Value>(runtime);
         async move {
-            Ok(match external_result(ask).await {
+            Ok(match external::<Value>().result(ask).await {
                 Value::String(text) => ToolOutput::text(text),
                 other => ToolOutput::text(other.to_string()),
             })

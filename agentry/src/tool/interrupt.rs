@@ -16,6 +16,7 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::task::{Context as TaskContext, Poll};
 
+use futures::future::BoxFuture;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -260,10 +261,44 @@ pub fn external_ask<C, S, A>(rt: &ToolRuntime<C, S>) -> Interrupt<(), A> {
     }
 }
 
-/// An external tool's result: the answer its call was resumed with, or (the first time) a
-/// pause at the call. Used by `#[tool]`; public as `__private::external_result`.
-pub async fn external_result<A: InterruptAnswer>(ask: Interrupt<(), A>) -> A {
-    ask.ask_as((), QuestionKind::External).await
+/// A type an external tool returns (`#[tool(external)] fn f(..) -> T;`): the caller's result
+/// is read from the resume's JSON.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be an external tool's result: it needs `serde::Deserialize`",
+    label = "the caller's result is read from JSON when the run is resumed",
+    note = "add `#[derive(serde::Deserialize)]` to `{Self}`"
+)]
+pub trait ExternalResult: DeserializeOwned + Send + 'static {}
+
+#[diagnostic::do_not_recommend]
+impl<T: DeserializeOwned + Send + 'static> ExternalResult for T {}
+
+/// How an external tool's result of type `A` is read and checked: made by [`external`], the
+/// one place `#[tool]` requires `A: ExternalResult` (each use asks it again, at the same
+/// span, so a type that is not one is one error).
+pub struct External<A> {
+    result: fn(Interrupt<(), A>) -> BoxFuture<'static, A>,
+    check: fn(&Value) -> Result<(), String>,
+}
+
+/// The reader of an external tool's result. Used by `#[tool]`; public as `__private::external`.
+pub fn external<A: ExternalResult>() -> External<A> {
+    External {
+        result: |ask| Box::pin(async move { ask.ask_as((), QuestionKind::External).await }),
+        check: <Interrupt<(), A> as InterruptTypes>::check_answer,
+    }
+}
+
+impl<A> External<A> {
+    /// The answer the call was resumed with, or (the first time) a pause at the call.
+    pub fn result(&self, ask: Interrupt<(), A>) -> BoxFuture<'static, A> {
+        (self.result)(ask)
+    }
+
+    /// Whether `answer` reads as the result.
+    pub fn check_answer(&self, answer: &Value) -> Result<(), String> {
+        (self.check)(answer)
+    }
 }
 
 /// Runs a call's future until it completes, or until it stops at an ask (the question is
