@@ -8,15 +8,16 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
+use futures::FutureExt;
 use futures::future::{BoxFuture, Either};
-use futures::{FutureExt, StreamExt};
 use tokio::time::Instant;
 
 use super::builder::Agent;
-use super::call::{Planned, group_len, run_call, tool_message};
-use super::core::{Answered, CallResult, RunCore};
+use super::call::{group_len, run_call};
+use super::call_group::{await_group, group_runs};
+use super::core::{Answered, RunCore};
 use super::event_queue::{EventReceiver, EventSender, event_queue};
-use super::finish::{finish, finish_plain};
+use super::finish::{end_with, finish_plain, finish_run};
 use super::hooks;
 use super::model_call::{Forward, call_model};
 use super::model_turn::{self, MiddlewareTurn};
@@ -27,11 +28,9 @@ use super::thread::{Journal, SavePoint};
 use super::toolset::Toolset;
 use crate::guard::billed::Reported;
 use crate::guard::input::{self, Raced};
-use crate::message::{Message, ToolCall};
 use crate::output::OutputSpec;
-use crate::run::{AgentEvent, Limit, Outcome, RunError, RunErrorKind, StopReason};
+use crate::run::{AgentEvent, Limit, Outcome, RunError, RunErrorKind};
 use crate::telemetry;
-use crate::tool::ToolRuntime;
 
 /// Where a streamed run sends its events (tools' custom events included).
 pub(crate) struct Sinks<T, S, E> {
@@ -65,7 +64,7 @@ pub(crate) type Run<'a, T, S> = telemetry::spans::TracedRun<'a, BoxFuture<'a, Ru
 
 /// Runs the loop to its end, under the run's `invoke_agent` span.
 ///
-/// The run's future is boxed here, once: it is over a kilobyte, and unboxed it would be copied
+/// The run's future is boxed here, once: it is most of a kilobyte, and unboxed it would be copied
 /// whole each time a caller moves the future holding it (into a task, into `join_all`, into
 /// another `async` block). The span wrapper is outside the box, so the loop's future is moved
 /// once (into the box) and the wrapper, a few words, wherever the caller puts it.
@@ -411,142 +410,12 @@ where
 }
 
 /// Saves the run at `point`.
-fn save<'j, T: Toolset<C, S>, O: OutputSpec, C, S>(
+pub(super) fn save<'j, T: Toolset<C, S>, O: OutputSpec, C, S>(
     journal: &'j mut (dyn Journal<S> + Send),
     point: SavePoint,
     core: &'j RunCore<'_, T, O, C, S>,
 ) -> BoxFuture<'j, Result<(), RunErrorKind>> {
     journal.save(point, &core.record, &core.state, &core.machine)
-}
-
-/// The futures of a group of calls that run together, with their `return_direct` flags
-/// pushed to `flags`.
-fn group_runs<'r, 'p: 'r, T, O, C, S>(
-    agent: &'r Agent<T, O, C, S>,
-    base: &'r ToolRuntime<C, S>,
-    group: impl Iterator<Item = Planned<'p, T::Call, C, S>>,
-    calls: &'r [ToolCall],
-    flags: &mut Vec<bool>,
-) -> Vec<impl Future<Output = CallResult<S>> + 'r>
-where
-    T: Toolset<C, S>,
-    O: OutputSpec,
-    C: Send + Sync + 'static,
-    S: Send + Sync + 'static,
-{
-    // A loop, not `map`: a closure here trips the `Send` check of the boxed run.
-    let mut runs = Vec::with_capacity(calls.len());
-    flags.reserve(calls.len());
-    for (p, call) in group.zip(calls) {
-        flags.push(p.return_direct);
-        runs.push(run_call(agent, base, call, p.dispatch, p.timeout));
-    }
-    runs
-}
-
-/// Awaits a group's calls, at most `max_parallel_tools` at once, and returns their results in
-/// the calls' order. In a thread, each result is saved as its call completes (LangGraph's
-/// `put_writes`): a crash later in the group does not count finished calls as lost. A call
-/// that queued state updates is saved with the group, when its updates are applied.
-async fn await_group<'j, T, O, C, S, F>(
-    runs: Vec<F>,
-    core: &mut RunCore<'_, T, O, C, S>,
-    journal: Option<&mut (dyn Journal<S> + Send + 'j)>,
-    calls: &[ToolCall],
-) -> Vec<CallResult<S>>
-where
-    T: Toolset<C, S>,
-    O: OutputSpec,
-    C: Send + Sync + 'static,
-    S: Send + Sync + 'static,
-    F: Future<Output = CallResult<S>>,
-{
-    let max = core.agent.parts.max_parallel_tools;
-    let Some(journal) = journal else {
-        return futures::stream::iter(runs).buffered(max).collect().await;
-    };
-    let mut results: Vec<Option<CallResult<S>>> = (0..runs.len()).map(|_| None).collect();
-    let mut done = futures::stream::iter(
-        runs.into_iter()
-            .enumerate()
-            .map(|(i, run)| run.map(move |r| (i, r))),
-    )
-    .buffer_unordered(max);
-    while let Some((index, result)) = done.next().await {
-        if result.1.is_empty()
-            && let Message::Tool(message) = tool_message(&calls[index], &result.0)
-        {
-            core.record.completed.push(message);
-            if let Err(kind) = save(journal, SavePoint::CallDone, core).await {
-                // The call's result stands; only its early save failed, and the group's save
-                // will try again.
-                tracing::warn!(error = %kind, "a tool result could not be saved as it completed");
-            }
-        }
-        results[index] = Some(result);
-    }
-    // The transcript takes the group's results together, in the model's order.
-    core.record.completed.clear();
-    results.into_iter().flatten().collect()
-}
-
-/// Ends a run that has middleware or output guardrails with its output: through the output
-/// guardrails, then the `after_agent` hooks. (A run with neither ends at once, with
-/// `finish_plain`, not through this future.) Boxed, like [`end_with`]: only these runs pay
-/// for their end's future, not every run's loop.
-fn finish_run<'a, T, O, C, S>(
-    core: Box<RunCore<'a, T, O, C, S>>,
-    output: O::Output,
-    stop_reason: StopReason,
-) -> BoxFuture<'a, RunEnd<O::Output, S>>
-where
-    T: Toolset<C, S>,
-    O: OutputSpec,
-    C: Send + Sync + 'static,
-    S: Send + Sync + 'static,
-{
-    Box::pin(async move {
-        let guards = &core.agent.parts.guards;
-        let output = if guards.has_output() {
-            let checked = Box::pin(crate::guard::output::check_output(
-                guards,
-                output,
-                &*core.context,
-            ))
-            .await;
-            match checked {
-                Ok(output) => output,
-                Err(kind) => return Err(core.fail(kind)),
-            }
-        } else {
-            output
-        };
-        finish(
-            core.agent,
-            &core.context,
-            core.record,
-            core.state,
-            output,
-            stop_reason,
-        )
-        .await
-    })
-}
-
-/// Ends the run as a hook decided.
-fn end_with<'a, T, O, C, S>(
-    core: Box<RunCore<'a, T, O, C, S>>,
-    end: hooks::End,
-) -> BoxFuture<'a, RunEnd<O::Output, S>>
-where
-    T: Toolset<C, S>,
-    O: OutputSpec,
-    C: Send + Sync + 'static,
-    S: Send + Sync + 'static,
-{
-    Box::pin(async move {
-        hooks::end_with(core.agent, core.record, &core.context, core.state, end).await
-    })
 }
 
 /// `fut`, or `None` when the deadline passes first.

@@ -1,8 +1,12 @@
-//! The end of a run with its final answer.
+//! The end of a run: with its final answer, or as a hook decided.
 
 use std::sync::Arc;
 
+use futures::future::BoxFuture;
+
 use super::builder::Agent;
+use super::core::RunCore;
+use super::driver::RunEnd;
 use super::history;
 use super::hooks;
 use super::record::Record;
@@ -77,4 +81,63 @@ fn conclude<T, S>(
         }
         Err(_) => Err(record.fail(RunErrorKind::StateInUse)),
     }
+}
+
+/// Ends a run that has middleware or output guardrails with its output: through the output
+/// guardrails, then the `after_agent` hooks. (A run with neither ends at once, with
+/// `finish_plain`, not through this future.) Boxed, like [`end_with`]: only these runs pay
+/// for their end's future, not every run's loop.
+pub(super) fn finish_run<'a, T, O, C, S>(
+    core: Box<RunCore<'a, T, O, C, S>>,
+    output: O::Output,
+    stop_reason: StopReason,
+) -> BoxFuture<'a, RunEnd<O::Output, S>>
+where
+    T: Toolset<C, S>,
+    O: OutputSpec,
+    C: Send + Sync + 'static,
+    S: Send + Sync + 'static,
+{
+    Box::pin(async move {
+        let guards = &core.agent.parts.guards;
+        let output = if guards.has_output() {
+            let checked = Box::pin(crate::guard::output::check_output(
+                guards,
+                output,
+                &*core.context,
+            ))
+            .await;
+            match checked {
+                Ok(output) => output,
+                Err(kind) => return Err(core.fail(kind)),
+            }
+        } else {
+            output
+        };
+        finish(
+            core.agent,
+            &core.context,
+            core.record,
+            core.state,
+            output,
+            stop_reason,
+        )
+        .await
+    })
+}
+
+/// Ends the run as a hook decided.
+pub(super) fn end_with<'a, T, O, C, S>(
+    core: Box<RunCore<'a, T, O, C, S>>,
+    end: hooks::End,
+) -> BoxFuture<'a, RunEnd<O::Output, S>>
+where
+    T: Toolset<C, S>,
+    O: OutputSpec,
+    C: Send + Sync + 'static,
+    S: Send + Sync + 'static,
+{
+    Box::pin(async move {
+        hooks::end_with(core.agent, core.record, &core.context, core.state, end).await
+    })
 }

@@ -39,6 +39,7 @@
 mod batch_scope;
 mod builder;
 mod call;
+mod call_group;
 mod context;
 mod core;
 mod driver;
