@@ -34,11 +34,14 @@ pub fn parse_middleware(input: ParseStream<'_>, key: &Ident) -> syn::Result<Vec<
     let content;
     syn::parenthesized!(content in input);
     let list = Punctuated::<Expr, Token![,]>::parse_terminated(&content)?;
-    let errors = list.iter().filter_map(literal_entry(
-        "middleware",
-        "middleware",
-        "ModelRetry::new(3)",
-    ));
+    let errors = list
+        .iter()
+        .filter_map(literal_entry(
+            "middleware",
+            "middleware",
+            "ModelRetry::new(3)",
+        ))
+        .chain(list.iter().filter_map(uncalled_constructor));
     match errors.reduce(|mut a, b| {
         a.combine(b);
         a
@@ -46,6 +49,31 @@ pub fn parse_middleware(input: ParseStream<'_>, key: &Ident) -> syn::Result<Vec<
         Some(e) => Err(e),
         None => Ok(list.into_iter().collect()),
     }
+}
+
+/// An error for a type's function named but not called (`middleware(ModelRetry::new)`): a
+/// path whose last segment is lower case after a capitalised one is a function, not a value.
+fn uncalled_constructor(entry: &Expr) -> Option<syn::Error> {
+    let Expr::Path(path) = entry else { return None };
+    let segments: Vec<String> = path
+        .path
+        .segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect();
+    let [.., ty, function] = segments.as_slice() else {
+        return None;
+    };
+    let lower = |s: &str| s.starts_with(|c: char| c.is_ascii_lowercase());
+    if !lower(function) || lower(ty) {
+        return None;
+    }
+    Some(syn::Error::new_spanned(
+        path,
+        format!(
+            "`{ty}::{function}` is a function: call it to make the middleware, `middleware({ty}::{function}(..))`"
+        ),
+    ))
 }
 
 /// An error for a literal written where a value of a type is meant (`middleware("Logger")`):

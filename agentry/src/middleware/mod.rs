@@ -133,7 +133,7 @@ pub enum AfterModel {
 #[diagnostic::on_unimplemented(
     message = "middleware `{Self}` cannot run in an agent with context `{C}` and state `{S}`",
     label = "this middleware is written for another context or state",
-    note = "a middleware implementing `Middleware<A, S>` reads a context of type `A`: add it to an agent with `context = A`, or implement `Middleware<C, S>` generically over `C`"
+    note = "a middleware implementing `Middleware<A, B>` runs in agents with `context = A` and `state = B`: declare them on the agent, or implement `Middleware<C, S>` generically over the one it does not read"
 )]
 pub trait Middleware<C = (), S = ()>: Send + Sync + 'static
 where
