@@ -90,7 +90,7 @@ pub trait InputGuardrail<C = ()>: Send + Sync + 'static {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not an output guardrail for an agent with output `{O}` and context `{C}`",
     label = "this guardrail does not check an output `{O}` with context `{C}`",
-    note = "an output guardrail implements `OutputGuardrail<O, C>` for the agent's output type `O` (`String` for a plain-text agent) and context `C`: implement `OutputGuardrail<{O}, {C}>` for `{Self}`, or declare it on an agent with that output"
+    note = "an output guardrail implements `OutputGuardrail<O, C>` for the agent's output type `O` (`String` for a plain-text agent) and context `C`: implement `OutputGuardrail<{O}, {C}>` for `{Self}`, or declare it on an agent with that output, or as the kind it is (`input(..)`, `tool_input(..)`, `tool_output(..)`)"
 )]
 pub trait OutputGuardrail<O, C = ()>: Send + Sync + 'static {
     /// Why it blocks.
@@ -117,7 +117,7 @@ pub trait OutputGuardrail<O, C = ()>: Send + Sync + 'static {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a tool-input guardrail for an agent with context `{C}`",
     label = "this guardrail does not check tool calls with context `{C}`",
-    note = "a tool-input guardrail implements `ToolInputGuardrail<C>` for the agent's context `C`: implement `ToolInputGuardrail<{C}>` for `{Self}` (or generically over `C`)"
+    note = "a tool-input guardrail implements `ToolInputGuardrail<C>` for the agent's context `C`: implement `ToolInputGuardrail<{C}>` for `{Self}` (or generically over `C`), or declare it as the kind it is (`input(..)`, `output(..)`, `tool_output(..)`)"
 )]
 pub trait ToolInputGuardrail<C = ()>: Send + Sync + 'static {
     /// Why it blocks.
@@ -142,7 +142,7 @@ pub trait ToolInputGuardrail<C = ()>: Send + Sync + 'static {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a tool-output guardrail for an agent with context `{C}`",
     label = "this guardrail does not check tool results with context `{C}`",
-    note = "a tool-output guardrail implements `ToolOutputGuardrail<C>` for the agent's context `C`: implement `ToolOutputGuardrail<{C}>` for `{Self}` (or generically over `C`)"
+    note = "a tool-output guardrail implements `ToolOutputGuardrail<C>` for the agent's context `C`: implement `ToolOutputGuardrail<{C}>` for `{Self}` (or generically over `C`), or declare it as the kind it is (`input(..)`, `output(..)`, `tool_input(..)`)"
 )]
 pub trait ToolOutputGuardrail<C = ()>: Send + Sync + 'static {
     /// Why it blocks.
