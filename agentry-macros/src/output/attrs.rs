@@ -79,16 +79,62 @@ impl ContainerAttrs {
     }
 }
 
-#[derive(FromMeta)]
+/// `range(min = .., max = ..)`.
 struct RawRange {
     min: Option<Expr>,
     max: Option<Expr>,
 }
 
-#[derive(FromMeta)]
+/// `length(min = .., max = ..)`.
 struct RawLength {
     min: Option<Expr>,
     max: Option<Expr>,
+}
+
+/// Bounds as other libraries spell them, and what to write here.
+const BOUND_ALIASES: [(&str, &str); 8] = [
+    ("minimum", "`min`"),
+    ("maximum", "`max`"),
+    ("ge", "`min`"),
+    ("le", "`max`"),
+    ("gt", "`min` (the bounds are inclusive)"),
+    ("lt", "`max` (the bounds are inclusive)"),
+    ("min_length", "`min`"),
+    ("max_length", "`max`"),
+];
+
+/// The `min` and `max` of `range(..)` or `length(..)` (named by `key`), an unknown key said
+/// in our words (see `keys`).
+fn bounds(
+    items: &[darling::ast::NestedMeta],
+    key: &str,
+) -> darling::Result<(Option<Expr>, Option<Expr>)> {
+    #[derive(FromMeta)]
+    struct Raw {
+        min: Option<Expr>,
+        max: Option<Expr>,
+    }
+    let attr = format!("output({key}(..))");
+    let (known, unknown) = crate::keys::known_keys(items, &["min", "max"], &attr, &BOUND_ALIASES);
+    if !unknown.is_empty() {
+        return Err(Error::multiple(unknown));
+    }
+    let raw = Raw::from_list(&known)?;
+    Ok((raw.min, raw.max))
+}
+
+impl FromMeta for RawRange {
+    fn from_list(items: &[darling::ast::NestedMeta]) -> darling::Result<Self> {
+        let (min, max) = bounds(items, "range")?;
+        Ok(RawRange { min, max })
+    }
+}
+
+impl FromMeta for RawLength {
+    fn from_list(items: &[darling::ast::NestedMeta]) -> darling::Result<Self> {
+        let (min, max) = bounds(items, "length")?;
+        Ok(RawLength { min, max })
+    }
 }
 
 /// The keys of `#[output(...)]` on a field.
