@@ -1,7 +1,10 @@
 //! Typed answers from a single model, no agent needed:
 //! `model.structured::<Movie>().invoke(messages).await?`.
 
+use std::sync::OnceLock;
+
 use futures::StreamExt;
+use futures::future::BoxFuture;
 use futures::stream::BoxStream;
 
 use super::OutputSpec;
@@ -40,10 +43,14 @@ use crate::usage::Usage;
 pub trait StructuredExt: ChatModel {
     /// A typed view of this model that answers with `T`, in [`OutputMode::Auto`] with
     /// [`DEFAULT_MAX_RETRIES`] retries.
-    fn structured<T: StructuredOutput>(&self) -> StructuredModel<'_, T, Self> {
+    ///
+    /// `T` must be a [`StructuredOutput`]; the methods that ask the model say so, so a type
+    /// without the derive is one error, at the call that asks.
+    fn structured<T>(&self) -> StructuredModel<'_, T, Self> {
         StructuredModel {
             model: self,
-            spec: StructuredSpec::new(OutputMode::Auto),
+            mode: OutputMode::Auto,
+            spec: OnceLock::new(),
             max_retries: DEFAULT_MAX_RETRIES,
             template: ChatRequest::default(),
         }
@@ -55,7 +62,9 @@ impl<M: ChatModel + ?Sized> StructuredExt for M {}
 /// A model that answers with a `T`: see [`StructuredExt::structured`].
 pub struct StructuredModel<'m, T, M: ?Sized = dyn ChatModel> {
     model: &'m M,
-    spec: StructuredSpec<T>,
+    mode: OutputMode,
+    /// Built on first use (the schema, the final-answer tool), in `mode`.
+    spec: OnceLock<StructuredSpec<T>>,
     max_retries: u32,
     template: ChatRequest,
 }
@@ -104,10 +113,13 @@ pub enum StructuredEvent<T> {
     },
 }
 
-impl<'m, T: StructuredOutput, M: ChatModel + ?Sized> StructuredModel<'m, T, M> {
+impl<'m, T, M: ChatModel + ?Sized> StructuredModel<'m, T, M> {
     /// Chooses how the answer is requested (default: [`OutputMode::Auto`]).
     pub fn mode(mut self, mode: OutputMode) -> Self {
-        self.spec = self.spec.with_mode(mode);
+        self.mode = mode;
+        if let Some(spec) = self.spec.take() {
+            let _ = self.spec.set(spec.with_mode(mode));
+        }
         self
     }
 
@@ -125,43 +137,67 @@ impl<'m, T: StructuredOutput, M: ChatModel + ?Sized> StructuredModel<'m, T, M> {
     }
 
     /// The output spec in use.
-    pub fn spec(&self) -> &StructuredSpec<T> {
-        &self.spec
+    pub fn spec(&self) -> &StructuredSpec<T>
+    where
+        T: StructuredOutput,
+    {
+        self.spec.get_or_init(|| StructuredSpec::new(self.mode))
     }
 
     /// Asks for a `T`, re-asking with a correction after each invalid answer while the budget
     /// lasts.
-    pub async fn invoke(&self, messages: Vec<Message>) -> Result<T, StructuredError> {
-        let outcome = self.invoke_with_raw(messages).await?;
-        match outcome.parsed {
-            Ok(value) => Ok(value),
-            Err(ParseFailure::Refused(refusal)) => Err(StructuredError::Refused {
-                refusal,
-                usage: outcome.usage,
-            }),
-            Err(ParseFailure::Invalid(_)) => Err(StructuredError::RetriesExhausted {
-                attempts: outcome.attempts,
-                usage: outcome.usage,
-            }),
-        }
+    ///
+    /// The future is boxed, so a `T` that is not a [`StructuredOutput`] is one error, here.
+    pub fn invoke(&self, messages: Vec<Message>) -> BoxFuture<'_, Result<T, StructuredError>>
+    where
+        T: StructuredOutput,
+    {
+        Box::pin(async move {
+            let outcome = self.raw(messages).await?;
+            match outcome.parsed {
+                Ok(value) => Ok(value),
+                Err(ParseFailure::Refused(refusal)) => Err(StructuredError::Refused {
+                    refusal,
+                    usage: outcome.usage,
+                }),
+                Err(ParseFailure::Invalid(_)) => Err(StructuredError::RetriesExhausted {
+                    attempts: outcome.attempts,
+                    usage: outcome.usage,
+                }),
+            }
+        })
     }
 
     /// Like [`invoke`](Self::invoke), but an invalid last answer or a refusal is reported
     /// beside the raw answer instead of as an error (LangChain's `include_raw`). Only a failed
     /// request is an `Err`.
-    pub async fn invoke_with_raw(&self, messages: Vec<Message>) -> Result<WithRaw<T>, ModelError> {
+    pub fn invoke_with_raw(
+        &self,
+        messages: Vec<Message>,
+    ) -> BoxFuture<'_, Result<WithRaw<T>, ModelError>>
+    where
+        T: StructuredOutput,
+    {
+        Box::pin(self.raw(messages))
+    }
+
+    async fn raw(&self, messages: Vec<Message>) -> Result<WithRaw<T>, ModelError>
+    where
+        T: StructuredOutput,
+    {
+        let spec = self.spec();
         let mut request = self.base_request(messages);
         let profile = self.model.profile().clone();
         let mut usage = Usage::default();
         let mut attempts = Vec::new();
         loop {
             let mut prepared = request.clone();
-            self.spec.prepare(&mut prepared, &profile, false);
-            let closed = self.spec.sent_closed(&prepared);
+            spec.prepare(&mut prepared, &profile, false);
+            let closed = spec.sent_closed(&prepared);
             let response = self.model.invoke(prepared).await?;
             usage += response.usage;
             let step = step(
-                &self.spec,
+                spec,
                 &response,
                 closed,
                 None,
@@ -188,7 +224,7 @@ impl<'m, T: StructuredOutput, M: ChatModel + ?Sized> StructuredModel<'m, T, M> {
                 }
                 Step::Retry(feedback) => {
                     tracing::debug!(
-                        output = %self.spec.name(),
+                        output = %spec.name(),
                         attempt = attempts.len(),
                         error = %attempts.last().map(|a| a.error.to_string()).unwrap_or_default(),
                         "invalid structured answer; asking again"
@@ -209,10 +245,13 @@ impl<'m, T: StructuredOutput, M: ChatModel + ?Sized> StructuredModel<'m, T, M> {
     pub fn stream(
         &self,
         messages: Vec<Message>,
-    ) -> BoxStream<'m, Result<StructuredEvent<T>, StructuredError>> {
+    ) -> BoxStream<'m, Result<StructuredEvent<T>, StructuredError>>
+    where
+        T: StructuredOutput,
+    {
         let run = StreamRun {
             model: self.model,
-            spec: self.spec.clone(),
+            spec: self.spec().clone(),
             profile: self.model.profile().clone(),
             request: self.base_request(messages),
             max_retries: self.max_retries,

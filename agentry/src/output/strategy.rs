@@ -107,6 +107,14 @@ impl<T> std::fmt::Debug for StructuredSpec<T> {
     }
 }
 
+impl<T> StructuredSpec<T> {
+    /// The same spec in another mode.
+    pub fn with_mode(mut self, mode: OutputMode) -> Self {
+        self.mode = mode;
+        self
+    }
+}
+
 impl<T: StructuredOutput> Default for StructuredSpec<T> {
     fn default() -> Self {
         StructuredSpec::new(OutputMode::Auto)
@@ -161,12 +169,6 @@ impl<T: StructuredOutput> StructuredSpec<T> {
             }),
             _output: PhantomData,
         }
-    }
-
-    /// The same spec in another mode.
-    pub fn with_mode(mut self, mode: OutputMode) -> Self {
-        self.mode = mode;
-        self
     }
 
     /// The mode asked for (possibly [`OutputMode::Auto`]).
