@@ -22,8 +22,11 @@ pub trait Toolset<C, S>: Send + Sync + 'static {
     /// What the tools write through their [`StreamWriter`](crate::StreamWriter)s: the type of
     /// the agent stream's [`AgentEvent::Custom`](crate::run::AgentEvent::Custom) events.
     /// `#[agent(events = E)]` sets it (checking every tool's writer against it), JSON
-    /// ([`serde_json::Value`]) when the agent declares none.
-    type Event: serde::Serialize + Send + 'static;
+    /// ([`serde_json::Value`]) when the agent declares none. Sending them as JSON (a served
+    /// run) needs `serde::Serialize`, and every tool's writer asks for it
+    /// ([`ToolEvent`](crate::tool::ToolEvent)); an agent whose tools write nothing may
+    /// declare any type.
+    type Event: Send + 'static;
 
     /// The tools' definitions, in declaration order.
     fn definitions(&self) -> Vec<DefinitionRef>;

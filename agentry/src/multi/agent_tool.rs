@@ -181,6 +181,7 @@ impl<A, P> AgentTool<P> for A
 where
     A: ProjectContext<P> + SubAgentBuilder<P>,
     A::Toolset: Toolset<A::Context, A::State>,
+    <A::Toolset as Toolset<A::Context, A::State>>::Event: Serialize,
     A::State: SubAgentState<P>,
     <<A as SubAgentBuilder<P>>::Spec as OutputSpec>::Output: SubAgentOutput<P>,
     P: Send + Sync + 'static,
@@ -245,6 +246,7 @@ pub fn call_agent<A, PC, PS>(
 where
     A: ProjectContext<PC> + SubAgentBuilder<PC>,
     A::Toolset: Toolset<A::Context, A::State>,
+    <A::Toolset as Toolset<A::Context, A::State>>::Event: Serialize,
     A::State: SubAgentState<PC>,
     <<A as SubAgentBuilder<PC>>::Spec as OutputSpec>::Output: SubAgentOutput<PC>,
     PC: Send + Sync + 'static,

@@ -256,6 +256,7 @@ impl<O: Send + 'static, C: Send + Sync + 'static> TeamBuilder<O, C> {
     ) -> Self
     where
         T: Toolset<C, S>,
+        T::Event: serde::Serialize,
         Sp: AnswersWith<O>,
         S: ThreadState + Default,
     {
@@ -273,6 +274,7 @@ impl<O: Send + 'static, C: Send + Sync + 'static> TeamBuilder<O, C> {
     ) -> Self
     where
         T: Toolset<C, S>,
+        T::Event: serde::Serialize,
         Sp: OutputSpec,
         S: ThreadState + Default,
     {

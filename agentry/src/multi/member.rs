@@ -87,6 +87,7 @@ pub(crate) fn make_runner<T, Sp, C, S, O, F>(
 ) -> MakeRunner<O, C>
 where
     T: Toolset<C, S>,
+    T::Event: serde::Serialize,
     Sp: OutputSpec,
     C: Send + Sync + 'static,
     S: ThreadState + Default,
@@ -174,6 +175,7 @@ struct Member<T, Sp, C, S, F> {
 impl<T, Sp, C, S, O, F> Runner<O, C> for Member<T, Sp, C, S, F>
 where
     T: Toolset<C, S>,
+    T::Event: serde::Serialize,
     Sp: OutputSpec,
     C: Send + Sync + 'static,
     S: ThreadState + Default,

@@ -94,6 +94,7 @@ fn terminal(what: &str, error: impl std::fmt::Display) -> HandlerError {
 impl<T, O, C, S> RestateAgent<T, O, C, S>
 where
     T: Toolset<C, S>,
+    T::Event: serde::Serialize,
     O: OutputSpec,
     O::Output: Serialize,
     C: Send + Sync + 'static,

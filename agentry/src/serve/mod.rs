@@ -127,6 +127,7 @@ impl<T, O, C, S> std::ops::DerefMut for Inner<T, O, C, S> {
 impl<T, O, C, S> Server<T, O, C, S>
 where
     T: Toolset<C, S> + Send + Sync + 'static,
+    T::Event: Serialize,
     O: OutputSpec + Send + Sync + 'static,
     O::Output: Serialize + Send,
     C: Send + Sync + 'static,
@@ -228,6 +229,7 @@ impl Protocol {
 impl<T, O, C, S> Inner<T, O, C, S>
 where
     T: Toolset<C, S> + Send + Sync + 'static,
+    T::Event: Serialize,
     O: OutputSpec + Send + Sync + 'static,
     O::Output: Serialize + Send,
     C: Send + Sync + 'static,

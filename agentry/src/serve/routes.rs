@@ -104,6 +104,7 @@ fn status_name(status: ThreadStatus) -> &'static str {
 impl<T, O, C, S> Inner<T, O, C, S>
 where
     T: Toolset<C, S> + Send + Sync + 'static,
+    T::Event: Serialize,
     O: OutputSpec + Send + Sync + 'static,
     O::Output: Serialize + Send,
     C: Send + Sync + 'static,
@@ -176,6 +177,7 @@ where
 impl<T, O, C, S> Routes for Inner<T, O, C, S>
 where
     T: Toolset<C, S> + Send + Sync + 'static,
+    T::Event: Serialize,
     O: OutputSpec + Send + Sync + 'static,
     O::Output: Serialize + Send,
     C: Send + Sync + 'static,

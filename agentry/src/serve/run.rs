@@ -218,6 +218,7 @@ pub(crate) fn stream<T, O, C, S, E>(
 ) -> RunBody
 where
     T: Toolset<C, S> + Send + Sync + 'static,
+    T::Event: Serialize,
     O: OutputSpec + Send + Sync + 'static,
     O::Output: Serialize + Send,
     C: Send + Sync + 'static,

@@ -36,7 +36,7 @@ pub use invoke::{ToolCallError, invoke, parse_arguments};
 pub use output::{Artifact, IntoToolOutput, IntoToolResult, ToolError, ToolOutput, WithArtifact};
 pub use runtime::{Inject, InjectError, StateUpdates, ToolRuntime};
 pub use schema_override::SchemaFn;
-pub use writer::{CustomEvent, StreamWriter};
+pub use writer::{CustomEvent, StreamWriter, ToolEvent};
 pub(crate) use writer::{CustomSink, ErasedEvent, take_event};
 
 pub use crate::store::Store;

@@ -9,7 +9,6 @@
 
 use std::any::{Any, TypeId};
 use std::fmt;
-use std::marker::PhantomData;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
@@ -58,16 +57,34 @@ pub struct CustomEvent<E = Value> {
 /// ```
 pub struct StreamWriter<E = Value> {
     raw: RawWriter,
-    event: PhantomData<fn(E)>,
+    /// Boxes an `E` for the run's stream, made where `E: ToolEvent` was checked (in
+    /// [`Inject`]), so writing needs no bound: a type that is not an event is one error, at
+    /// the tool that takes the writer, not a second one at each `write`.
+    erase: fn(E) -> Box<dyn ErasedEvent>,
 }
 
-impl<E: Serialize + Send + 'static> StreamWriter<E> {
+/// A type a tool writes through its [`StreamWriter`]: the events of a streamed run, which an
+/// untyped stream or a served run sends as JSON.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool's stream event: it needs `serde::Serialize`",
+    label = "a tool writes `{Self}` through a `StreamWriter`",
+    note = "add `#[derive(serde::Serialize)]` to `{Self}`: a run's events may be sent as JSON (an untyped stream, a served run)"
+)]
+pub trait ToolEvent: Serialize + Send + 'static {}
+
+impl<E: Serialize + Send + 'static> ToolEvent for E {}
+
+fn erase<E: ToolEvent>(event: E) -> Box<dyn ErasedEvent> {
+    Box::new(event)
+}
+
+impl<E> StreamWriter<E> {
     /// Sends an event; returns whether a consumer received it.
     ///
     /// An untyped writer takes anything that converts into a JSON value (`json!(..)`, a
     /// string, a number); serialize other values with `serde_json::to_value` first.
     pub fn write(&self, event: impl Into<E>) -> bool {
-        self.raw.send(Box::new(event.into()))
+        self.raw.send((self.erase)(event.into()))
     }
 }
 
@@ -75,7 +92,7 @@ impl<E> Clone for StreamWriter<E> {
     fn clone(&self) -> Self {
         StreamWriter {
             raw: self.raw.clone(),
-            event: PhantomData,
+            erase: self.erase,
         }
     }
 }
@@ -90,11 +107,11 @@ impl<E> fmt::Debug for StreamWriter<E> {
     }
 }
 
-impl<C, S, E: Serialize + Send + 'static> Inject<C, S> for StreamWriter<E> {
+impl<C, S, E: ToolEvent> Inject<C, S> for StreamWriter<E> {
     fn inject(rt: &ToolRuntime<C, S>) -> Result<Self, InjectError> {
         Ok(StreamWriter {
             raw: rt.writer().clone(),
-            event: PhantomData,
+            erase: erase::<E>,
         })
     }
 }
@@ -247,7 +264,7 @@ mod tests {
     fn a_disconnected_writer_reports_false() {
         let writer = StreamWriter::<Progress> {
             raw: RawWriter::disconnected(),
-            event: PhantomData,
+            erase: erase::<Progress>,
         };
         assert!(!writer.write(Progress(1)));
     }
