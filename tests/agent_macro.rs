@@ -186,6 +186,26 @@ async fn instructions_and_max_turns_come_from_the_attribute() {
     );
 }
 
+mod prompts {
+    pub const SUPPORT_V2: &str = "Answer in one word.";
+}
+
+/// Ignored: the constant wins over the doc comment.
+#[agent(tools(), instructions = prompts::SUPPORT_V2)]
+struct OneWord;
+
+#[tokio::test]
+async fn instructions_from_a_constant_are_the_constant() {
+    let model = Arc::new(ScriptedModel::new([Turn::text("Paris.")]));
+    let agent = OneWord::builder(model.clone()).build();
+    assert!(matches!(agent.instructions(), Instructions::Static(_)));
+    agent.run("Capital of France?", ()).await.unwrap();
+    assert_eq!(
+        model.requests()[0].messages[0],
+        Message::system(prompts::SUPPORT_V2)
+    );
+}
+
 fn greeter_prompt(user: &User, trip: &Trip) -> String {
     format!(
         "Greet user {} ({} hotels booked).",

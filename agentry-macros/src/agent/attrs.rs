@@ -17,6 +17,9 @@ pub enum InstructionsAttr {
     Text(LitStr),
     /// `instructions = path::to_fn`: `fn(&Context, &State) -> String`.
     Function(Path),
+    /// `instructions = PROMPT`: a constant (its name in upper case, as Rust names constants),
+    /// anything `Into<Arc<str>>` such as a `&'static str`.
+    Constant(Path),
 }
 
 /// How the tools reach the model: `protocol = react` or `protocol = native`.
@@ -392,12 +395,25 @@ fn parse_instructions(input: ParseStream<'_>, key: &Ident) -> syn::Result<Instru
         Expr::Lit(ExprLit {
             lit: Lit::Str(s), ..
         }) => Ok(InstructionsAttr::Text(s)),
+        Expr::Path(p) if p.qself.is_none() && names_constant(&p.path) => {
+            Ok(InstructionsAttr::Constant(p.path))
+        }
         Expr::Path(p) if p.qself.is_none() => Ok(InstructionsAttr::Function(p.path)),
         other => Err(syn::Error::new_spanned(
             other,
-            "`instructions` is a string, `instructions = \"...\"`, or a function of the context and state, `instructions = my_prompt` with `fn my_prompt(ctx: &Ctx, state: &State) -> String`",
+            "`instructions` is a string, `instructions = \"...\"`, a constant, `instructions = PROMPT` with `const PROMPT: &str = \"...\"`, or a function of the context and state, `instructions = my_prompt` with `fn my_prompt(ctx: &Ctx, state: &State) -> String`",
         )),
     }
+}
+
+/// Whether a path names a constant: its last segment is in upper case (`PROMPT`,
+/// `prompts::SUPPORT_V2`), as Rust names constants and statics; functions are in snake case.
+fn names_constant(path: &Path) -> bool {
+    path.segments.last().is_some_and(|last| {
+        let name = last.ident.to_string();
+        name.chars().any(|c| c.is_ascii_uppercase())
+            && !name.chars().any(|c| c.is_ascii_lowercase())
+    })
 }
 
 fn parse_protocol(input: ParseStream<'_>, key: &Ident) -> syn::Result<ProtocolAttr> {

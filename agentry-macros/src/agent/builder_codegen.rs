@@ -56,6 +56,9 @@ pub fn configure_with(
 ) -> syn::Result<TokenStream> {
     let instructions = match &attrs.instructions {
         Some(InstructionsAttr::Text(text)) => quote!(.instructions(#text)),
+        Some(InstructionsAttr::Constant(path)) => {
+            quote_spanned! {path.span()=> .instructions(#path) }
+        }
         Some(InstructionsAttr::Function(path)) => {
             quote_spanned! {path.span()=> .dynamic_instructions(#path) }
         }
