@@ -311,7 +311,11 @@ impl<M: ProviderModel> ChatModel for M {
             let result = match body {
                 Ok(body) => {
                     let post = inner.post_with(body, |bytes| inner.decode(bytes));
-                    InSpan::new(post, call.span().clone()).await
+                    // Boxed on its own (≈ 900 bytes): held inline it made this future larger
+                    // than glibc's per-thread cache serves (1,032 bytes), so every request
+                    // allocated it through `malloc`'s slow path; two cached allocations cost
+                    // less than that one.
+                    Box::pin(InSpan::new(post, call.span().clone())).await
                 }
                 Err(err) => Err(err),
             };
