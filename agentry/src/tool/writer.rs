@@ -64,7 +64,20 @@ pub struct StreamWriter<E = Value> {
 }
 
 /// A type a tool writes through its [`StreamWriter`]: the events of a streamed run, which an
-/// untyped stream or a served run sends as JSON.
+/// untyped stream or a served run sends as JSON. Every `Serialize + Send + 'static` type is
+/// one; a tool taking a `StreamWriter<E>` of any other type is a compile error at the agent
+/// that lists it, which says to derive `Serialize`.
+///
+/// ```
+/// use agentry::tool::ToolEvent;
+///
+/// #[derive(serde::Serialize)]
+/// struct Progress { done: u32, total: u32 }
+///
+/// fn writable<E: ToolEvent>() {}
+/// writable::<Progress>();
+/// writable::<serde_json::Value>(); // what `StreamWriter` alone writes
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a tool's stream event: it needs `serde::Serialize`",
     label = "a tool writes `{Self}` through a `StreamWriter`",
