@@ -85,6 +85,7 @@ pub struct StreamWriter<E = Value> {
 )]
 pub trait ToolEvent: Serialize + Send + 'static {}
 
+#[diagnostic::do_not_recommend]
 impl<E: Serialize + Send + 'static> ToolEvent for E {}
 
 fn erase<E: ToolEvent>(event: E) -> Box<dyn ErasedEvent> {
