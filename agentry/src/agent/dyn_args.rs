@@ -2,15 +2,15 @@
 //!
 //! A static tool's arguments are checked by serde into its typed `Args`; a
 //! [`DynTool`](super::DynTool) receives JSON, so its definition's schema is compiled once
-//! (with the `jsonschema` crate) when the agent is built, and every call is checked against it.
+//! (with the SDK's [validator](crate::schema::validator)) when the agent is built, and every call is checked against it.
 //! A violation goes back to the model as [`ToolCallError::InvalidArguments`] naming the JSON
 //! path, exactly like a static tool's.
 
 use std::fmt;
 
-use jsonschema::Validator;
 use serde_json::Value;
 
+use crate::schema::validator::Validator;
 use crate::tool::{ToolCallError, ToolDefinition};
 
 /// A dynamic tool's compiled argument schema.
@@ -39,7 +39,7 @@ impl ArgsSchema {
             tracing::warn!(tool = %def.name, %error, "the dynamic tool's parameter schema is over the size caps; it is not compiled");
             return ArgsSchema { validator: None };
         }
-        match jsonschema::validator_for(&def.parameters) {
+        match Validator::new(&def.parameters) {
             Ok(validator) => ArgsSchema {
                 validator: Some(validator),
             },
@@ -56,18 +56,21 @@ impl ArgsSchema {
         let Some(validator) = &self.validator else {
             return Ok(());
         };
-        let mut errors = validator.iter_errors(args);
-        let Some(first) = errors.next() else {
+        if validator.is_valid(args) {
+            return Ok(());
+        }
+        let mut violations = validator.violations(args).into_iter();
+        let Some(first) = violations.next() else {
             return Ok(());
         };
-        let more = errors.count();
-        let mut message = first.to_string();
+        let more = violations.count();
+        let mut message = first.message;
         if more > 0 {
             message.push_str(&format!(" (and {more} more problem{})", plural(more)));
         }
         Err(ToolCallError::InvalidArguments {
             tool: tool.to_string(),
-            path: dotted_path(first.instance_path().as_str()),
+            path: dotted_path(&first.instance_path),
             message,
         })
     }

@@ -7,11 +7,10 @@
 
 use std::sync::OnceLock;
 
-use jsonschema::Validator;
-use jsonschema::error::ValidationErrorKind;
 use serde_json::Value;
 
 use super::error::AnswerError;
+use crate::schema::validator::{Validator, ViolationKind};
 use crate::schema::{Dialect, lower};
 
 /// The closed (strict) form of an output's object schema, compiled on first use.
@@ -54,7 +53,7 @@ impl ClosedSchema {
         self.validator
             .get_or_init(|| {
                 let strict = lower(object_schema, Dialect::OpenAiStrict).ok()?;
-                jsonschema::validator_for(&strict).ok()
+                Validator::new(&strict).ok()
             })
             .as_ref()
     }
@@ -70,13 +69,13 @@ impl ClosedSchema {
         if validator.is_valid(value) {
             return None;
         }
-        validator.iter_errors(value).find_map(|error| {
-            let ValidationErrorKind::AdditionalProperties { unexpected } = error.kind() else {
+        validator.violations(value).into_iter().find_map(|error| {
+            let ViolationKind::AdditionalProperties { unexpected } = error.kind else {
                 return None;
             };
             let names: Vec<String> = unexpected.iter().map(|n| format!("`{n}`")).collect();
             Some(AnswerError::Schema {
-                path: json_path(error.instance_path().as_str()),
+                path: json_path(&error.instance_path),
                 message: format!(
                     "unknown field{} {}: the schema allows no other fields",
                     if names.len() == 1 { "" } else { "s" },

@@ -108,4 +108,5 @@ mod openai;
 mod openai_strict;
 mod passthrough;
 pub mod size;
+pub(crate) mod validator;
 mod walk;
