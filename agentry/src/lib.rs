@@ -69,6 +69,7 @@ pub mod output;
 pub mod persist;
 pub mod protocol;
 pub mod providers;
+mod random;
 #[cfg(feature = "restate")]
 pub mod restate;
 mod run;

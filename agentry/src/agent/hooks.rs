@@ -206,13 +206,7 @@ where
 /// or a store).
 pub(super) fn new_pause_id<T, O, C, S>(agent: &Agent<T, O, C, S>) -> Option<String> {
     let persists = agent.parts.checkpointer.is_some() || agent.parts.store.is_some();
-    persists.then(|| {
-        format!(
-            "{:016x}{:016x}",
-            rand::random::<u64>(),
-            rand::random::<u64>()
-        )
-    })
+    persists.then(|| format!("{:016x}{:016x}", crate::random::u64(), crate::random::u64()))
 }
 
 /// The run's end at `pause`, sealed when the agent has a key.

@@ -15,7 +15,7 @@ use crate::model::{ChatResponse, ModelError, StreamEvent};
 
 /// A fresh tool-call id.
 pub(crate) fn fresh_call_id() -> String {
-    format!("call_{:016x}", rand::random::<u64>())
+    format!("call_{:016x}", crate::random::u64())
 }
 
 /// Replaces empty ids and repeated ids (after their first use) by fresh ones.

@@ -152,7 +152,7 @@ where
             serde_json::from_value(saved.state.clone())
                 .map_err(|e| terminal("the thread's state does not decode", e))?
         };
-        let attempt: u64 = rand::random();
+        let attempt: u64 = crate::random::u64();
         let (link, requests) = StepLink::new();
         let events = Publisher::new(self.hub.clone(), ctx.invocation_id());
         let reruns = |call: &crate::message::ToolCall| self.agent.reruns_after_crash(call);

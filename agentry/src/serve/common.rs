@@ -191,7 +191,7 @@ impl<C: Send + Sync + 'static> Common<C> {
         let caller = self.caller(&request);
         drop(request);
         let caller = caller.await?;
-        let id = format!("t-{:032x}", rand::random::<u128>());
+        let id = format!("t-{:032x}", crate::random::u128());
         self.owners.claim(&id, &caller.user).await?;
         Ok((StatusCode::CREATED, axum::Json(json!({ "id": id }))).into_response())
     }

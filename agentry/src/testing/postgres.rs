@@ -165,7 +165,7 @@ impl PostgresServer {
         let dir = std::env::temp_dir().join(format!(
             "agentry-pg-{}-{}",
             std::process::id(),
-            rand::random::<u64>()
+            crate::random::u64()
         ));
         std::fs::create_dir_all(&dir).map_err(|e| {
             PostgresHarnessError::io(format!("cannot create {}: {e}", dir.display()), e)
