@@ -118,10 +118,10 @@ pub fn generate(target: &Target<'_>, attrs: &ToolAttrs, sig: &Signature) -> Toke
         .params
         .iter()
         .filter_map(|p| match &p.kind {
-            ParamKind::Model { schema_with, .. } => {
+            ParamKind::Model { schema_with, .. } if !is_known_argument(&p.ty) => {
                 Some((&p.ty, schema_with.is_some() || whole_schema.is_some()))
             }
-            ParamKind::Injected => None,
+            ParamKind::Model { .. } | ParamKind::Injected => None,
         })
         .collect();
     let arg_checks = model_params.iter().map(|(ty, overridden)| {
@@ -489,4 +489,17 @@ pub(super) fn respan(tokens: &TokenStream, span: proc_macro2::Span) -> TokenStre
             tt
         })
         .collect()
+}
+
+/// A standard type every tool argument may be (`String`, `bool`, the numbers): its check and
+/// bounds are left out, as they cannot fail and each costs the user's build a little.
+fn is_known_argument(ty: &Type) -> bool {
+    const KNOWN: &[&str] = &[
+        "String", "bool", "char", "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32",
+        "i64", "i128", "isize", "f32", "f64",
+    ];
+    matches!(ty, Type::Path(p) if p.qself.is_none() && p.path.leading_colon.is_none()
+        && p.path.segments.len() == 1
+        && p.path.segments[0].arguments.is_none()
+        && KNOWN.iter().any(|k| p.path.segments[0].ident == k))
 }
