@@ -22,30 +22,25 @@
 mod check;
 mod compile;
 mod equal;
+mod node;
 #[cfg(test)]
 mod tests;
 
-use std::collections::HashMap;
 use std::fmt;
 
-use regex::Regex;
 use serde_json::Value;
 
 /// A compiled schema.
 pub(crate) struct Validator {
-    root: Value,
-    /// Every `pattern` and `patternProperties` key, compiled; `None` for one the `regex` crate
-    /// does not accept (not enforced).
-    patterns: HashMap<String, Option<Regex>>,
-    /// `$anchor` names and the JSON pointers of their schemas.
-    anchors: HashMap<String, String>,
+    /// Every subschema, the root's first.
+    nodes: Vec<node::Node>,
 }
 
 impl fmt::Debug for Validator {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Validator")
-            .field("patterns", &self.patterns.len())
-            .finish_non_exhaustive()
+            .field("nodes", &self.nodes.len())
+            .finish()
     }
 }
 
@@ -90,25 +85,22 @@ impl Validator {
     /// Compiles `schema`: its references resolve, its keywords have the shapes the
     /// specification gives them, and its patterns are compiled once here.
     pub(crate) fn new(schema: &Value) -> Result<Validator, CompileError> {
-        let compile::Compiled { patterns, anchors } = compile::compile(schema)?;
         Ok(Validator {
-            root: schema.clone(),
-            patterns,
-            anchors,
+            nodes: compile::compile(schema)?,
         })
     }
 
     /// Whether `value` satisfies the schema (stops at the first violation).
     pub(crate) fn is_valid(&self, value: &Value) -> bool {
         let mut run = check::Run::new(self, true);
-        run.schema(&self.root, value, check::Depth::ROOT)
+        run.schema(0, value, check::Depth::ROOT)
     }
 
     /// Every violation of `value`, in the schema's keyword order (properties before the
     /// object's own rules, so the deepest cause comes first).
     pub(crate) fn violations(&self, value: &Value) -> Vec<Violation> {
         let mut run = check::Run::new(self, false);
-        run.schema(&self.root, value, check::Depth::ROOT);
+        run.schema(0, value, check::Depth::ROOT);
         run.into_violations()
     }
 }

@@ -1,21 +1,18 @@
 //! The keywords of arrays.
 
-use serde_json::{Map, Value};
+use std::fmt::Write;
 
-use super::super::compile::count;
+use serde_json::Value;
+
 use super::super::equal::equal;
+use super::super::node::Rules;
 use super::{Depth, Run, plural, shown};
 
 impl Run<'_> {
-    pub(super) fn array(
-        &mut self,
-        schema: &Map<String, Value>,
-        items: &[Value],
-        value: &Value,
-        depth: Depth,
-    ) {
-        if let Some(min) = schema.get("minItems").and_then(count)
-            && (items.len() as u64) < min
+    pub(super) fn array(&mut self, rules: &Rules, items: &[Value], value: &Value, depth: Depth) {
+        let len = items.len() as u64;
+        if let Some(min) = rules.min_items
+            && len < min
         {
             self.fail(format!(
                 "{} has less than {min} item{}",
@@ -23,8 +20,8 @@ impl Run<'_> {
                 plural(min)
             ));
         }
-        if let Some(max) = schema.get("maxItems").and_then(count)
-            && (items.len() as u64) > max
+        if let Some(max) = rules.max_items
+            && len > max
         {
             self.fail(format!(
                 "{} has more than {max} item{}",
@@ -32,7 +29,7 @@ impl Run<'_> {
                 plural(max)
             ));
         }
-        if schema.get("uniqueItems") == Some(&Value::Bool(true))
+        if rules.unique_items
             && items
                 .iter()
                 .enumerate()
@@ -43,32 +40,30 @@ impl Run<'_> {
         if self.done() {
             return;
         }
-        // Which schema each element answers to: `prefixItems` (or draft-07's array `items`)
-        // by position, then `items` (or draft-07's `additionalItems`).
-        let (prefix, rest) = match (schema.get("prefixItems"), schema.get("items")) {
-            (Some(Value::Array(prefix)), rest) => (prefix.as_slice(), rest),
-            (_, Some(Value::Array(prefix))) => (prefix.as_slice(), schema.get("additionalItems")),
-            (_, rest) => (&[][..], rest),
-        };
+        // Each element answers to its position's schema in the prefix, then to `items`.
         for (i, item) in items.iter().enumerate() {
-            let Some(each) = prefix.get(i).or(rest) else {
+            let Some(each) = rules.prefix_items.get(i).copied().or(rules.items) else {
                 continue;
             };
-            let len = self.path.len();
-            self.path.push('/');
-            self.path.push_str(&i.to_string());
-            self.schema(each, item, depth.descend());
-            self.path.truncate(len);
+            if self.first_only {
+                // Only whether it passes is asked: no path to keep.
+                self.schema(each, item, depth.descend());
+            } else {
+                let at = self.path.len();
+                let _ = write!(self.path, "/{i}");
+                self.schema(each, item, depth.descend());
+                self.path.truncate(at);
+            }
             if self.done() {
                 return;
             }
         }
-        if let Some(contains) = schema.get("contains") {
+        if let Some(contains) = rules.contains {
             let matches = items
                 .iter()
                 .filter(|item| self.probe(contains, item, depth.descend()))
                 .count() as u64;
-            let min = schema.get("minContains").and_then(count).unwrap_or(1);
+            let min = rules.min_contains.unwrap_or(1);
             if matches < min {
                 self.fail(if min == 1 {
                     format!("None of {} are valid under the given schema", shown(value))
@@ -79,7 +74,7 @@ impl Run<'_> {
                     )
                 });
             }
-            if let Some(max) = schema.get("maxContains").and_then(count)
+            if let Some(max) = rules.max_contains
                 && matches > max
             {
                 self.fail(format!(

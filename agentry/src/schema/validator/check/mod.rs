@@ -5,12 +5,11 @@ mod array;
 mod object;
 mod scalar;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-use super::compile::target;
-use super::equal::{equal, is_integral};
+use super::equal::equal;
+use super::node::{Node, NodeId, Rules};
 use super::{Validator, Violation, ViolationKind};
-use crate::schema::walk::type_names;
 
 /// How many subschemas deep a check may go. A value parsed by serde_json nests at most 128
 /// levels, and a schema at most 128 (else it does not compile).
@@ -99,64 +98,58 @@ impl<'v> Run<'v> {
         });
     }
 
-    /// Whether `value` satisfies `schema`, recording nothing (for `anyOf`, `not`, `if`..).
-    fn probe(&self, schema: &Value, value: &Value, depth: Depth) -> bool {
-        Run::new(self.validator, true).schema(schema, value, depth)
+    /// Whether `value` satisfies the node `id`, recording nothing (for `anyOf`, `not`, `if`..).
+    fn probe(&self, id: NodeId, value: &Value, depth: Depth) -> bool {
+        Run::new(self.validator, true).schema(id, value, depth)
     }
 
-    /// Checks `value` against `schema`; whether it passed.
-    pub(super) fn schema(&mut self, schema: &Value, value: &Value, depth: Depth) -> bool {
+    /// Checks `value` against the node `id`; whether it passed.
+    pub(super) fn schema(&mut self, id: NodeId, value: &Value, depth: Depth) -> bool {
         let before = self.violations.len();
-        match schema {
-            Value::Bool(true) => return true,
-            Value::Bool(false) => {
+        match &self.validator.nodes[id] {
+            Node::True => return true,
+            Node::False => {
                 self.fail(format!("False schema does not allow {}", shown(value)));
                 return false;
             }
-            Value::Object(_) if depth.too_deep() => {
+            Node::Rules(_) if depth.too_deep() => {
                 self.fail(format!(
                     "the schema nests more than {MAX_STALLED} references or combinators without a step into the value, or schema and value nest more than {MAX_DEPTH} levels"
                 ));
             }
-            Value::Object(schema) => self.keywords(schema, value, depth),
-            // Not a schema: `Validator::new` refused it.
-            _ => {}
+            Node::Rules(rules) => self.rules(rules, value, depth),
         }
         self.violations.len() == before
     }
 
-    fn keywords(&mut self, schema: &Map<String, Value>, value: &Value, depth: Depth) {
-        for keyword in ["$ref", "$dynamicRef", "$recursiveRef"] {
-            if let Some(Value::String(reference)) = schema.get(keyword)
-                && let Some(node) = target(&self.validator.root, &self.validator.anchors, reference)
-            {
-                self.schema(node, value, depth.step());
-                if self.done() {
-                    return;
-                }
+    fn rules(&mut self, rules: &Rules, value: &Value, depth: Depth) {
+        for &target in &rules.refs {
+            self.schema(target, value, depth.step());
+            if self.done() {
+                return;
             }
         }
-        self.kind(schema, value);
+        self.kind(rules, value);
         if self.done() {
             return;
         }
         match value {
-            Value::Number(n) => self.number(schema, n),
-            Value::String(s) => self.string(schema, s, value),
-            Value::Array(items) => self.array(schema, items, value, depth),
-            Value::Object(object) => self.object(schema, object, value, depth),
+            Value::Number(n) => self.number(rules, n),
+            Value::String(s) => self.string(rules, s, value),
+            Value::Array(items) => self.array(rules, items, value, depth),
+            Value::Object(object) if rules.for_objects => self.object(rules, object, value, depth),
+            Value::Object(_) => {}
             Value::Null | Value::Bool(_) => {}
         }
-        if self.done() {
-            return;
+        if rules.combined && !self.done() {
+            self.combinators(rules, value, depth);
         }
-        self.combinators(schema, value, depth);
     }
 
     /// `type`, `enum` and `const`.
-    fn kind(&mut self, schema: &Map<String, Value>, value: &Value) {
-        if let Some(names) = schema.get("type").and_then(type_names)
-            && !names.iter().any(|name| is_type(value, name))
+    fn kind(&mut self, rules: &Rules, value: &Value) {
+        if let Some((types, names)) = &rules.types
+            && !types.contains(value)
         {
             let names: Vec<String> = names.iter().map(|n| format!("\"{n}\"")).collect();
             let types = if names.len() == 1 { "type" } else { "types" };
@@ -166,7 +159,7 @@ impl<'v> Run<'v> {
                 names.join(", ")
             ));
         }
-        if let Some(Value::Array(options)) = schema.get("enum")
+        if let Some(options) = &rules.enumeration
             && !options.iter().any(|option| equal(option, value))
         {
             self.fail(format!(
@@ -175,7 +168,7 @@ impl<'v> Run<'v> {
                 shown(&Value::Array(options.clone()))
             ));
         }
-        if let Some(expected) = schema.get("const")
+        if let Some(expected) = &rules.constant
             && !equal(expected, value)
         {
             self.fail(format!("{} was expected", shown(expected)));
@@ -183,27 +176,29 @@ impl<'v> Run<'v> {
     }
 
     /// `allOf`, `anyOf`, `oneOf`, `not`, `if` / `then` / `else`.
-    fn combinators(&mut self, schema: &Map<String, Value>, value: &Value, depth: Depth) {
-        if let Some(Value::Array(all)) = schema.get("allOf") {
-            for each in all {
-                self.schema(each, value, depth.step());
-                if self.done() {
-                    return;
-                }
+    fn combinators(&mut self, rules: &Rules, value: &Value, depth: Depth) {
+        for &each in &rules.all_of {
+            self.schema(each, value, depth.step());
+            if self.done() {
+                return;
             }
         }
-        if let Some(Value::Array(any)) = schema.get("anyOf")
-            && !any.iter().any(|each| self.probe(each, value, depth.step()))
+        if !rules.any_of.is_empty()
+            && !rules
+                .any_of
+                .iter()
+                .any(|&each| self.probe(each, value, depth.step()))
         {
             self.fail(format!(
                 "{} is not valid under any of the schemas listed in the 'anyOf' keyword",
                 shown(value)
             ));
         }
-        if let Some(Value::Array(one)) = schema.get("oneOf") {
-            let passing = one
+        if !rules.one_of.is_empty() {
+            let passing = rules
+                .one_of
                 .iter()
-                .filter(|each| self.probe(each, value, depth.step()))
+                .filter(|&&each| self.probe(each, value, depth.step()))
                 .take(2)
                 .count();
             match passing {
@@ -218,39 +213,24 @@ impl<'v> Run<'v> {
                 )),
             }
         }
-        if let Some(not) = schema.get("not")
+        if let Some(not) = rules.not
             && self.probe(not, value, depth.step())
         {
             self.fail(format!(
-                "{} is not allowed for {}",
-                shown(not),
+                "{} is not allowed: it is valid under the schema in the 'not' keyword",
                 shown(value)
             ));
         }
-        if let Some(condition) = schema.get("if") {
+        if let Some((condition, then, otherwise)) = rules.condition {
             let branch = if self.probe(condition, value, depth.step()) {
-                schema.get("then")
+                then
             } else {
-                schema.get("else")
+                otherwise
             };
             if let Some(branch) = branch {
                 self.schema(branch, value, depth.step());
             }
         }
-    }
-}
-
-/// Whether `value` is of the JSON Schema type `name`.
-fn is_type(value: &Value, name: &str) -> bool {
-    match (name, value) {
-        ("null", Value::Null)
-        | ("boolean", Value::Bool(_))
-        | ("number", Value::Number(_))
-        | ("string", Value::String(_))
-        | ("array", Value::Array(_))
-        | ("object", Value::Object(_)) => true,
-        ("integer", Value::Number(n)) => is_integral(n),
-        _ => false,
     }
 }
 

@@ -3,90 +3,79 @@
 use serde_json::{Map, Value};
 
 use super::super::ViolationKind;
-use super::super::compile::count;
+use super::super::node::{Node, Rules};
 use super::{Depth, Run, ies, shown};
 use crate::schema::walk::push_segment;
 
 impl Run<'_> {
     pub(super) fn object(
         &mut self,
-        schema: &Map<String, Value>,
+        rules: &Rules,
         object: &Map<String, Value>,
         value: &Value,
         depth: Depth,
     ) {
-        let properties = schema.get("properties").and_then(Value::as_object);
-        let patterns = schema.get("patternProperties").and_then(Value::as_object);
-        if let Some(properties) = properties {
-            for (name, each) in properties {
-                if let Some(field) = object.get(name) {
-                    self.field(name, each, field, depth);
-                    if self.done() {
-                        return;
-                    }
+        // One pass over the object: each property is checked against the schema `properties`
+        // gives it, those of the patterns it matches, or else `additionalProperties`.
+        let forbidden = rules
+            .additional_properties
+            .filter(|_| !rules.unknown_pattern)
+            .map(|id| (id, matches!(self.validator.nodes[id], Node::False)));
+        let mut present: u64 = 0;
+        let mut unexpected: Vec<&String> = Vec::new();
+        for (name, field) in object {
+            let mut declared = false;
+            if let Some(i) = rules.property(name) {
+                declared = true;
+                if i < 64 {
+                    present |= 1 << i;
+                }
+                self.field(name, rules.properties[i].1, field, depth);
+            }
+            for (regex, each) in &rules.pattern_properties {
+                if regex.is_match(name) {
+                    declared = true;
+                    self.field(name, *each, field, depth);
                 }
             }
-        }
-        let mut by_pattern = Vec::new();
-        if let Some(patterns) = patterns {
-            for (pattern, each) in patterns {
-                let Some(Some(regex)) = self.validator.patterns.get(pattern) else {
-                    continue;
-                };
-                for (name, field) in object {
-                    if regex.is_match(name) {
-                        by_pattern.push(name.as_str());
-                        self.field(name, each, field, depth);
-                        if self.done() {
-                            return;
-                        }
-                    }
+            match forbidden {
+                Some((_, true)) if !declared => unexpected.push(name),
+                Some((additional, false)) if !declared => {
+                    self.field(name, additional, field, depth);
                 }
+                _ => {}
+            }
+            if self.done() || (self.first_only && !unexpected.is_empty()) {
+                break;
             }
         }
-        if let Some(additional) = schema.get("additionalProperties") {
-            let declared = |name: &String| {
-                properties.is_some_and(|p| p.contains_key(name))
-                    || by_pattern.contains(&name.as_str())
-                    // A pattern `regex` cannot compile: its names are not "additional".
-                    || patterns.is_some_and(|p| {
-                        p.keys()
-                            .any(|k| matches!(self.validator.patterns.get(k), Some(None)))
-                    })
+        if !unexpected.is_empty() {
+            let quoted: Vec<String> = unexpected.iter().map(|n| format!("'{n}'")).collect();
+            let verb = if unexpected.len() == 1 { "was" } else { "were" };
+            self.fail_as(
+                ViolationKind::AdditionalProperties {
+                    unexpected: unexpected.iter().map(|n| n.to_string()).collect(),
+                },
+                format!(
+                    "Additional properties are not allowed ({} {verb} unexpected)",
+                    quoted.join(", ")
+                ),
+            );
+        }
+        if self.done() {
+            return;
+        }
+        for (name, index) in rules.required.iter().zip(&rules.required_index) {
+            let found = match index {
+                Some(i) if *i < 64 => present & (1 << i) != 0,
+                _ => object.contains_key(name),
             };
-            let extra: Vec<&String> = object.keys().filter(|name| !declared(name)).collect();
-            if additional == &Value::Bool(false) {
-                if !extra.is_empty() {
-                    let quoted: Vec<String> = extra.iter().map(|n| format!("'{n}'")).collect();
-                    let verb = if extra.len() == 1 { "was" } else { "were" };
-                    self.fail_as(
-                        ViolationKind::AdditionalProperties {
-                            unexpected: extra.iter().map(|n| n.to_string()).collect(),
-                        },
-                        format!(
-                            "Additional properties are not allowed ({} {verb} unexpected)",
-                            quoted.join(", ")
-                        ),
-                    );
-                }
-            } else {
-                for name in extra {
-                    self.field(name, additional, &object[name], depth);
-                    if self.done() {
-                        return;
-                    }
-                }
-            }
-        }
-        if let Some(Value::Array(required)) = schema.get("required") {
-            for name in required.iter().filter_map(Value::as_str) {
-                if !object.contains_key(name) {
-                    self.fail(format!("\"{name}\" is a required property"));
-                }
+            if !found {
+                self.fail(format!("\"{name}\" is a required property"));
             }
         }
         let size = object.len() as u64;
-        if let Some(min) = schema.get("minProperties").and_then(count)
+        if let Some(min) = rules.min_properties
             && size < min
         {
             self.fail(format!(
@@ -95,7 +84,7 @@ impl Run<'_> {
                 ies(min)
             ));
         }
-        if let Some(max) = schema.get("maxProperties").and_then(count)
+        if let Some(max) = rules.max_properties
             && size > max
         {
             self.fail(format!(
@@ -107,47 +96,39 @@ impl Run<'_> {
         if self.done() {
             return;
         }
-        if let Some(names) = schema.get("propertyNames") {
+        if let Some(names) = rules.property_names {
             for name in object.keys() {
                 if !self.probe(names, &Value::String(name.clone()), depth.descend()) {
                     self.fail(format!("Property name \"{name}\" is not valid"));
                 }
             }
         }
-        self.dependencies(schema, object, value, depth);
+        self.dependencies(rules, object, value, depth);
     }
 
     /// `dependentRequired`, `dependentSchemas` and draft-07's `dependencies`.
     fn dependencies(
         &mut self,
-        schema: &Map<String, Value>,
+        rules: &Rules,
         object: &Map<String, Value>,
         value: &Value,
         depth: Depth,
     ) {
-        for keyword in ["dependentRequired", "dependentSchemas", "dependencies"] {
-            let Some(Value::Object(rules)) = schema.get(keyword) else {
+        for (present, needed) in &rules.dependent_required {
+            if !object.contains_key(present) {
                 continue;
-            };
-            for (present, rule) in rules {
-                if !object.contains_key(present) {
-                    continue;
+            }
+            for name in needed {
+                if !object.contains_key(name) {
+                    self.fail(format!(
+                        "\"{name}\" is a required property (because \"{present}\" is present)"
+                    ));
                 }
-                match rule {
-                    Value::Array(needed) => {
-                        for name in needed.iter().filter_map(Value::as_str) {
-                            if !object.contains_key(name) {
-                                self.fail(format!(
-                                    "\"{name}\" is a required property (because \"{present}\" is present)"
-                                ));
-                            }
-                        }
-                    }
-                    rule if keyword != "dependentRequired" => {
-                        self.schema(rule, value, depth.step());
-                    }
-                    _ => {}
-                }
+            }
+        }
+        for (present, each) in &rules.dependent_schemas {
+            if object.contains_key(present) {
+                self.schema(*each, value, depth.step());
                 if self.done() {
                     return;
                 }
@@ -155,11 +136,16 @@ impl Run<'_> {
         }
     }
 
-    /// Checks `field`, the property `name` of the current object, against `schema`.
-    fn field(&mut self, name: &str, schema: &Value, field: &Value, depth: Depth) {
-        let len = self.path.len();
+    /// Checks `field`, the property `name` of the current object, against the node `id`.
+    fn field(&mut self, name: &str, id: usize, field: &Value, depth: Depth) {
+        if self.first_only {
+            // Only whether it passes is asked: no path to keep.
+            self.schema(id, field, depth.descend());
+            return;
+        }
+        let at = self.path.len();
         push_segment(&mut self.path, name);
-        self.schema(schema, field, depth.descend());
-        self.path.truncate(len);
+        self.schema(id, field, depth.descend());
+        self.path.truncate(at);
     }
 }

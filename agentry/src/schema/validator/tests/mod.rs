@@ -257,3 +257,40 @@ fn long_values_are_cut_in_messages() {
     assert!(message.chars().count() < 160, "{message}");
     assert!(message.contains('…'));
 }
+
+#[test]
+fn many_properties_are_found_by_name() {
+    let mut properties = serde_json::Map::new();
+    for i in 0..70 {
+        properties.insert(format!("p{i}"), json!({ "type": "integer" }));
+    }
+    let required: Vec<String> = (0..70).step_by(7).map(|i| format!("p{i}")).collect();
+    let schema = json!({
+        "type": "object",
+        "properties": properties,
+        "required": required,
+        "additionalProperties": false
+    });
+    let mut value = serde_json::Map::new();
+    for i in 0..70 {
+        value.insert(format!("p{i}"), json!(i));
+    }
+    assert!(valid(schema.clone(), Value::Object(value.clone())));
+    value.insert("p69".to_string(), json!("x"));
+    assert_eq!(
+        first(schema.clone(), Value::Object(value.clone())).0,
+        "/p69"
+    );
+    value.insert("p69".to_string(), json!(1));
+    value.remove("p63");
+    assert_eq!(
+        first(schema.clone(), Value::Object(value.clone())).1,
+        "\"p63\" is a required property"
+    );
+    value.insert("p63".to_string(), json!(1));
+    value.insert("q".to_string(), json!(1));
+    assert_eq!(
+        first(schema, Value::Object(value)).1,
+        "Additional properties are not allowed ('q' was unexpected)"
+    );
+}
