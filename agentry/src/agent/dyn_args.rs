@@ -2,7 +2,8 @@
 //!
 //! A static tool's arguments are checked by serde into its typed `Args`; a
 //! [`DynTool`](super::DynTool) receives JSON, so its definition's schema is compiled once
-//! (with the SDK's [validator](crate::schema::validator)) when the agent is built, and every call is checked against it.
+//! (with the SDK's validator, `schema::validator`) when the agent is built, and every call is
+//! checked against it.
 //! A violation goes back to the model as [`ToolCallError::InvalidArguments`] naming the JSON
 //! path, exactly like a static tool's.
 

@@ -3,17 +3,20 @@
 //!
 //! This is the SDK's own validator, not the `jsonschema` crate. That crate and the 25 crates it
 //! brings (a second regex engine, big-number arithmetic, URI and e-mail parsers) were a third of
-//! what every program built on the SDK linked, and a debug build links every dependency whether
-//! it is called or not: 0.22 s of each rebuild (see the guide's compile-time section). The
+//! what every program built on the SDK linked (a debug build links a dependency's objects
+//! whenever the SDK's refer to them, called or not): 0.22 s of each rebuild (see the guide's
+//! compile-time section). The
 //! schemas checked here are tool parameters and answers, so the validator covers what those use:
 //!
 //! - draft 2020-12, and draft-07's forms (`items` as an array, `additionalItems`,
 //!   `definitions`, `dependencies`, boolean `exclusiveMinimum`);
 //! - local references (`#`, `#/$defs/Name`, any `#/json/pointer`, `#anchor`);
-//! - `pattern` and `patternProperties` with the `regex` crate. A pattern that crate cannot
-//!   compile (a look-around, a back-reference) is not enforced, and says so in a warning;
+//! - `pattern` and `patternProperties` with the `regex` crate, whose matching takes linear
+//!   time (a hostile pattern cannot stall a check). A pattern that crate cannot compile (a
+//!   look-around, a back-reference) is not enforced, and says so in a warning;
 //! - `format`, the `content*` keywords and `unevaluated*` are not asserted (2020-12 makes
-//!   `format` an annotation by default).
+//!   `format` an annotation by default), nor is any keyword the specification does not
+//!   define.
 //!
 //! A schema that cannot be checked faithfully (a reference outside it, an unknown `type`) does
 //! not compile: [`Validator::new`] returns the reason, and callers then check nothing rather
@@ -68,8 +71,8 @@ pub(crate) struct Violation {
 /// The rules a caller tells apart; every other rule is [`ViolationKind::Other`].
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) enum ViolationKind {
-    /// An object has properties that `additionalProperties: false` (or a schema they break)
-    /// forbids; the names, in the object's order.
+    /// An object has properties that `additionalProperties: false` forbids; the names, in the
+    /// object's order.
     AdditionalProperties { unexpected: Vec<String> },
     /// Any other rule.
     Other,
@@ -96,8 +99,8 @@ impl Validator {
         run.schema(0, value, check::Depth::ROOT)
     }
 
-    /// Every violation of `value`, in the schema's keyword order (properties before the
-    /// object's own rules, so the deepest cause comes first).
+    /// Every violation of `value`: an object's properties first (in the object's order), then
+    /// the object's own rules, so the deepest cause comes first.
     pub(crate) fn violations(&self, value: &Value) -> Vec<Violation> {
         let mut run = check::Run::new(self, false);
         run.schema(0, value, check::Depth::ROOT);
