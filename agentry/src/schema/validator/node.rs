@@ -17,17 +17,21 @@ impl TypeSet {
         "null", "boolean", "object", "array", "number", "string", "integer",
     ];
 
-    /// The set of `names` (each one of [`TypeSet::NAMES`]), and the names as static strings.
-    pub(super) fn of(names: &[&str]) -> (TypeSet, Vec<&'static str>) {
-        let mut bits = 0;
-        let mut kept = Vec::with_capacity(names.len());
-        for name in names {
-            if let Some(i) = Self::NAMES.iter().position(|known| known == name) {
-                bits |= 1 << i;
-                kept.push(Self::NAMES[i]);
-            }
-        }
-        (TypeSet(bits), kept)
+    /// The set of `names` (each one of [`TypeSet::NAMES`]; others are left out).
+    pub(super) fn of(names: &[&str]) -> TypeSet {
+        let bits = names
+            .iter()
+            .filter_map(|name| Self::NAMES.iter().position(|known| known == name))
+            .fold(0, |bits, i| bits | 1 << i);
+        TypeSet(bits)
+    }
+
+    /// The types' names, in [`TypeSet::NAMES`]' order (for messages).
+    pub(super) fn names(self) -> Vec<&'static str> {
+        (0..Self::NAMES.len())
+            .filter(|i| self.0 & (1 << i) != 0)
+            .map(|i| Self::NAMES[i])
+            .collect()
     }
 
     /// Whether `value` is of one of the types.
@@ -64,8 +68,8 @@ pub(super) enum Node {
 pub(super) struct Rules {
     /// `$ref`, `$dynamicRef`, `$recursiveRef`: the nodes they point at.
     pub(super) refs: Vec<NodeId>,
-    /// `type`: the allowed types, and their names as the schema lists them (for messages).
-    pub(super) types: Option<(TypeSet, Vec<&'static str>)>,
+    /// `type`: the allowed types.
+    pub(super) types: Option<TypeSet>,
     pub(super) enumeration: Option<Vec<Value>>,
     pub(super) constant: Option<Value>,
 

@@ -10,25 +10,13 @@ use super::{Depth, Run, plural, shown};
 
 impl Run<'_> {
     pub(super) fn array(&mut self, rules: &Rules, items: &[Value], value: &Value, depth: Depth) {
-        let len = items.len() as u64;
-        if let Some(min) = rules.min_items
-            && len < min
-        {
-            self.fail(format!(
-                "{} has less than {min} item{}",
-                shown(value),
-                plural(min)
-            ));
-        }
-        if let Some(max) = rules.max_items
-            && len > max
-        {
-            self.fail(format!(
-                "{} has more than {max} item{}",
-                shown(value),
-                plural(max)
-            ));
-        }
+        self.size(
+            value,
+            items.len(),
+            rules.min_items,
+            rules.max_items,
+            ("item", "items"),
+        );
         if rules.unique_items
             && items
                 .iter()

@@ -10,6 +10,7 @@ use serde_json::Value;
 use super::equal::equal;
 use super::node::{Node, NodeId, Rules};
 use super::{Validator, Violation, ViolationKind};
+use crate::http::status::truncate;
 
 /// How many subschemas deep a check may go. A value parsed by serde_json nests at most 128
 /// levels, and a schema at most 128 (else it does not compile).
@@ -55,7 +56,7 @@ impl Depth {
     }
 }
 
-/// How much of a value a message quotes.
+/// How much of a value a message quotes, in bytes.
 const SHOWN: usize = 120;
 
 /// One check of one value: where it is and what failed so far.
@@ -148,9 +149,10 @@ impl<'v> Run<'v> {
 
     /// `type`, `enum` and `const`.
     fn kind(&mut self, rules: &Rules, value: &Value) {
-        if let Some((types, names)) = &rules.types
+        if let Some(types) = rules.types
             && !types.contains(value)
         {
+            let names = types.names();
             let names: Vec<String> = names.iter().map(|n| format!("\"{n}\"")).collect();
             let types = if names.len() == 1 { "type" } else { "types" };
             self.fail(format!(
@@ -172,6 +174,38 @@ impl<'v> Run<'v> {
             && !equal(expected, value)
         {
             self.fail(format!("{} was expected", shown(expected)));
+        }
+    }
+
+    /// `minItems` / `maxItems` of an array, `minProperties` / `maxProperties` of an object:
+    /// `size` of them, named `noun` (singular, plural).
+    fn size(
+        &mut self,
+        value: &Value,
+        size: usize,
+        min: Option<u64>,
+        max: Option<u64>,
+        noun: (&str, &str),
+    ) {
+        let size = size as u64;
+        let named = |n: u64| if n == 1 { noun.0 } else { noun.1 };
+        if let Some(min) = min
+            && size < min
+        {
+            self.fail(format!(
+                "{} has less than {min} {}",
+                shown(value),
+                named(min)
+            ));
+        }
+        if let Some(max) = max
+            && size > max
+        {
+            self.fail(format!(
+                "{} has more than {max} {}",
+                shown(value),
+                named(max)
+            ));
         }
     }
 
@@ -234,19 +268,11 @@ impl<'v> Run<'v> {
     }
 }
 
-/// `value` as a message quotes it: its JSON, cut after [`SHOWN`] characters.
+/// `value` as a message quotes it: its JSON, cut after [`SHOWN`] bytes.
 fn shown(value: &Value) -> String {
-    let text = value.to_string();
-    match text.char_indices().nth(SHOWN) {
-        Some((cut, _)) => format!("{}…", &text[..cut]),
-        None => text,
-    }
+    truncate(&value.to_string(), SHOWN)
 }
 
 fn plural(n: u64) -> &'static str {
     if n == 1 { "" } else { "s" }
-}
-
-fn ies(n: u64) -> &'static str {
-    if n == 1 { "y" } else { "ies" }
 }

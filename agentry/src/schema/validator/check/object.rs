@@ -4,7 +4,7 @@ use serde_json::{Map, Value};
 
 use super::super::ViolationKind;
 use super::super::node::{Node, Rules};
-use super::{Depth, Run, ies, shown};
+use super::{Depth, Run};
 use crate::schema::walk::push_segment;
 
 impl Run<'_> {
@@ -74,25 +74,13 @@ impl Run<'_> {
                 self.fail(format!("\"{name}\" is a required property"));
             }
         }
-        let size = object.len() as u64;
-        if let Some(min) = rules.min_properties
-            && size < min
-        {
-            self.fail(format!(
-                "{} has less than {min} propert{}",
-                shown(value),
-                ies(min)
-            ));
-        }
-        if let Some(max) = rules.max_properties
-            && size > max
-        {
-            self.fail(format!(
-                "{} has more than {max} propert{}",
-                shown(value),
-                ies(max)
-            ));
-        }
+        self.size(
+            value,
+            object.len(),
+            rules.min_properties,
+            rules.max_properties,
+            ("property", "properties"),
+        );
         if self.done() {
             return;
         }

@@ -10,50 +10,42 @@ use super::{Run, plural, shown};
 
 impl Run<'_> {
     pub(super) fn number(&mut self, rules: &Rules, n: &Number) {
-        if let Some((limit, exclusive)) = &rules.minimum {
-            match compare(n, limit) {
-                Some(Ordering::Less) => {
-                    self.fail(format!("{n} is less than the minimum of {limit}"));
-                }
-                Some(Ordering::Equal) if *exclusive => {
-                    self.fail(format!(
-                        "{n} is less than or equal to the minimum of {limit}"
-                    ));
-                }
-                _ => {}
+        let bounds = [
+            (rules.minimum.as_ref(), Ordering::Less),
+            (rules.maximum.as_ref(), Ordering::Greater),
+        ];
+        for (bound, side) in bounds {
+            if let Some((limit, exclusive)) = bound {
+                self.bound(n, limit, *exclusive, side);
             }
         }
-        if let Some((limit, exclusive)) = &rules.maximum {
-            match compare(n, limit) {
-                Some(Ordering::Greater) => {
-                    self.fail(format!("{n} is greater than the maximum of {limit}"));
-                }
-                Some(Ordering::Equal) if *exclusive => {
-                    self.fail(format!(
-                        "{n} is greater than or equal to the maximum of {limit}"
-                    ));
-                }
-                _ => {}
+        let exclusive = [
+            (rules.exclusive_minimum.as_ref(), Ordering::Less),
+            (rules.exclusive_maximum.as_ref(), Ordering::Greater),
+        ];
+        for (limit, side) in exclusive {
+            if let Some(limit) = limit {
+                self.bound(n, limit, true, side);
             }
-        }
-        if let Some(limit) = &rules.exclusive_minimum
-            && compare(n, limit).is_some_and(Ordering::is_le)
-        {
-            self.fail(format!(
-                "{n} is less than or equal to the minimum of {limit}"
-            ));
-        }
-        if let Some(limit) = &rules.exclusive_maximum
-            && compare(n, limit).is_some_and(Ordering::is_ge)
-        {
-            self.fail(format!(
-                "{n} is greater than or equal to the maximum of {limit}"
-            ));
         }
         if let Some(by) = &rules.multiple_of
             && !is_multiple(n, by)
         {
             self.fail(format!("{n} is not a multiple of {by}"));
+        }
+    }
+
+    /// `n` against one bound: below a minimum (`side` is `Less`) or above a maximum
+    /// (`Greater`), or on it when the bound is exclusive.
+    fn bound(&mut self, n: &Number, limit: &Number, exclusive: bool, side: Ordering) {
+        let order = compare(n, limit);
+        if order == Some(side) || (exclusive && order == Some(Ordering::Equal)) {
+            let (beyond, bound) = match side {
+                Ordering::Less => ("less than", "minimum"),
+                _ => ("greater than", "maximum"),
+            };
+            let or_equal = if exclusive { " or equal to" } else { "" };
+            self.fail(format!("{n} is {beyond}{or_equal} the {bound} of {limit}"));
         }
     }
 
