@@ -70,13 +70,16 @@ pub(crate) fn classify(line: &str, complete: bool) -> LineKind {
         };
     }
     // Only the keywords starting with the line's first letter can match (most text lines
-    // match none).
-    let first = b[i].to_ascii_lowercase();
+    // match none); `PATTERNS` keeps them grouped by that letter.
+    let candidates = match b[i] | 0x20 {
+        b'f' => &PATTERNS[0..1],
+        b'a' => &PATTERNS[1..3],
+        b't' => &PATTERNS[3..4],
+        b'o' => &PATTERNS[4..5],
+        _ => &[],
+    };
     let mut partial = false;
-    for &(words, keyword) in &PATTERNS {
-        if words[0].as_bytes()[0] != first {
-            continue;
-        }
+    for &(words, keyword) in candidates {
         match match_words(b, i, words) {
             Match::Full(offset) => {
                 // An unfinished line ending right at the colon (or in decoration after it) may
@@ -115,13 +118,13 @@ fn match_words(b: &[u8], start: usize, words: &[&str]) -> Match {
         let word = word.as_bytes();
         let rest = &b[i..];
         if rest.len() < word.len() {
-            return if rest.eq_ignore_ascii_case(&word[..rest.len()]) {
+            return if is_keyword(rest, &word[..rest.len()]) {
                 Match::Partial
             } else {
                 Match::No
             };
         }
-        if !rest[..word.len()].eq_ignore_ascii_case(word) {
+        if !is_keyword(&rest[..word.len()], word) {
             return Match::No;
         }
         i += word.len();
@@ -140,6 +143,13 @@ fn match_words(b: &[u8], start: usize, words: &[&str]) -> Match {
         i += 1;
     }
     Match::Full(i)
+}
+
+/// Whether `text` is `keyword` (lower-case ASCII letters) in any case: `c | 0x20` is `k` only
+/// for `k` and its upper-case form, and is cheaper than `eq_ignore_ascii_case`, which lowers
+/// both sides byte by byte (the marker lines of a reply are most of its parse).
+fn is_keyword(text: &[u8], keyword: &[u8]) -> bool {
+    text.len() == keyword.len() && text.iter().zip(keyword).all(|(&c, &k)| c | 0x20 == k)
 }
 
 /// Incremental scanner for a balanced JSON object (string- and escape-aware).
@@ -200,6 +210,14 @@ mod tests {
         assert_eq!(classify("Act", true), LineKind::Text);
         assert_eq!(classify("Final Answer:", false), LineKind::Undecided);
         assert_eq!(classify("Hello", false), LineKind::Text);
+        assert_eq!(
+            classify("> fInAl AnSwEr: 4", true),
+            LineKind::Marker(Keyword::FinalAnswer, 15)
+        );
+        // `@` (0x40) and `` ` `` (0x60) sit beside the letters: never a marker's first letter.
+        assert_eq!(classify("@ction: search", true), LineKind::Text);
+        assert_eq!(classify("Thoughts: many", true), LineKind::Text);
+        assert_eq!(classify("OBS", false), LineKind::Undecided);
     }
 
     #[test]
