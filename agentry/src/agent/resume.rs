@@ -161,16 +161,14 @@ where
         {
             return Err(fail(error, &pause));
         }
-        // The agent's policy decides what is reviewed; a review the pause lists beyond it
-        // (from a middleware that does not report its policy) is kept.
-        let mut tool_calls: Vec<ToolCall> = pause.calls.iter().map(|c| c.call.clone()).collect();
-        let derived = self.parts.middleware.reviews(&tool_calls);
+        // The agent's policy decides what is reviewed (asked per call, without describing
+        // it); a review the pause lists beyond it (from a middleware that does not report its
+        // policy) is kept.
+        let middleware = &self.parts.middleware;
         let allowed_for = |pending: &PendingCall| {
-            derived
-                .iter()
-                .find(|r| r.call_id == pending.call.id)
-                .or(pending.review.as_ref())
-                .map(|r| r.allowed)
+            middleware
+                .review_policy(&pending.call)
+                .or(pending.review.as_ref().map(|r| r.allowed))
         };
         // A few decisions, one per reviewed call: a list, searched by id.
         let mut by_id: Vec<(String, Decision)> = Vec::new();
@@ -191,6 +189,7 @@ where
             Some(by_id.swap_remove(at).1)
         };
         let mut decided = Vec::new();
+        let mut edits: Vec<(String, String)> = Vec::new();
         let mut verbatim = Vec::new();
         let mut answers = Vec::new();
         for pending in &pause.calls {
@@ -260,9 +259,7 @@ where
                         return Err(fail(ResumeError::InvalidEdit { call_id, error }, &pause));
                     }
                     // The transcript shows the call that ran.
-                    if let Some(call) = tool_calls.iter_mut().find(|c| c.id == call_id) {
-                        call.arguments = edited.arguments;
-                    }
+                    edits.push((call_id, edited.arguments));
                 }
                 Decision::Reject { message } | Decision::Respond { content: message } => {
                     decided.push((call_id, Ok(ToolOutput::text(message))));
@@ -271,7 +268,17 @@ where
         }
         // The paused answer with its calls put back (edited ones as edited).
         let mut answer = pause.answer.response;
-        answer.message.tool_calls = tool_calls;
+        answer.message.tool_calls = pause.calls.into_iter().map(|c| c.call).collect();
+        for (call_id, arguments) in edits {
+            if let Some(call) = answer
+                .message
+                .tool_calls
+                .iter_mut()
+                .find(|c| c.id == call_id)
+            {
+                call.arguments = arguments;
+            }
+        }
         Ok(Start::Resume {
             snapshot: Box::new(pause.snapshot),
             replay: Some(Box::new(Replay {

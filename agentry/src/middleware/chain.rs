@@ -6,8 +6,8 @@ use std::sync::{Arc, Mutex};
 use super::context::RunCx;
 use super::next::{EventSink, ToolHandler, model_call};
 use super::{
-    AfterModel, BeforeModel, Flow, Hook, Middleware, MiddlewareError, ModelNext, ModelRequest,
-    ReviewRequest, SharedMiddleware, ToolNext,
+    AfterModel, Allowed, BeforeModel, Flow, Hook, Middleware, MiddlewareError, ModelNext,
+    ModelRequest, SharedMiddleware, ToolNext,
 };
 use crate::message::{AssistantMessage, Message, ToolCall};
 use crate::model::{ChatResponse, ModelError};
@@ -159,12 +159,12 @@ impl<C: Send + Sync + 'static, S: Send + Sync + 'static> Chain<C, S> {
             .all(|e| e.defaults.load(Ordering::Relaxed) == ALL_HOOKS)
     }
 
-    /// The reviews every middleware requires before `calls` run, in declaration order.
-    pub(crate) fn reviews(&self, calls: &[ToolCall]) -> Vec<ReviewRequest> {
+    /// The decisions allowed on `call` by the first middleware, in declaration order, that
+    /// reviews it.
+    pub(crate) fn review_policy(&self, call: &ToolCall) -> Option<Allowed> {
         self.list
             .iter()
-            .flat_map(|e| e.middleware.reviews(calls))
-            .collect()
+            .find_map(|e| e.middleware.review_policy(call))
     }
 
     /// Whether some middleware may wrap tool calls (none is known to leave

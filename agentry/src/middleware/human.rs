@@ -134,4 +134,11 @@ impl<C: Send + Sync + 'static, S: Send + Sync + 'static> Middleware<C, S> for Hu
     fn reviews(&self, calls: &[ToolCall]) -> Vec<ReviewRequest> {
         HumanInTheLoop::reviews(self, calls)
     }
+
+    fn review_policy(&self, call: &ToolCall) -> Option<Allowed> {
+        self.policies
+            .iter()
+            .find(|p| p.tool == call.name)
+            .map(|p| p.allowed)
+    }
 }

@@ -215,6 +215,30 @@ where
         Vec::new()
     }
 
+    /// The decisions a reviewer may make on `call` under this middleware's policy, or `None`
+    /// when it does not review the call: what [`reviews`](Self::reviews) reports for it,
+    /// without the description. Asked when a pause is resumed, to check each decision.
+    ///
+    /// The default asks `reviews` for the one call and keeps its `allowed`; override it when
+    /// describing a call costs more than looking up its policy ([`HumanInTheLoop`] does).
+    ///
+    /// ```
+    /// use agentry::middleware::{DecisionKind::*, HumanInTheLoop, Middleware};
+    /// use agentry::prelude::ToolCall;
+    ///
+    /// let hitl = HumanInTheLoop::new().review("send_email", Approve | Edit);
+    /// let email = ToolCall::new("e1", "send_email", r#"{"to":"bob"}"#);
+    /// let search = ToolCall::new("s1", "search", r#"{"query":"x"}"#);
+    /// assert_eq!(Middleware::<(), ()>::review_policy(&hitl, &email), Some(Approve | Edit));
+    /// assert_eq!(Middleware::<(), ()>::review_policy(&hitl, &search), None);
+    /// ```
+    fn review_policy(&self, call: &ToolCall) -> Option<Allowed> {
+        self.reviews(std::slice::from_ref(call))
+            .into_iter()
+            .find(|review| review.call_id == call.id)
+            .map(|review| review.allowed)
+    }
+
     /// Around each tool call, with the call's own runtime (its context, state snapshot and
     /// state-update queue). The default calls the next handler once.
     fn wrap_tool_call<'a>(
