@@ -1,5 +1,6 @@
 //! Support code for macro expansions. Not a public API.
 
+pub use futures::future::Either;
 pub use std::convert::Infallible;
 pub use std::future::Future;
 pub use std::sync::OnceLock;

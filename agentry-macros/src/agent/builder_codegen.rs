@@ -33,6 +33,24 @@ pub fn builder_bounds(sdk: &TokenStream, attrs: &AgentAttrs) -> TokenStream {
     quote!(where #(#output,)*)
 }
 
+/// `where` bounds for the impl holding the agent's `builder`/`into_builder`: the declared
+/// context and state are `Send + Sync + 'static` (tools and sub-agents read them from other
+/// threads). Higher-ranked, so rustc does not check them where the agent is declared, and on
+/// the impl, so a context that is not thread-safe is one error where the builder is asked for
+/// (`MyAgent::builder(model)`, naming the field that is not), and the builder it would have
+/// returned is not there to fail again at `.build()` and at each run.
+pub fn thread_safe_bounds(attrs: &AgentAttrs) -> TokenStream {
+    let bounds = [&attrs.context, &attrs.state]
+        .into_iter()
+        .flatten()
+        .map(|ty| {
+            quote_spanned! {ty.span()=>
+                for<'__agentry> #ty: ::core::marker::Send + ::core::marker::Sync + 'static
+            }
+        });
+    quote!(where #(#bounds,)*)
+}
+
 /// `AgentBuilder::new(model, toolset)` with the attribute's output, instructions and limits.
 pub fn configure(
     sdk: &TokenStream,

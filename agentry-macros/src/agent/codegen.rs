@@ -89,6 +89,7 @@ pub fn generate_struct(
     let alias = super::alias::generate(&sdk, &target, attrs);
     let builder_ty = builder_type(&sdk, &target, attrs);
     let output_bound = builder_bounds(&sdk, attrs);
+    let thread_safe = super::builder_codegen::thread_safe_bounds(attrs);
     let configure = configure(&sdk, attrs, docs, quote!(self), &entries)?;
     // The agent is named after its type (`gen_ai.agent.name` on its run spans).
     let agent_name = name.to_string();
@@ -112,7 +113,7 @@ pub fn generate_struct(
 
         #sub_agent
 
-        impl #name {
+        impl #name #thread_safe {
             /// Starts configuring this agent with `model`, taking the agent value (its tools'
             /// resources); finish with `.build()`.
             #vis fn into_builder(self, model: impl #sdk::agent::IntoSharedModel) -> #builder_ty #output_bound {
@@ -186,16 +187,26 @@ pub fn generate_toolset(
         quote_spanned! {e.span=> #call_enum::#v(_) => <#ty as #sdk::Tool>::check_answer(answer), }
     });
     // A tool that needs a context or state this agent does not provide is reported at the
-    // tool, naming both types.
-    let call_arms = entries.iter().map(|e| {
+    // tool, naming both types. Each arm returns its tool's own future, placed in a balanced
+    // tree of `Either`s (no `async` block: one holding the runtime across the await would be
+    // a second report of a context or state that is not `Sync`, at the agent's attribute).
+    let call_arms = entries.iter().enumerate().map(|(i, e)| {
         let (v, ty, make, sdk) = (&e.variant, &e.ty, &e.make, respan(&sdk, e.span));
-        quote_spanned! {e.span=>
-            #call_enum::#v(args) => (&#sdk::__private::checks::CallProbe::<#ty, #context, #state>::new())
+        let future = quote_spanned! {e.span=>
+            (&#sdk::__private::checks::CallProbe::<#ty, #context, #state>::new())
                 .probe_call()
-                .call(&#make, args, runtime)
-                .await,
-        }
+                .call(#make, args, runtime)
+        };
+        let future = either_path(&sdk, i, entries.len(), future);
+        quote_spanned! {e.span=> #call_enum::#v(args) => #future, }
     });
+    // An agent without tools has no call to match: its (never polled) future is a block
+    // that matches the empty enum.
+    let dispatch = if entries.is_empty() {
+        quote!(async move { match call {} })
+    } else {
+        quote!(match call { #(#call_arms)* })
+    };
     // A listed type that is not a tool is reported here, at the user's token; every other
     // use of the tool is spanned there too, and identical reports collapse into one.
     let names = entries.iter().map(|e| {
@@ -206,7 +217,7 @@ pub fn generate_toolset(
     let fit_checks = entries.iter().map(|e| {
         let (ty, sdk) = (&e.ty, respan(&sdk, e.span));
         quote_spanned! {e.span=>
-            (&#sdk::__private::checks::ToolProbe::<#ty>::new()).probe().fits_agent::<#context, #state>();
+            (&#sdk::__private::checks::FitProbe::<#ty, #context, #state>::new()).probe().fits_agent::<#context, #state>();
             (&#sdk::__private::checks::EventsProbe::<#ty>::new()).probe_events().fit_events::<#events>();
         }
     });
@@ -350,12 +361,32 @@ pub fn generate_toolset(
                 use #sdk::__private::checks::{
                     ProbeCall as _, ProbeCannotCall as _, ProbeMake as _, ProbeNoMake as _,
                 };
-                async move {
-                    match call { #(#call_arms)* }
-                }
+                #dispatch
             }
         }
     }
+}
+
+/// `future` as leaf `index` of a balanced tree of `Either`s over `count` leaves (the leaf
+/// itself when there is one): every arm of a `match` then has the same type, with no box and
+/// a depth of ⌈log2 count⌉.
+fn either_path(sdk: &TokenStream, index: usize, count: usize, future: TokenStream) -> TokenStream {
+    let (mut start, mut end) = (0, count);
+    let mut sides = Vec::new();
+    while end - start > 1 {
+        let middle = start + (end - start).div_ceil(2);
+        if index < middle {
+            sides.push(quote!(Left));
+            end = middle;
+        } else {
+            sides.push(quote!(Right));
+            start = middle;
+        }
+    }
+    sides.iter().rev().fold(
+        future,
+        |inner, side| quote!(#sdk::__private::Either::#side(#inner)),
+    )
 }
 
 /// The context and state types (`()` when not given).

@@ -124,6 +124,7 @@ pub fn generate(mut item: ItemImpl, attrs: &AgentAttrs, docs: &str) -> syn::Resu
     let alias = super::alias::generate(&sdk, &target, attrs);
     let builder_ty = codegen::builder_type(&sdk, &target, attrs);
     let output_bound = codegen::builder_bounds(&sdk, attrs);
+    let thread_safe = super::builder_codegen::thread_safe_bounds(attrs);
     let configure = codegen::configure(&sdk, attrs, docs, quote!(#tools_struct(this)), &entries)?;
     // The agent is named after its type (`gen_ai.agent.name` on its run spans).
     let agent_name = name.to_string();
@@ -141,7 +142,7 @@ pub fn generate(mut item: ItemImpl, attrs: &AgentAttrs, docs: &str) -> syn::Resu
 
         #alias
 
-        impl #self_ty {
+        impl #self_ty #thread_safe {
             /// Starts configuring this agent with `model`; the value is shared by its tool
             /// methods for the agent's lifetime. Finish with `.build()`.
             #vis fn into_builder(self, model: impl #sdk::agent::IntoSharedModel) -> #builder_ty #output_bound {

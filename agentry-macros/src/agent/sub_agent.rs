@@ -15,6 +15,7 @@ use syn::spanned::Spanned;
 use syn::{Fields, Ident, ItemStruct, LitStr, Path, Token, Type};
 
 use super::attrs::AgentAttrs;
+use super::builder_codegen::respan;
 use super::codegen::{ToolEntry, configure_with, context_state, output, structured_output};
 use crate::crate_path::sdk_path;
 
@@ -261,10 +262,25 @@ pub fn generate(
         }
     });
     let no_context = attrs.context.as_ref().is_none_or(is_unit);
+    // The sub-agent's context and state are thread-safe (`ProjectContext`'s supertrait bounds
+    // ask it), stated higher-ranked: assumed here, checked where the sub-agent is listed.
+    let thread_safe = {
+        let context = attrs.context.iter().map(|ty| {
+            let sdk = respan(&sdk, ty.span());
+            quote_spanned!(ty.span()=> for<'__agentry> #ty: #sdk::agent::ContextType)
+        });
+        let state = attrs.state.iter().map(|ty| {
+            let sdk = respan(&sdk, ty.span());
+            quote_spanned!(ty.span()=> for<'__agentry> #ty: #sdk::agent::StateType)
+        });
+        quote!(#(#context,)* #(#state,)*)
+    };
     let projections = if no_context {
         quote! {
             impl<__P: ::core::marker::Send + ::core::marker::Sync + 'static>
                 #sdk::__private::multi::ProjectContext<__P> for #name
+            where
+                #thread_safe
             {
                 fn project(_parent: &::std::sync::Arc<__P>) -> ::std::sync::Arc<()> {
                     ::std::sync::Arc::new(())
@@ -276,6 +292,7 @@ pub fn generate(
             impl<__P> #sdk::__private::multi::ProjectContext<__P> for #name
             where
                 #context: #sdk::multi::FromParentContext<__P>,
+                #thread_safe
             {
                 fn project(parent: &::std::sync::Arc<__P>) -> ::std::sync::Arc<#context> {
                     <#context as #sdk::multi::FromParentContext<__P>>::from_parent(parent)
@@ -295,7 +312,10 @@ pub fn generate(
                 },
             };
             quote_spanned! {function.span()=>
-                impl #sdk::__private::multi::ProjectContext<#parent> for #name {
+                impl #sdk::__private::multi::ProjectContext<#parent> for #name
+                where
+                    #thread_safe
+                {
                     fn project(parent: &::std::sync::Arc<#parent>) -> ::std::sync::Arc<#context> {
                         #make
                         ::std::sync::Arc::new(context)

@@ -3,15 +3,18 @@
 //!
 //! A tool listed in `tools(...)` is checked for being a tool where its name is written (through
 //! its `Tool::NAME`); whether it fits the agent's context and state is checked with
-//! [`ToolProbe`], which picks [`IsTool::fits_agent`] only for tools (auto-ref probing), so a
-//! type that is not a tool at all is not reported a second time as a context mismatch.
+//! [`FitProbe`], which picks [`IsTool::fits_agent`] only for tools of an agent whose context
+//! and state are thread-safe (auto-ref probing), so a type that is not a tool at all is not
+//! reported a second time as a context mismatch, nor a context that is not `Send + Sync` once
+//! more at every tool.
 
 use std::marker::PhantomData;
 
 use crate::tool::{CallTool, Tool};
 
-/// Probes a listed type: `(&ToolProbe::<T>::new()).probe()` is an [`IsTool`] for tools and a
-/// [`NotTool`] for anything else.
+/// Probes a listed type for how the agent makes it: `(&ToolProbe::<T>::new()).probe_make()`
+/// is `T::default()` for a tool ([`ProbeMake`]) and never returns for anything else
+/// ([`ProbeNoMake`], already a compile error).
 pub struct ToolProbe<T>(PhantomData<fn() -> T>);
 
 impl<T> ToolProbe<T> {
@@ -27,19 +30,40 @@ impl<T> Default for ToolProbe<T> {
     }
 }
 
-/// Chosen when the probed type is a tool.
+/// Probes whether a listed type is checked against an agent with context `C` and state `S`:
+/// `(&FitProbe::<T, C, S>::new()).probe()` is an [`IsTool`] for a tool in an agent whose
+/// context and state are thread-safe, and a [`NotTool`] otherwise. A type that is not a tool
+/// is reported where it is listed; a context or state that is not `Send + Sync` is reported
+/// where the agent declares it, and not again at each tool.
+pub struct FitProbe<T, C, S>(Marker<(T, C, S)>);
+
+impl<T, C, S> FitProbe<T, C, S> {
+    /// A probe for `T` in an agent with context `C` and state `S`.
+    pub const fn new() -> Self {
+        FitProbe(PhantomData)
+    }
+}
+
+impl<T, C, S> Default for FitProbe<T, C, S> {
+    fn default() -> Self {
+        FitProbe::new()
+    }
+}
+
+/// Chosen when the probed type is a tool and the agent's context and state are thread-safe.
 pub trait ProbeTool<T> {
     /// The tool, to check against the agent.
     fn probe(&self) -> IsTool<T>;
 }
 
-impl<T: Tool> ProbeTool<T> for ToolProbe<T> {
+impl<T: Tool, C: Send + Sync, S: Send + Sync> ProbeTool<T> for FitProbe<T, C, S> {
     fn probe(&self) -> IsTool<T> {
         IsTool(PhantomData)
     }
 }
 
-/// Chosen for anything else (already reported as "not a tool").
+/// Chosen for anything else (already reported, as "not a tool" or at the agent's context or
+/// state).
 pub trait ProbeOther {
     /// Nothing left to check.
     fn probe(&self) -> NotTool {
@@ -47,7 +71,7 @@ pub trait ProbeOther {
     }
 }
 
-impl<T> ProbeOther for &ToolProbe<T> {}
+impl<T, C, S> ProbeOther for &FitProbe<T, C, S> {}
 
 /// Chosen when the probed type is a tool: makes a tool listed by path with `Default` (a tool
 /// that has no `Default` is reported here, at the user's token).
@@ -191,9 +215,11 @@ impl<E> EventsFit<E> for E {}
 type Marker<T> = PhantomData<fn() -> T>;
 
 /// Probes how to call a listed tool: `(&CallProbe::<T, C, S>::new()).probe_call()` is a
-/// [`Calls`] when `T` runs with context `C` and state `S`, and a [`CannotCall`] otherwise.
-/// The agent's `Toolset` calls its tools through it, so a tool that does not fit is reported
-/// once, by [`IsTool::fits_agent`], and not again at every use of the agent.
+/// [`Calls`] when `T` runs with context `C` and state `S` (and both are thread-safe), and a
+/// [`CannotCall`] otherwise. The agent's `Toolset` calls its tools through it, so a tool that
+/// does not fit is reported once, by [`IsTool::fits_agent`], and not again at every use of
+/// the agent; a context or state that is not `Send + Sync` is reported where the agent
+/// declares it and where it is run.
 pub struct CallProbe<T, C, S>(Marker<(T, C, S)>);
 
 impl<T, C, S> CallProbe<T, C, S> {
@@ -215,7 +241,7 @@ pub trait ProbeCall<T, C, S> {
     fn probe_call(&self) -> Calls<T, C, S>;
 }
 
-impl<T: CallTool<C, S>, C, S> ProbeCall<T, C, S> for CallProbe<T, C, S> {
+impl<T: CallTool<C, S>, C: Send + Sync, S: Send + Sync> ProbeCall<T, C, S> for CallProbe<T, C, S> {
     fn probe_call(&self) -> Calls<T, C, S> {
         Calls(PhantomData)
     }
@@ -234,15 +260,17 @@ impl<T, C, S> ProbeCannotCall for &CallProbe<T, C, S> {}
 /// A tool that fits the agent.
 pub struct Calls<T, C, S>(Marker<(T, C, S)>);
 
-impl<T: CallTool<C, S>, C, S> Calls<T, C, S> {
-    /// Calls the tool.
+impl<T: CallTool<C, S>, C: Send + Sync, S: Send + Sync> Calls<T, C, S> {
+    /// Calls the tool, which the returned future owns.
+    // Not an `async fn`: the signature states that the future is `Send`.
+    #[allow(clippy::manual_async_fn)]
     pub fn call<'a>(
         self,
-        tool: &'a T,
+        tool: T,
         args: T::Args,
         runtime: &'a crate::ToolRuntime<C, S>,
     ) -> impl Future<Output = Result<crate::ToolOutput, crate::ToolCallError>> + Send + 'a {
-        tool.call(args, runtime)
+        async move { tool.call(args, runtime).await }
     }
 }
 
@@ -254,7 +282,7 @@ impl CannotCall {
     /// Fails the call.
     pub fn call<T, A, R>(
         self,
-        tool: &T,
+        tool: T,
         args: A,
         runtime: &R,
     ) -> std::future::Ready<Result<crate::ToolOutput, crate::ToolCallError>> {

@@ -74,6 +74,7 @@ mod single_use;
 pub use single_use::PAUSE_STORE_NAMESPACE;
 mod stream;
 mod thread;
+mod thread_safe;
 mod toolset;
 
 pub use builder::{Agent, AgentBuilder, DEFAULT_MAX_PARALLEL_TOOLS};
@@ -90,6 +91,7 @@ pub use stream::AgentStream;
 pub use thread::{
     CANCELLED, DEFAULT_THREAD_CACHE, NOT_COMPLETED, Orphan, Thread, ThreadSnapshot, ThreadState,
 };
+pub use thread_safe::{ContextType, StateType};
 pub use toolset::{NoCall, NoTools, Toolset};
 
 // The values of a run live in the `run` room below this one (so `middleware`, `telemetry`

@@ -31,10 +31,13 @@ pub trait SubAgent: Send + Sync + 'static {
     const NAME: &'static str;
     /// What the parent model fills in ([`Prompt`] unless `as_tool(input = T)`).
     type Input: AgentInput;
-    /// The sub-agent's context.
-    type Context: Send + Sync + 'static;
-    /// The sub-agent's state (each call starts from its `Default`).
-    type State: Send + Sync + 'static;
+    /// The sub-agent's context. (`Send + Sync + 'static` is asked where the sub-agent runs,
+    /// not here: a context that is not thread-safe is one error, where the agent's builder is
+    /// asked for or where it is listed as a tool.)
+    type Context;
+    /// The sub-agent's state (each call starts from its `Default`; thread-safe, asked the
+    /// same way).
+    type State;
     /// The sub-agent's tools. (Their `Toolset` impl is asked for where the sub-agent runs,
     /// so a sub-agent with a broken tool list is reported once, by its own `#[agent]`.)
     type Toolset;
@@ -206,7 +209,11 @@ where
     label = "this sub-agent's context cannot be made from the parent's context `{P}`",
     note = "name a projection on the sub-agent: `#[agent(context = {Self}, as_tool(context_from({P} = my_projection)))]` with `fn my_projection(parent: &{P}) -> {Self}`, or implement `agentry::multi::FromParentContext<{P}>` for `{Self}`"
 )]
-pub trait FromParentContext<P>: Send + Sync + Sized + 'static {
+// No `Send + Sync` supertraits: `#[agent]` bounds its projection with `C: FromParentContext<P>`,
+// and a supertrait would restate `C: Send + Sync` there, so a context that is not thread-safe
+// would be reported at the agent's attribute on top of `context = C` (the sub-agent's context
+// is `Send + Sync` through `SubAgent::Context`).
+pub trait FromParentContext<P>: Sized + 'static {
     /// The sub-agent's context.
     fn from_parent(parent: &Arc<P>) -> Arc<Self>;
 }
@@ -219,13 +226,19 @@ impl<T: Send + Sync + 'static> FromParentContext<T> for T {
 
 /// How sub-agent `Self` gets its context inside a parent whose context is `P`. Implemented
 /// by `#[agent]`: through [`FromParentContext`], or through the functions named in
-/// `as_tool(context_from(...))`.
+/// `as_tool(context_from(...))`. It also carries the sub-agent's thread-safety: `#[agent]`
+/// bounds each impl with [`ContextType`](crate::agent::ContextType) and
+/// [`StateType`](crate::agent::StateType) (higher-ranked, so not checked
+/// where the sub-agent is declared), so a sub-agent whose context or state is not `Send +
+/// Sync` is one error where it is listed as a tool.
 #[diagnostic::on_unimplemented(
     message = "agent `{Self}` cannot be a tool of an agent with context `{P}`",
     label = "its context cannot be made from `{P}`",
     note = "add `{P} = my_projection` to the sub-agent's `as_tool(context_from(...))`, with `fn my_projection(parent: &{P}) -> SubAgentContext`"
 )]
-pub trait ProjectContext<P>: SubAgent {
+pub trait ProjectContext<P>:
+    SubAgent<Context: crate::agent::ContextType, State: crate::agent::StateType>
+{
     /// The sub-agent's context for a call from a parent with context `parent`.
     fn project(parent: &Arc<P>) -> Arc<Self::Context>;
 }
@@ -372,6 +385,8 @@ fn configure<A: SubAgentBuilder<P>, P>(
 ) -> crate::agent::Agent<A::Toolset, A::Spec, A::Context, A::State>
 where
     A::Toolset: Toolset<A::Context, A::State>,
+    A::Context: Send + Sync + 'static,
+    A::State: Send + Sync + 'static,
 {
     let options = scope.sub_agents.get(A::NAME);
     let model = options
