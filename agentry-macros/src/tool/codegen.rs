@@ -168,10 +168,11 @@ pub fn generate(target: &Target<'_>, attrs: &ToolAttrs, sig: &Signature) -> Toke
         .filter(|p| matches!(p.kind, ParamKind::Injected))
         .collect();
     // A `Context<T>` or `State<T>` is `Send` exactly when the agent's context or state is
-    // thread-safe, which the agent asks where it declares it: here the bound is higher-ranked,
-    // which rustc assumes in the body without checking it as a trivially false bound, so such
-    // a type is one error at the agent's `context = T`, not two more at every tool taking it.
-    // Any other injected type is the tool's own and is checked here, at its token.
+    // thread-safe, which the agent asks itself (where its builder is asked for, or where it is
+    // listed as a sub-agent): here the bound is higher-ranked, which rustc assumes in the body
+    // without checking it as a trivially false bound, so a context that is not thread-safe is
+    // that one error, not two more at every tool taking it. Any other injected type is the
+    // tool's own and is checked here, at its token.
     let inject_bounds = injected.iter().map(|p| {
         let ty = &p.ty;
         if depends_on_agent(ty) {
@@ -484,8 +485,6 @@ fn is_text_or_json(ty: &Type) -> bool {
     }
 }
 
-/// Whether `ty` is the SDK's `StreamWriter` (by its last path segment, as the extractors are
-/// recognized).
 /// Whether `ty` is the agent's context or state (`Context<T>`, `State<T>`, or one of them in a
 /// wrapper such as `Option<Context<T>>`), whose `Send` the agent's own declaration decides.
 fn depends_on_agent(ty: &Type) -> bool {
@@ -494,6 +493,8 @@ fn depends_on_agent(ty: &Type) -> bool {
         || super::param_types::wrapped_extractor(ty).is_some_and(|(_, name)| agent_owned(name))
 }
 
+/// Whether `ty` is the SDK's `StreamWriter` (by its last path segment, as the extractors are
+/// recognized).
 fn is_stream_writer(ty: &Type) -> bool {
     matches!(ty, Type::Path(p) if p.qself.is_none()
         && p.path.segments.last().is_some_and(|s| s.ident == "StreamWriter"))

@@ -34,7 +34,7 @@ impl<T> Default for ToolProbe<T> {
 /// `(&FitProbe::<T, C, S>::new()).probe()` is an [`IsTool`] for a tool in an agent whose
 /// context and state are thread-safe, and a [`NotTool`] otherwise. A type that is not a tool
 /// is reported where it is listed; a context or state that is not `Send + Sync` is reported
-/// where the agent declares it, and not again at each tool.
+/// where the agent's builder is asked for, and not again at each tool.
 pub struct FitProbe<T, C, S>(Marker<(T, C, S)>);
 
 impl<T, C, S> FitProbe<T, C, S> {
@@ -62,8 +62,8 @@ impl<T: Tool, C: Send + Sync, S: Send + Sync> ProbeTool<T> for FitProbe<T, C, S>
     }
 }
 
-/// Chosen for anything else (already reported, as "not a tool" or at the agent's context or
-/// state).
+/// Chosen for anything else (already reported: as "not a tool", or at the builder of an
+/// agent whose context or state is not thread-safe).
 pub trait ProbeOther {
     /// Nothing left to check.
     fn probe(&self) -> NotTool {
@@ -218,8 +218,8 @@ type Marker<T> = PhantomData<fn() -> T>;
 /// [`Calls`] when `T` runs with context `C` and state `S` (and both are thread-safe), and a
 /// [`CannotCall`] otherwise. The agent's `Toolset` calls its tools through it, so a tool that
 /// does not fit is reported once, by [`IsTool::fits_agent`], and not again at every use of
-/// the agent; a context or state that is not `Send + Sync` is reported where the agent
-/// declares it and where it is run.
+/// the agent; a context or state that is not `Send + Sync` is reported where the agent's
+/// builder is asked for.
 pub struct CallProbe<T, C, S>(Marker<(T, C, S)>);
 
 impl<T, C, S> CallProbe<T, C, S> {
@@ -274,8 +274,9 @@ impl<T: CallTool<C, S>, C: Send + Sync, S: Send + Sync> Calls<T, C, S> {
     }
 }
 
-/// A tool that does not fit the agent: the program does not compile (the mismatch is
-/// reported where the tool is listed), so this is never called.
+/// A tool that does not fit the agent: the program does not compile (a mismatch is reported
+/// where the tool is listed; a context or state that is not thread-safe where the agent's
+/// builder is asked for, which then does not exist), so this is never called.
 pub struct CannotCall;
 
 impl CannotCall {
