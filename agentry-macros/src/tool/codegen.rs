@@ -162,60 +162,12 @@ pub fn generate(target: &Target<'_>, attrs: &ToolAttrs, sig: &Signature) -> Toke
     let args_where = (!arg_bounds.is_empty()).then(|| quote!(where #(#arg_bounds,)*));
 
     // Injected parameters: extracted before the future starts, so the future owns them.
-    let injected: Vec<_> = sig
-        .params
-        .iter()
-        .filter(|p| matches!(p.kind, ParamKind::Injected))
-        .collect();
-    // A `Context<T>` or `State<T>` is `Send` exactly when the agent's context or state is
-    // thread-safe, which the agent asks itself (where its builder is asked for, or where it is
-    // listed as a sub-agent): here the bound is higher-ranked, which rustc assumes in the body
-    // without checking it as a trivially false bound, so a context that is not thread-safe is
-    // that one error, not two more at every tool taking it. Any other injected type is the
-    // tool's own and is checked here, at its token.
-    let inject_bounds = injected.iter().map(|p| {
-        let ty = &p.ty;
-        if depends_on_agent(ty) {
-            quote_spanned! {ty.span()=>
-                #ty: #sdk::Inject<__C, __S> + 'static,
-                for<'__agentry> #ty: ::core::marker::Send
-            }
-        } else {
-            quote_spanned! {ty.span()=>
-                #ty: #sdk::Inject<__C, __S> + ::core::marker::Send + 'static
-            }
-        }
-    });
-    let inject_lets = injected.iter().map(|p| {
-        let ident = &p.ident;
-        let ty = &p.ty;
-        quote! {
-            let #ident = <#ty as #sdk::Inject<__C, __S>>::inject(__agentry_runtime);
-        }
-    });
-    let inject_unwraps = injected.iter().map(|p| {
-        let ident = &p.ident;
-        quote! {
-            let #ident = match #ident {
-                ::core::result::Result::Ok(value) => value,
-                ::core::result::Result::Err(error) => {
-                    return ::core::result::Result::Err(#sdk::__private::inject_error(#name, error));
-                }
-            };
-        }
-    });
-
-    // A tool taking a `StreamWriter<E>` tells the agents listing it what it writes, so an
-    // agent whose events are another type is a compile error at the tool's name.
-    let events = injected.iter().find(|p| is_stream_writer(&p.ty)).map(|p| {
-        let ty = &p.ty;
-        let sdk = respan(&sdk, ty.span());
-        quote_spanned! {ty.span()=>
-            impl #sdk::__private::checks::ToolEvents for #marker {
-                type Event = <#ty as #sdk::__private::checks::WriterEvent>::Event;
-            }
-        }
-    });
+    let super::injected::Injected {
+        bounds: inject_bounds,
+        lets: inject_lets,
+        unwraps: inject_unwraps,
+        events,
+    } = super::injected::expand(&sdk, sig, name, &marker);
 
     // A `return_direct` tool tells the agents listing it what it returns, so one whose
     // output is another type is a compile error at the tool's name. Text and JSON results
@@ -483,21 +435,6 @@ fn is_text_or_json(ty: &Type) -> bool {
         }
         _ => false,
     }
-}
-
-/// Whether `ty` is the agent's context or state (`Context<T>`, `State<T>`, or one of them in a
-/// wrapper such as `Option<Context<T>>`), whose `Send` the agent's own declaration decides.
-fn depends_on_agent(ty: &Type) -> bool {
-    let agent_owned = |name: &str| matches!(name, "Context" | "State");
-    super::param_types::extractor_name(ty).is_some_and(agent_owned)
-        || super::param_types::wrapped_extractor(ty).is_some_and(|(_, name)| agent_owned(name))
-}
-
-/// Whether `ty` is the SDK's `StreamWriter` (by its last path segment, as the extractors are
-/// recognized).
-fn is_stream_writer(ty: &Type) -> bool {
-    matches!(ty, Type::Path(p) if p.qself.is_none()
-        && p.path.segments.last().is_some_and(|s| s.ident == "StreamWriter"))
 }
 
 /// `tokens` with every span set to `span`, so errors about them point at the user's tokens.

@@ -7,6 +7,7 @@
 mod attrs;
 mod codegen;
 pub(crate) mod flag;
+mod injected;
 mod param_checks;
 mod param_types;
 mod params;
