@@ -14,16 +14,16 @@ mod markers;
 mod model;
 mod parser;
 mod prompt;
+mod reply;
 mod stream;
 pub mod turn;
 
 pub use model::ReactModel;
-pub use parser::{
-    ActionInput, JsonObject, ReactAction, ReactParseError, ReactReply, ReactStep, parse,
-};
+pub use parser::parse;
 pub use prompt::{
     DEFAULT_TEMPLATE, ReactPrompt, ReactStepRecord, STOP_SEQUENCE, TemplateError, compact_schema,
     format_instructions, render_scratchpad, render_tools,
 };
+pub use reply::{ActionInput, JsonObject, ReactAction, ReactParseError, ReactReply, ReactStep};
 pub use stream::{ReactEvent, ReactStream};
 pub use turn::{ReplyContext, correction, read_reply};

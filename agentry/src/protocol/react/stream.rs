@@ -12,10 +12,8 @@
 //! `Action:`) has had deltas emitted before the error [`finish`](ReactStream::finish) returns.
 
 use super::markers::{Keyword, LineKind, ObjectScan, classify};
-use super::parser::{
-    ReactAction, ReactParseError, ReactReply, ReactStep, bare_end, input_start, parse_normalized,
-    push_line,
-};
+use super::parser::{bare_end, input_start, parse_normalized, push_line};
+use super::reply::{ReactAction, ReactParseError, ReactReply, ReactStep};
 
 /// What the streaming parser reports.
 #[derive(Clone, Debug, PartialEq)]

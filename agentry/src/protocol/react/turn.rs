@@ -34,7 +34,7 @@
 
 use serde_json::{Value, json};
 
-use super::parser::{ActionInput, ReactAction, ReactParseError, ReactReply, ReactStep};
+use super::reply::{ActionInput, ReactAction, ReactParseError, ReactReply, ReactStep};
 use crate::message::{AssistantMessage, ContentBlock, Message, ToolCall, UserMessage};
 use crate::model::{ChatRequest, FinishReason};
 use crate::tool::DefinitionRef;
