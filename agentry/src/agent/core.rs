@@ -9,34 +9,31 @@
 //! A turn, in reading order: [`next_turn`](RunCore::next_turn) (may the run ask again?),
 //! [`request`](RunCore::request) (the model request), [`answered`](RunCore::answered) (what
 //! the answer means), [`plan`](RunCore::plan) (which tool runs each call), then for each
-//! group of calls [`tool_runtime`](RunCore::tool_runtime) and
-//! [`group_done`](RunCore::group_done).
+//! group of calls [`tool_runtime`](RunCore::tool_runtime) and `group_done` (in
+//! [`group_done`](super::group_done)).
 
-use std::ops::Range;
 use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::time::Instant;
 
 use super::builder::Agent;
-use super::call::{Planned, plan, tool_message};
-use super::driver::{Sinks, time_limit};
+use super::call::{Planned, plan};
+use super::driver::Sinks;
 use super::history;
 use super::hooks;
 use super::instructions::Instructions;
 use super::interrupted::{AnswerMark, Asked};
-use super::machine::{AfterResponse, AfterTools, CallOutcome, Machine, Next, Stop};
+use super::machine::{AfterResponse, Machine, Next, Stop};
 use super::one_or_many::OneOrMany;
 use super::record::Record;
 use super::resume::{Replay, Start};
 use super::toolset::Toolset;
 use crate::guard::input::{InputCheck, Stopped};
-use crate::message::{AssistantMessage, Message, ToolCall};
+use crate::message::{Message, ToolCall};
 use crate::model::{ChatRequest, ChatResponse};
-use crate::output::{OutputParse, OutputSpec};
-use crate::run::{
-    AgentEvent, Limit, RequestUsage, RunError, RunErrorKind, RunScope, Step, StopReason,
-};
+use crate::output::OutputSpec;
+use crate::run::{AgentEvent, Limit, RequestUsage, RunError, RunErrorKind, RunScope, StopReason};
 use crate::tool::runtime::AnswerBook;
 use crate::tool::{StateUpdates, ToolCallError, ToolOutput, ToolRuntime};
 use crate::usage::Usage;
@@ -75,7 +72,7 @@ pub(super) struct RunCore<'a, T: Toolset<C, S>, O: OutputSpec, C, S> {
     /// Calls answered before they run (by a reviewer, or by a crash's recovery).
     decided: Vec<(String, Result<ToolOutput, ToolCallError>)>,
     /// Tool messages saved before a crash, put back as they were written.
-    verbatim: Vec<Message>,
+    pub(super) verbatim: Vec<Message>,
     pub(super) sinks: Option<Sinks<O::Output, S, T::Event>>,
     /// When the run started and its time limit, for a run with one.
     started: Option<(Instant, Duration)>,
@@ -347,123 +344,6 @@ where
         (scope, rt)
     }
 
-    /// Takes in one group's results (`None`: the time limit passed while it ran): its
-    /// sub-agents' usage, the state updates in the model's order, the tool messages and
-    /// steps, and the machine's verdict. `Some` output ends the run (a `return_direct` tool).
-    #[inline(always)]
-    pub(super) fn group_done(
-        &mut self,
-        turn: Turn,
-        calls: &mut [ToolCall],
-        range: Range<usize>,
-        scope: Arc<RunScope>,
-        results: Option<OneOrMany<CallResult<S>>>,
-        flags: &[bool],
-    ) -> Result<Option<(O::Output, StopReason)>, RunErrorKind> {
-        let record = &mut self.record;
-        self.machine
-            .add_usage(scope.absorb(&mut record.usage, &mut record.request_usage));
-        let Some(mut results) = results else {
-            record.skip(&calls[range.start..], "the run's time limit was reached");
-            return Err(time_limit(self.agent));
-        };
-        // State updates of successful calls, applied in the order the model emitted the
-        // calls, now that no tool holds the snapshot.
-        for (result, updates) in results.as_mut_slice() {
-            if result.is_ok() && !updates.is_empty() {
-                let Some(target) = Arc::get_mut(&mut self.state) else {
-                    record.skip(&calls[range.start..], "the run stopped");
-                    return Err(RunErrorKind::StateInUse);
-                };
-                updates.take().apply(target);
-            }
-        }
-        let group = &calls[range.clone()];
-        for (call, (result, _)) in group.iter().zip(results.as_slice()) {
-            // A call that asked has no result yet: the run pauses after the answer's calls.
-            if let Err(ToolCallError::Interrupted { question, .. }) = result {
-                self.asked.push((call.id.clone(), (**question).clone()));
-                continue;
-            }
-            let message = match self.verbatim.iter().position(|m| answers(m, call)) {
-                Some(at) => self.verbatim.swap_remove(at),
-                None => tool_message(call, result),
-            };
-            record.messages.push(message);
-        }
-        let verdict = {
-            let mut outcomes = group.iter().zip(results.as_slice()).zip(flags).map(
-                |((call, (result, _)), &return_direct)| CallOutcome {
-                    tool: &call.name,
-                    return_direct,
-                    result,
-                },
-            );
-            if range.len() == 1 {
-                match outcomes.next() {
-                    Some(one) => self.machine.after_tools(std::slice::from_ref(&one)),
-                    None => AfterTools::Continue,
-                }
-            } else {
-                self.machine.after_tools(&outcomes.collect::<Vec<_>>())
-            }
-        };
-        let first_step = record.steps.len();
-        // The group's calls are done with (later error paths only skip the calls after the
-        // group): each moves into its step.
-        for (call, (result, _)) in calls[range.clone()].iter_mut().zip(results) {
-            if matches!(result, Err(ToolCallError::Interrupted { .. })) {
-                continue;
-            }
-            let step = Step {
-                turn: turn.number,
-                call: std::mem::replace(call, ToolCall::new("", "", "")),
-                result,
-            };
-            if let Some(sinks) = &self.sinks {
-                let _ = sinks
-                    .events
-                    .send(AgentEvent::ToolResult(Box::new(step.clone())));
-            }
-            record.steps.push(step);
-        }
-        match verdict {
-            AfterTools::Continue => Ok(None),
-            AfterTools::Fail(kind) => {
-                record.skip(&calls[range.end..], "the run stopped");
-                Err(kind)
-            }
-            // A call of an earlier group asked: the run pauses after the answer's calls, and
-            // the output waits for the resume (the machine saw only this group).
-            AfterTools::ReturnDirect(_) if !self.asked.is_empty() => Ok(None),
-            AfterTools::ReturnDirect(index) => {
-                record.skip(&calls[range.end..], "a tool ended the run");
-                let step = &record.steps[first_step + index];
-                let tool = step.call.name.clone();
-                let content = match &step.result {
-                    Ok(output) => output.content.clone(),
-                    Err(_) => Vec::new(),
-                };
-                let parsed = self.agent.parts.output.parse(&AssistantMessage {
-                    content,
-                    ..AssistantMessage::default()
-                });
-                match parsed {
-                    OutputParse::Done(output) => {
-                        Ok(Some((output, StopReason::ReturnDirect { tool })))
-                    }
-                    OutputParse::Retry { error, .. } | OutputParse::Refused(error) => {
-                        Err(RunErrorKind::ReturnDirectOutput { tool, error })
-                    }
-                    OutputParse::Continue => Err(RunErrorKind::ReturnDirectOutput {
-                        tool,
-                        error: "it was not accepted as a final answer".to_string(),
-                    }),
-                }
-            }
-        }
-    }
-
     /// Whether calls of the current answer stopped at a question (the run pauses after them).
     pub(super) fn has_questions(&self) -> bool {
         !self.asked.is_empty()
@@ -536,9 +416,4 @@ where
     pub(super) fn fail(self, kind: RunErrorKind) -> RunError {
         self.record.fail(kind)
     }
-}
-
-/// Whether `message` is the tool result answering `call`.
-fn answers(message: &Message, call: &ToolCall) -> bool {
-    matches!(message, Message::Tool(result) if result.call_id == call.id)
 }

@@ -50,6 +50,7 @@ mod external;
 mod finish;
 #[cfg(all(test, feature = "testing"))]
 mod future_size;
+mod group_done;
 mod history;
 mod hooks;
 mod input;
