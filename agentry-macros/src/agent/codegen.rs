@@ -193,7 +193,7 @@ pub fn generate_toolset(
     let call_arms = entries.iter().enumerate().map(|(i, e)| {
         let (v, ty, make, sdk) = (&e.variant, &e.ty, &e.make, respan(&sdk, e.span));
         let future = quote_spanned! {e.span=>
-            (&#sdk::__private::checks::CallProbe::<#ty, #context, #state>::new())
+            (&#sdk::__private::checks::AgentProbe::<#ty, #context, #state>::new())
                 .probe_call()
                 .call(#make, args, runtime)
         };
@@ -217,7 +217,7 @@ pub fn generate_toolset(
     let fit_checks = entries.iter().map(|e| {
         let (ty, sdk) = (&e.ty, respan(&sdk, e.span));
         quote_spanned! {e.span=>
-            (&#sdk::__private::checks::FitProbe::<#ty, #context, #state>::new()).probe().fits_agent::<#context, #state>();
+            (&#sdk::__private::checks::AgentProbe::<#ty, #context, #state>::new()).probe().fits_agent::<#context, #state>();
             (&#sdk::__private::checks::EventsProbe::<#ty>::new()).probe_events().fit_events::<#events>();
         }
     });

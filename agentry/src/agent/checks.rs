@@ -3,7 +3,7 @@
 //!
 //! A tool listed in `tools(...)` is checked for being a tool where its name is written (through
 //! its `Tool::NAME`); whether it fits the agent's context and state is checked with
-//! [`FitProbe`], which picks [`IsTool::fits_agent`] only for tools of an agent whose context
+//! [`AgentProbe`], which picks [`IsTool::fits_agent`] only for tools of an agent whose context
 //! and state are thread-safe (auto-ref probing), so a type that is not a tool at all is not
 //! reported a second time as a context mismatch, nor a context that is not `Send + Sync` once
 //! more at every tool.
@@ -30,23 +30,30 @@ impl<T> Default for ToolProbe<T> {
     }
 }
 
-/// Probes whether a listed type is checked against an agent with context `C` and state `S`:
-/// `(&FitProbe::<T, C, S>::new()).probe()` is an [`IsTool`] for a tool in an agent whose
-/// context and state are thread-safe, and a [`NotTool`] otherwise. A type that is not a tool
-/// is reported where it is listed; a context or state that is not `Send + Sync` is reported
-/// where the agent's builder is asked for, and not again at each tool.
-pub struct FitProbe<T, C, S>(Marker<(T, C, S)>);
+/// Probes a listed tool in an agent with context `C` and state `S`, for both questions the
+/// expansion asks (auto-ref probing):
+/// - `(&AgentProbe::<T, C, S>::new()).probe()` is an [`IsTool`] for a tool in an agent whose
+///   context and state are thread-safe, to check that it fits, and a [`NotTool`] otherwise;
+/// - `(&AgentProbe::<T, C, S>::new()).probe_call()` is a [`Calls`] when `T` runs with context
+///   `C` and state `S` (both thread-safe), and a [`CannotCall`] otherwise. The agent's
+///   `Toolset` calls its tools through it.
+///
+/// So a tool that does not fit is reported once, by [`IsTool::fits_agent`], where it is
+/// listed, and not again at every use of the agent; a type that is not a tool is reported
+/// where it is listed; a context or state that is not `Send + Sync` is reported where the
+/// agent's builder is asked for, and not again at each tool.
+pub struct AgentProbe<T, C, S>(Marker<(T, C, S)>);
 
-impl<T, C, S> FitProbe<T, C, S> {
+impl<T, C, S> AgentProbe<T, C, S> {
     /// A probe for `T` in an agent with context `C` and state `S`.
     pub const fn new() -> Self {
-        FitProbe(PhantomData)
+        AgentProbe(PhantomData)
     }
 }
 
-impl<T, C, S> Default for FitProbe<T, C, S> {
+impl<T, C, S> Default for AgentProbe<T, C, S> {
     fn default() -> Self {
-        FitProbe::new()
+        AgentProbe::new()
     }
 }
 
@@ -56,7 +63,7 @@ pub trait ProbeTool<T> {
     fn probe(&self) -> IsTool<T>;
 }
 
-impl<T: Tool, C: Send + Sync, S: Send + Sync> ProbeTool<T> for FitProbe<T, C, S> {
+impl<T: Tool, C: Send + Sync, S: Send + Sync> ProbeTool<T> for AgentProbe<T, C, S> {
     fn probe(&self) -> IsTool<T> {
         IsTool(PhantomData)
     }
@@ -71,7 +78,7 @@ pub trait ProbeOther {
     }
 }
 
-impl<T, C, S> ProbeOther for &FitProbe<T, C, S> {}
+impl<T, C, S> ProbeOther for &AgentProbe<T, C, S> {}
 
 /// Chosen when the probed type is a tool: makes a tool listed by path with `Default` (a tool
 /// that has no `Default` is reported here, at the user's token).
@@ -214,34 +221,13 @@ impl<E> EventsFit<E> for E {}
 /// Names types without owning them.
 type Marker<T> = PhantomData<fn() -> T>;
 
-/// Probes how to call a listed tool: `(&CallProbe::<T, C, S>::new()).probe_call()` is a
-/// [`Calls`] when `T` runs with context `C` and state `S` (and both are thread-safe), and a
-/// [`CannotCall`] otherwise. The agent's `Toolset` calls its tools through it, so a tool that
-/// does not fit is reported once, by [`IsTool::fits_agent`], and not again at every use of
-/// the agent; a context or state that is not `Send + Sync` is reported where the agent's
-/// builder is asked for.
-pub struct CallProbe<T, C, S>(Marker<(T, C, S)>);
-
-impl<T, C, S> CallProbe<T, C, S> {
-    /// A probe for `T` in an agent with context `C` and state `S`.
-    pub const fn new() -> Self {
-        CallProbe(PhantomData)
-    }
-}
-
-impl<T, C, S> Default for CallProbe<T, C, S> {
-    fn default() -> Self {
-        CallProbe::new()
-    }
-}
-
 /// Chosen when the tool fits the agent.
 pub trait ProbeCall<T, C, S> {
     /// The way to call the tool.
     fn probe_call(&self) -> Calls<T, C, S>;
 }
 
-impl<T: CallTool<C, S>, C: Send + Sync, S: Send + Sync> ProbeCall<T, C, S> for CallProbe<T, C, S> {
+impl<T: CallTool<C, S>, C: Send + Sync, S: Send + Sync> ProbeCall<T, C, S> for AgentProbe<T, C, S> {
     fn probe_call(&self) -> Calls<T, C, S> {
         Calls(PhantomData)
     }
@@ -255,7 +241,7 @@ pub trait ProbeCannotCall {
     }
 }
 
-impl<T, C, S> ProbeCannotCall for &CallProbe<T, C, S> {}
+impl<T, C, S> ProbeCannotCall for &AgentProbe<T, C, S> {}
 
 /// A tool that fits the agent.
 pub struct Calls<T, C, S>(Marker<(T, C, S)>);
