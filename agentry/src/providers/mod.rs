@@ -12,6 +12,8 @@ mod clients;
 mod driver;
 #[cfg(any(feature = "openai", feature = "gemini"))]
 mod embedding_http;
+#[cfg(all(test, feature = "openai"))]
+mod future_size;
 #[cfg(all(
     feature = "fuzzing",
     feature = "openai",
