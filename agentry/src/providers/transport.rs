@@ -4,7 +4,8 @@
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use futures::{StreamExt, TryStreamExt};
+use futures::future::{Either, ready};
+use futures::{StreamExt, TryFutureExt, TryStreamExt};
 use reqwest::header::{CONTENT_TYPE, HeaderMap, USER_AGENT};
 
 use super::clients::{Clients, Picked, sdk_user_agent};
@@ -235,33 +236,37 @@ impl Transport {
         if self.cassette.is_none() {
             check_url(call.url)?;
         }
-        let (response, permit) = retry(&self.retry, call.provider, |n| {
-            self.attempt(call, &body, true, n)
-        })
-        .await?;
-        let is_json = response
-            .headers()
-            .get(CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(|v| v.starts_with("application/json"));
-        if is_json {
-            tracing::debug!(
-                provider = call.provider,
-                "streamed request answered with JSON; converting"
-            );
-            let bytes = self.read_body(response).await?;
-            return Ok(Opened::Json(bytes));
-        }
-        let idle = self.timeouts.stream_idle;
-        let key = self.api_key.clone();
-        let body = response
-            .bytes_stream()
-            .map_err(move |e| map_body_error(e, idle, key.as_ref(), "the stream was cut"));
-        let body = idle_timeout(body, idle);
-        Ok(Opened::Sse {
-            body,
-            guard: permit.map(|p| Box::new(p) as Box<dyn Send>),
-        })
+        // The answer is taken apart inside this block, so the response is not kept in this
+        // future beside the read of a JSON body (which holds it).
+        let opened = {
+            let (response, permit) = retry(&self.retry, call.provider, |n| {
+                self.attempt(call, &body, true, n)
+            })
+            .await?;
+            let is_json = response
+                .headers()
+                .get(CONTENT_TYPE)
+                .and_then(|v| v.to_str().ok())
+                .is_some_and(|v| v.starts_with("application/json"));
+            if is_json {
+                tracing::debug!(
+                    provider = call.provider,
+                    "streamed request answered with JSON; converting"
+                );
+                Either::Left(self.read_body(response).map_ok(Opened::Json))
+            } else {
+                let idle = self.timeouts.stream_idle;
+                let key = self.api_key.clone();
+                let body = response
+                    .bytes_stream()
+                    .map_err(move |e| map_body_error(e, idle, key.as_ref(), "the stream was cut"));
+                Either::Right(ready(Ok(Opened::Sse {
+                    body: idle_timeout(body, idle),
+                    guard: permit.map(|p| Box::new(p) as Box<dyn Send>),
+                })))
+            }
+        };
+        opened.await
     }
 
     /// A decode error quoting the start of the (redacted) answer.
