@@ -16,7 +16,7 @@ use super::record::Record;
 use super::request::build;
 use super::toolset::Toolset;
 use crate::message::Message;
-use crate::middleware::{AfterModel, BeforeModel, Forwarded, ModelRequest, ReviewRequest};
+use crate::middleware::{AfterModel, BeforeModel, Forwarded, ReviewRequest};
 use crate::model::{ChatResponse, StreamEvent, Tools};
 use crate::output::{OutputParse, OutputSpec};
 use crate::run::AgentEvent;
@@ -155,15 +155,11 @@ where
     };
     let sink: Option<&(dyn Fn(StreamEvent) -> Forwarded + Send + Sync)> =
         forward.as_ref().map(|_| &sink as _);
-    let request = ModelRequest {
-        model: before.model,
-        request,
-    };
     let answer = {
         let cx = counters(record, turn, machine.usage(), answers(&record.messages));
         within(
             deadline,
-            chain.call_model(request, context, state, cx, sink),
+            chain.call_model(&before.model, request, context, state, cx, sink),
         )
         .await
     };

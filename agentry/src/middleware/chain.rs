@@ -10,7 +10,10 @@ use super::{
     ModelRequest, SharedMiddleware, ToolNext,
 };
 use crate::message::{AssistantMessage, Message, ToolCall};
-use crate::model::{ChatResponse, ModelError};
+use futures::FutureExt;
+use futures::future::Either;
+
+use crate::model::{ChatRequest, ChatResponse, ModelError, SharedModel};
 use crate::run::Step;
 use crate::tool::runtime::StateUpdate;
 use crate::tool::{ToolCallError, ToolOutput, ToolRuntime};
@@ -237,31 +240,42 @@ impl<C: Send + Sync + 'static, S: Send + Sync + 'static> Chain<C, S> {
     }
 
     /// The model call through every `wrap_model_call`, the first declared outermost.
-    pub(crate) async fn call_model(
-        &self,
-        request: ModelRequest,
-        context: &C,
-        state: &mut Arc<S>,
-        counters: Counters<'_>,
-        sink: Option<EventSink<'_>>,
-    ) -> Result<Result<ChatResponse, ModelError>, HookError> {
+    ///
+    /// Not an `async fn`, which would hold the request (≈ 300 bytes) beside the call's future
+    /// that holds it too: without a `wrap_model_call` the future is the model call itself;
+    /// with one it is boxed, and the request is moved into the box.
+    pub(crate) fn call_model<'a>(
+        &'a self,
+        model: &'a SharedModel,
+        request: ChatRequest,
+        context: &'a C,
+        state: &'a mut Arc<S>,
+        counters: Counters<'a>,
+        sink: Option<EventSink<'a>>,
+    ) -> impl Future<Output = Result<Result<ChatResponse, ModelError>, HookError>> + Send + 'a {
         if !self.wraps_model() {
-            return Ok(model_call(request, sink).await);
+            return Either::Left(model_call(&**model, request, sink).map(Ok));
         }
-        let queue = Mutex::new(Vec::new());
-        let default = AtomicBool::new(false);
-        let answer = {
-            let cx = cx(context, state, &queue, counters, &default);
-            let next = ModelNext {
-                rest: &self.list,
-                this: None,
-                cx: &cx,
-                sink,
-            };
-            next.run(request).await
+        let request = ModelRequest {
+            model: Arc::clone(model),
+            request,
         };
-        apply(state, queue)?;
-        Ok(answer)
+        Either::Right(Box::pin(async move {
+            let queue = Mutex::new(Vec::new());
+            let default = AtomicBool::new(false);
+            let answer = {
+                let cx = cx(context, state, &queue, counters, &default);
+                let next = ModelNext {
+                    rest: &self.list,
+                    this: None,
+                    cx: &cx,
+                    sink,
+                };
+                next.run(request).await
+            };
+            apply(state, queue)?;
+            Ok(answer)
+        }))
     }
 
     /// `after_model`, in reverse declaration order, until one does not continue.
