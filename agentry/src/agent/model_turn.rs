@@ -68,21 +68,24 @@ where
         // A dropped receiver means the stream was dropped, which also drops this future.
         let _ = sinks.events.send(AgentEvent::TurnStart { turn });
     }
-    let turned = model_turn(
+    // Taken apart in the statement that awaits it: a `Turned` local would keep its room in
+    // this future beside the answer moved out of it, across the `after_model` hooks.
+    let (mut response, closed) = match model_turn(
         agent, record, context, state, machine, turn, with_tools, deadline, sinks,
     )
-    .await?;
-    Ok(match turned {
-        Turned::Answer(mut response, closed) => {
-            match after_model(agent, record, context, state, machine, turn, &mut response).await? {
-                AfterAnswer::Go => MiddlewareTurn::Answer(response, closed),
-                AfterAnswer::Again => MiddlewareTurn::Again,
-                AfterAnswer::End(end) => MiddlewareTurn::End(end),
-                AfterAnswer::Pause(reviews) => MiddlewareTurn::Pause(response, reviews),
-            }
-        }
-        Turned::End(end) => MiddlewareTurn::End(end),
-    })
+    .await?
+    {
+        Turned::Answer(response, closed) => (response, closed),
+        Turned::End(end) => return Ok(MiddlewareTurn::End(end)),
+    };
+    Ok(
+        match after_model(agent, record, context, state, machine, turn, &mut response).await? {
+            AfterAnswer::Go => MiddlewareTurn::Answer(response, closed),
+            AfterAnswer::Again => MiddlewareTurn::Again,
+            AfterAnswer::End(end) => MiddlewareTurn::End(end),
+            AfterAnswer::Pause(reviews) => MiddlewareTurn::Pause(response, reviews),
+        },
+    )
 }
 
 /// `before_model` hooks, the request (built by [`build`] from what the hooks left), and the
@@ -128,41 +131,46 @@ where
     if let Some(end) = flow.map_err(hook_error)? {
         return Ok(Turned::End(end));
     }
-    let request = build(
-        &parts.output,
-        before.model.profile(),
-        record.messages.clone(),
-        before.tools,
-        with_tools,
-        &before.settings,
-    );
-    tracing::debug!(turn, messages = request.messages.len(), "model request");
-    let closed = parts.output.sent_closed(&request);
     // Streamed deltas reach the run's stream through the model's wrappers.
     let is_output_tool = |name: &str| parts.output.is_output_tool(name);
-    let forward = sinks.map(|sinks| {
-        Mutex::new(Forward {
-            events: &sinks.events,
-            turn,
-            tap: OutputTap::new(&parts.output, &request),
-            is_output_tool: &is_output_tool,
-            reported: &sinks.reported,
-        })
-    });
-    let sink = |event| match &forward {
-        Some(fw) => send(&mut fw.lock().unwrap_or_else(|p| p.into_inner()), event),
-        None => Forwarded::Queued,
-    };
-    let sink: Option<&(dyn Fn(StreamEvent) -> Forwarded + Send + Sync)> =
-        forward.as_ref().map(|_| &sink as _);
-    let answer = {
+    let closed;
+    let forward;
+    let sink;
+    // The request is built and moved into the call inside this block, so this future does not
+    // keep room for it (≈ 280 bytes) beside the call, which holds it.
+    let call = {
+        let request = build(
+            &parts.output,
+            before.model.profile(),
+            record.messages.clone(),
+            before.tools,
+            with_tools,
+            &before.settings,
+        );
+        tracing::debug!(turn, messages = request.messages.len(), "model request");
+        closed = parts.output.sent_closed(&request);
+        forward = sinks.map(|sinks| {
+            Mutex::new(Forward {
+                events: &sinks.events,
+                turn,
+                tap: OutputTap::new(&parts.output, &request),
+                is_output_tool: &is_output_tool,
+                reported: &sinks.reported,
+            })
+        });
+        sink = |event| match &forward {
+            Some(fw) => send(&mut fw.lock().unwrap_or_else(|p| p.into_inner()), event),
+            None => Forwarded::Queued,
+        };
+        let sink: Option<&(dyn Fn(StreamEvent) -> Forwarded + Send + Sync)> =
+            forward.as_ref().map(|_| &sink as _);
         let cx = counters(record, turn, machine.usage(), answers(&record.messages));
         within(
             deadline,
             chain.call_model(&before.model, request, context, state, cx, sink),
         )
-        .await
     };
+    let answer = call.await;
     match answer {
         None => Err(time_limit(agent)),
         Some(Err(error)) => Err(hook_error(error)),
