@@ -104,16 +104,25 @@ where
     /// does not allow, edited arguments that do not parse, a reviewed call to a tool the
     /// agent does not have, a missing or wrong seal, a pause resumed already) is a
     /// [`RunErrorKind::Resume`] error; nothing runs.
-    pub async fn resume(
+    ///
+    /// The pause and decisions are checked when this is called; the returned future reports
+    /// the outcome and runs nothing if they do not fit.
+    pub fn resume(
         &self,
         pause: Pause<S>,
         decisions: impl IntoIterator<Item = (String, Decision)>,
         context: impl IntoContext<C>,
-    ) -> Result<Outcome<O::Output, S>, RunError> {
+    ) -> impl Future<Output = Result<Outcome<O::Output, S>, RunError>> + Send + '_ {
+        // Not an `async fn`, which would keep the pause (≈ 500 bytes) in its future twice:
+        // the pause is taken apart here, and the future holds the run's start.
         let id = pause.id.clone();
-        let start = self.prepare_resume(pause, decisions, true)?;
-        self.consume_pause(id.as_deref(), &start, None).await?;
-        drive(self, start, context.into_context(), None).await
+        let prepared = self.prepare_resume(pause, decisions, true);
+        let context = context.into_context();
+        async move {
+            let start = prepared?;
+            self.consume_pause(id.as_deref(), &start, None).await?;
+            drive(self, start, context, None).await
+        }
     }
 
     /// [`Agent::resume`], streaming events like [`Agent::stream`].
