@@ -3,6 +3,9 @@
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 
+use futures::FutureExt;
+use futures::future::Either;
+
 use super::context::RunCx;
 use super::next::{EventSink, ToolHandler, model_call};
 use super::{
@@ -10,9 +13,6 @@ use super::{
     ModelRequest, SharedMiddleware, ToolNext,
 };
 use crate::message::{AssistantMessage, Message, ToolCall};
-use futures::FutureExt;
-use futures::future::Either;
-
 use crate::model::{ChatRequest, ChatResponse, ModelError, SharedModel};
 use crate::run::Step;
 use crate::tool::runtime::StateUpdate;

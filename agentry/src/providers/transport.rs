@@ -253,7 +253,11 @@ impl Transport {
                     provider = call.provider,
                     "streamed request answered with JSON; converting"
                 );
-                Either::Left(self.read_body(response).map_ok(Opened::Json))
+                // The permit is held until the body is read, as a whole request's is.
+                Either::Left(self.read_body(response).map_ok(move |bytes| {
+                    drop(permit);
+                    Opened::Json(bytes)
+                }))
             } else {
                 let idle = self.timeouts.stream_idle;
                 let key = self.api_key.clone();
