@@ -31,6 +31,7 @@ use super::resume::{Replay, Start};
 use super::toolset::Toolset;
 use crate::guard::input::{InputCheck, Stopped};
 use crate::message::{Message, ToolCall};
+use crate::middleware::chain::HookKind;
 use crate::model::{ChatRequest, ChatResponse};
 use crate::output::OutputSpec;
 use crate::run::{AgentEvent, Limit, RequestUsage, RunError, RunErrorKind, RunScope, StopReason};
@@ -182,6 +183,17 @@ where
     /// Whether the run has middleware (whose hooks the driver awaits).
     pub(super) fn has_middleware(&self) -> bool {
         !self.agent.parts.middleware.is_empty()
+    }
+
+    /// Whether some middleware may run `hook`: the driver skips the hook's step otherwise.
+    pub(super) fn runs(&self, hook: HookKind) -> bool {
+        self.agent.parts.middleware.runs(hook)
+    }
+
+    /// Whether the run ends with its output as it is: no `after_agent` hook and no output
+    /// guardrail to await (then its end is not a future of its own).
+    pub(super) fn ends_plainly(&self) -> bool {
+        !self.runs(HookKind::AfterAgent) && !self.agent.parts.guards.has_output()
     }
 
     /// Whether the run goes on from a known answer (no `before_agent` hooks then).

@@ -28,6 +28,7 @@ use super::thread::{Journal, SavePoint};
 use super::toolset::Toolset;
 use crate::guard::billed::Reported;
 use crate::guard::input::{self, Raced};
+use crate::middleware::chain::HookKind;
 use crate::output::OutputSpec;
 use crate::run::{AgentEvent, Limit, Outcome, RunError, RunErrorKind};
 use crate::telemetry;
@@ -132,7 +133,7 @@ where
     {
         return Err(core.fail(kind));
     }
-    if !core.is_replaying() && core.has_middleware() {
+    if !core.is_replaying() && core.runs(HookKind::BeforeAgent) {
         let RunCore {
             record,
             context,
@@ -306,7 +307,7 @@ where
                 Ok(Answered::RunTools(calls)) => calls,
                 Ok(Answered::Again) => continue,
                 Ok(Answered::Finish(output, stop_reason)) => {
-                    if !core.has_middleware() && !core.agent.parts.guards.has_output() {
+                    if core.ends_plainly() {
                         return finish_plain(core.record, core.state, output, stop_reason);
                     }
                     return finish_run(core, output, stop_reason).await;
@@ -384,7 +385,7 @@ where
             match core.group_done(turn, calls.as_mut_slice(), range, scope, results, flags) {
                 Ok(None) => {}
                 Ok(Some((output, stop_reason))) => {
-                    if !core.has_middleware() && !core.agent.parts.guards.has_output() {
+                    if core.ends_plainly() {
                         return finish_plain(core.record, core.state, output, stop_reason);
                     }
                     return finish_run(core, output, stop_reason).await;

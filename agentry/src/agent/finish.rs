@@ -11,6 +11,7 @@ use super::history;
 use super::hooks;
 use super::record::Record;
 use super::toolset::Toolset;
+use crate::middleware::chain::HookKind;
 use crate::output::OutputSpec;
 use crate::run::Outcome;
 use crate::run::{RunError, RunErrorKind};
@@ -31,7 +32,7 @@ where
     C: Send + Sync + 'static,
     S: Send + Sync + 'static,
 {
-    if agent.parts.middleware.is_empty() {
+    if !agent.parts.middleware.runs(HookKind::AfterAgent) {
         return finish_plain(record, state, output, stop_reason);
     }
     // The final-answer tool's call (the only call left unanswered) gets its result.

@@ -16,6 +16,7 @@ use super::record::Record;
 use super::request::build;
 use super::toolset::Toolset;
 use crate::message::Message;
+use crate::middleware::chain::HookKind;
 use crate::middleware::{AfterModel, BeforeModel, Forwarded, ReviewRequest};
 use crate::model::{ChatResponse, StreamEvent, Tools};
 use crate::output::{OutputParse, OutputSpec};
@@ -25,9 +26,9 @@ use crate::run::RunErrorKind;
 
 /// What a model turn with middleware produced.
 pub(super) enum Turned {
-    /// The model's answer (or a middleware's in its place), and whether the request sent a
-    /// closed output schema.
-    Answer(ChatResponse, bool),
+    /// The model's answer (or a middleware's in its place), whether the request sent a
+    /// closed output schema, and the model answers in the transcript it was sent.
+    Answer(ChatResponse, bool, u32),
     /// A `before_model` hook ended the run.
     End(End),
 }
@@ -70,16 +71,27 @@ where
     }
     // Taken apart in the statement that awaits it: a `Turned` local would keep its room in
     // this future beside the answer moved out of it, across the `after_model` hooks.
-    let (mut response, closed) = match model_turn(
+    let (mut response, closed, thread) = match model_turn(
         agent, record, context, state, machine, turn, with_tools, deadline, sinks,
     )
     .await?
     {
-        Turned::Answer(response, closed) => (response, closed),
+        Turned::Answer(response, closed, thread) => (response, closed, thread),
         Turned::End(end) => return Ok(MiddlewareTurn::End(end)),
     };
     Ok(
-        match after_model(agent, record, context, state, machine, turn, &mut response).await? {
+        match after_model(
+            agent,
+            record,
+            context,
+            state,
+            machine,
+            turn,
+            thread,
+            &mut response,
+        )
+        .await?
+        {
             AfterAnswer::Go => MiddlewareTurn::Answer(response, closed),
             AfterAnswer::Again => MiddlewareTurn::Again,
             AfterAnswer::End(end) => MiddlewareTurn::End(end),
@@ -110,42 +122,76 @@ where
 {
     let parts = &agent.parts;
     let chain = &parts.middleware;
-    let thread = answers(&record.messages);
-    let mut before = BeforeModel {
-        messages: std::mem::take(&mut record.messages),
-        tools: if with_tools {
-            agent.definitions.clone()
-        } else {
-            Tools::new()
-        },
-        settings: parts.settings.clone(),
-        model: Arc::clone(&parts.model),
-        compacted: None,
-    };
-    let flow = {
-        let cx = counters(record, turn, machine.usage(), thread);
-        chain.before_model(&mut before, context, state, cx).await
-    };
-    record.messages = std::mem::take(&mut before.messages);
-    record.compacted = before.compacted.take().map(Box::new);
-    if let Some(end) = flow.map_err(hook_error)? {
-        return Ok(Turned::End(end));
-    }
+    let mut thread = answers(&record.messages);
     // Streamed deltas reach the run's stream through the model's wrappers.
     let is_output_tool = |name: &str| parts.output.is_output_tool(name);
+    // The model a `before_model` hook left, which the call borrows.
+    let chosen;
     let closed;
     let forward;
     let sink;
-    // The request is built and moved into the call inside this block, so this future does not
-    // keep room for it (≈ 280 bytes) beside the call, which holds it.
+    // The hooks' request parts, and the request built from them and moved into the call, live
+    // inside this block: this future does not keep room for them (≈ 400 bytes) beside the
+    // call, which holds the request.
     let call = {
+        // The request's parts go through `before_model` hooks only when some middleware runs
+        // them: a chain whose hooks there are all known defaults builds the request as a run
+        // without middleware does.
+        let before = if chain.runs(HookKind::BeforeModel) {
+            let mut before = BeforeModel {
+                messages: std::mem::take(&mut record.messages),
+                tools: if with_tools {
+                    agent.definitions.clone()
+                } else {
+                    Tools::new()
+                },
+                settings: parts.settings.clone(),
+                model: Arc::clone(&parts.model),
+                compacted: None,
+            };
+            let flow = {
+                let cx = counters(record, turn, machine.usage(), thread);
+                chain.before_model(&mut before, context, state, cx).await
+            };
+            record.messages = std::mem::take(&mut before.messages);
+            record.compacted = before.compacted.take().map(Box::new);
+            if let Some(end) = flow.map_err(hook_error)? {
+                return Ok(Turned::End(end));
+            }
+            // A hook may have edited the transcript.
+            thread = answers(&record.messages);
+            Some(before)
+        } else {
+            None
+        };
+        let (settings, tools) = match before {
+            Some(BeforeModel {
+                model,
+                settings,
+                tools,
+                ..
+            }) => {
+                chosen = Some(model);
+                (Some(settings), tools)
+            }
+            None => {
+                chosen = None;
+                let tools = if with_tools {
+                    agent.definitions.clone()
+                } else {
+                    Tools::new()
+                };
+                (None, tools)
+            }
+        };
+        let model = chosen.as_ref().unwrap_or(&parts.model);
         let request = build(
             &parts.output,
-            before.model.profile(),
+            model.profile(),
             record.messages.clone(),
-            before.tools,
+            tools,
             with_tools,
-            &before.settings,
+            settings.as_ref().unwrap_or(&parts.settings),
         );
         tracing::debug!(turn, messages = request.messages.len(), "model request");
         closed = parts.output.sent_closed(&request);
@@ -164,10 +210,10 @@ where
         };
         let sink: Option<&(dyn Fn(StreamEvent) -> Forwarded + Send + Sync)> =
             forward.as_ref().map(|_| &sink as _);
-        let cx = counters(record, turn, machine.usage(), answers(&record.messages));
+        let cx = counters(record, turn, machine.usage(), thread);
         within(
             deadline,
-            chain.call_model(&before.model, request, context, state, cx, sink),
+            chain.call_model(model, request, context, state, cx, sink),
         )
     };
     let answer = call.await;
@@ -175,7 +221,7 @@ where
         None => Err(time_limit(agent)),
         Some(Err(error)) => Err(hook_error(error)),
         Some(Ok(Err(error))) => Err(RunErrorKind::Model(error)),
-        Some(Ok(Ok(response))) => Ok(Turned::Answer(response, closed)),
+        Some(Ok(Ok(response))) => Ok(Turned::Answer(response, closed, thread)),
     }
 }
 
@@ -192,6 +238,7 @@ pub(super) enum AfterAnswer {
 }
 
 /// `after_model` hooks, in reverse order; counts the answer's usage when it is set aside.
+/// `thread` is the number of model answers in the transcript the request was sent.
 #[allow(clippy::too_many_arguments)]
 pub(super) async fn after_model<T, O, C, S>(
     agent: &Agent<T, O, C, S>,
@@ -200,6 +247,7 @@ pub(super) async fn after_model<T, O, C, S>(
     state: &mut Arc<S>,
     machine: &mut Machine,
     turn: u32,
+    thread: u32,
     response: &mut ChatResponse,
 ) -> Result<AfterAnswer, RunErrorKind>
 where
@@ -209,7 +257,8 @@ where
     S: Send + Sync + 'static,
 {
     let flow = {
-        let cx = counters(record, turn, machine.usage(), answers(&record.messages) + 1);
+        // The answer counts as the thread's latest model call.
+        let cx = counters(record, turn, machine.usage(), thread.saturating_add(1));
         agent
             .parts
             .middleware

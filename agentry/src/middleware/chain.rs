@@ -170,15 +170,21 @@ impl<C: Send + Sync + 'static, S: Send + Sync + 'static> Chain<C, S> {
             .find_map(|e| e.middleware.review_policy(call))
     }
 
+    /// Whether some middleware may run `hook` (not every one is known to leave it at its
+    /// default). When none does, the loop skips the hook's whole step, not only each call.
+    pub(crate) fn runs(&self, hook: HookKind) -> bool {
+        self.list.iter().any(|e| !e.skips(hook))
+    }
+
     /// Whether some middleware may wrap tool calls (none is known to leave
     /// `wrap_tool_call` at its default).
     pub(crate) fn wraps_tools(&self) -> bool {
-        self.list.iter().any(|e| !e.skips(HookKind::WrapTool))
+        self.runs(HookKind::WrapTool)
     }
 
     /// Whether some middleware may wrap model calls.
     fn wraps_model(&self) -> bool {
-        self.list.iter().any(|e| !e.skips(HookKind::WrapModel))
+        self.runs(HookKind::WrapModel)
     }
 
     /// `before_agent`, in declaration order.
