@@ -298,7 +298,7 @@ where
                                 reviews,
                             )
                         };
-                        return Box::pin(agent.register_pause(paused)).await;
+                        return agent.register_pause(paused).await;
                     }
                     Err(kind) => return Err(core.fail(kind)),
                 }
@@ -403,7 +403,7 @@ where
         }
         if core.has_questions() {
             let paused = core.paused_at_questions(turn.number);
-            return Box::pin(agent.register_pause(paused)).await;
+            return agent.register_pause(paused).await;
         }
         if let Some(j) = journal.as_deref_mut()
             && let Err(kind) = save(j, SavePoint::ToolsDone, &core).await

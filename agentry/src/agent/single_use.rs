@@ -2,6 +2,7 @@
 //! refuses to resume it again; an agent with a store and no checkpointer records each pause
 //! when it is made, and removes the record when it is resumed.
 
+use futures::future::{self, Either};
 use serde_json::Value;
 
 use super::builder::Agent;
@@ -40,23 +41,33 @@ pub(crate) fn marker_thread(id: &str) -> String {
 
 impl<T, O, C, S> Agent<T, O, C, S> {
     /// Records a new pause in the store, when the agent has a store and no checkpointer.
-    pub(super) async fn register_pause<T2>(
+    ///
+    /// Not an `async fn`: a pause with nothing to record (the common case) is returned as it
+    /// is, without a future holding it; the store's write is boxed.
+    pub(super) fn register_pause<T2: Send + 'static>(
         &self,
         paused: Result<Outcome<T2, S>, RunError>,
-    ) -> Result<Outcome<T2, S>, RunError> {
-        let (Ok(Outcome::Paused(pause)), None, Some(store)) =
-            (&paused, &self.parts.checkpointer, &self.parts.store)
-        else {
-            return paused;
+    ) -> impl Future<Output = Result<Outcome<T2, S>, RunError>> + Send + '_
+    where
+        S: Send + Sync + 'static,
+    {
+        let (None, Some(store)) = (&self.parts.checkpointer, &self.parts.store) else {
+            return Either::Left(future::ready(paused));
         };
-        let Some(id) = &pause.id else {
-            return paused;
+        let (pause, id) = match paused {
+            Ok(Outcome::Paused(pause)) => match pause.id.clone() {
+                Some(id) => (pause, id),
+                None => return Either::Left(future::ready(Ok(Outcome::Paused(pause)))),
+            },
+            other => return Either::Left(future::ready(other)),
         };
-        let record = serde_json::json!({ "turn": pause.answer.turn });
-        match store.put(&PAUSE_STORE_NAMESPACE, id, record).await {
-            Ok(()) => paused,
-            Err(error) => Err(RunError::new(RunErrorKind::Store(error), pause.partial())),
-        }
+        Either::Right(Box::pin(async move {
+            let record = serde_json::json!({ "turn": pause.answer.turn });
+            match store.put(&PAUSE_STORE_NAMESPACE, &id, record).await {
+                Ok(()) => Ok(Outcome::Paused(pause)),
+                Err(error) => Err(RunError::new(RunErrorKind::Store(error), pause.partial())),
+            }
+        }))
     }
 
     /// Records that pause `id` is resumed, before anything of it runs. With a checkpointer:
