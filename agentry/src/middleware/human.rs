@@ -89,10 +89,16 @@ impl HumanInTheLoop {
                 let policy = self.policies.iter().find(|p| p.tool == call.name)?;
                 let description = match &policy.describe {
                     Some(describe) => describe(call),
-                    None => format!(
-                        "Tool `{}` wants to run with arguments {}",
-                        call.name, call.arguments
-                    ),
+                    None => {
+                        // Joined by hand: one allocation, without the formatting machinery.
+                        let parts = [
+                            "Tool `",
+                            &call.name,
+                            "` wants to run with arguments ",
+                            &call.arguments,
+                        ];
+                        parts.concat()
+                    }
                 };
                 Some(ReviewRequest {
                     call_id: call.id.clone(),
