@@ -178,11 +178,11 @@ fn main() {
     let run_passed = || async { passed.run("2 + 3?", ()).await.unwrap().output };
     let pause = || async {
         match reviewed.run_or_pause("2 + 3?", ()).await.unwrap() {
-            Outcome::Paused(pause) => *pause,
+            Outcome::Paused(pause) => pause,
             Outcome::Finished(_) => unreachable!("`add` is reviewed"),
         }
     };
-    let resume = |pause: Pause<()>| async {
+    let resume = |pause: Box<Pause<()>>| async {
         let id = pause.calls[0].call.id.clone();
         let outcome = reviewed
             .resume(pause, [(id, Decision::Approve)], ())
@@ -193,7 +193,7 @@ fn main() {
     let in_process = || async { resume(pause().await).await };
     let round_trip = || async {
         let json = serde_json::to_string(&pause().await).unwrap();
-        let pause: Pause<()> = serde_json::from_str(&json).unwrap();
+        let pause: Box<Pause<()>> = serde_json::from_str(&json).unwrap();
         resume(pause).await
     };
     for out in [

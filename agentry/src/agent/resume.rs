@@ -2,6 +2,8 @@
 //! reviewer's decisions fit the [`Pause`].
 
 use futures::FutureExt;
+use futures::future::{self, Either};
+use smallvec::SmallVec;
 
 use super::builder::Agent;
 use super::driver::{Sinks, drive};
@@ -62,30 +64,31 @@ where
     /// Runs like [`Agent::run`], but a run that stops for review (see
     /// [`HumanInTheLoop`](crate::middleware::HumanInTheLoop)) returns
     /// [`Outcome::Paused`] instead of an error.
-    pub async fn run_or_pause(
+    pub fn run_or_pause(
         &self,
         input: impl Into<Input>,
         context: impl IntoContext<C>,
-    ) -> Result<Outcome<O::Output, S>, RunError>
+    ) -> impl Future<Output = Result<Outcome<O::Output, S>, RunError>> + Send + '_
     where
         S: Default,
     {
         self.run_or_pause_with_state(input, context, S::default())
-            .await
     }
 
     /// [`Agent::run_or_pause`] starting from `state`.
-    pub async fn run_or_pause_with_state(
+    pub fn run_or_pause_with_state(
         &self,
         input: impl Into<Input>,
         context: impl IntoContext<C>,
         state: S,
-    ) -> Result<Outcome<O::Output, S>, RunError> {
+    ) -> impl Future<Output = Result<Outcome<O::Output, S>, RunError>> + Send + '_ {
+        // Not an `async fn`: the run's future is returned as it is, without a second future
+        // holding the arguments beside it.
         let start = Start::Fresh {
             input: input.into(),
             state,
         };
-        drive(self, start, context.into_context(), None).await
+        drive(self, start, context.into_context(), None)
     }
 
     /// Goes on from `pause` with one decision per reviewed call (by call id), without asking
@@ -107,32 +110,42 @@ where
     ///
     /// The pause and decisions are checked when this is called; the returned future reports
     /// the outcome and runs nothing if they do not fit.
+    ///
+    /// `pause` is the box [`Outcome::Paused`] holds, or a [`Pause`] read back (from JSON, a
+    /// queue): either is taken as it is, the box without copying the pause out of it.
     pub fn resume(
         &self,
-        pause: Pause<S>,
+        pause: impl Into<Box<Pause<S>>>,
         decisions: impl IntoIterator<Item = (String, Decision)>,
         context: impl IntoContext<C>,
     ) -> impl Future<Output = Result<Outcome<O::Output, S>, RunError>> + Send + '_ {
         // Not an `async fn`, which would keep the pause (≈ 500 bytes) in its future twice:
-        // the pause is taken apart here, and the future holds the run's start.
+        // the pause is taken apart here. A pause without an id (nothing records its resume)
+        // is the run's own future, as `run`'s is; one with an id is boxed with the write that
+        // marks it used, so the caller's future does not hold the run's start beside it.
+        let pause = pause.into();
         let id = pause.id.clone();
         let prepared = self.prepare_resume(pause, decisions, true);
         let context = context.into_context();
-        async move {
-            let start = prepared?;
-            self.consume_pause(id.as_deref(), &start, None).await?;
-            drive(self, start, context, None).await
+        match (prepared, id) {
+            (Err(error), _) => Either::Left(future::ready(Err(error))),
+            (Ok(start), None) => Either::Right(Either::Left(drive(self, start, context, None))),
+            (Ok(start), Some(id)) => Either::Right(Either::Right(Box::pin(async move {
+                self.consume_pause(Some(&id), &start, None).await?;
+                drive(self, start, context, None).await
+            }))),
         }
     }
 
     /// [`Agent::resume`], streaming events like [`Agent::stream`].
     pub fn resume_stream(
         &self,
-        pause: Pause<S>,
+        pause: impl Into<Box<Pause<S>>>,
         decisions: impl IntoIterator<Item = (String, Decision)>,
         context: impl IntoContext<C>,
     ) -> AgentStream<'_, O::Output, S, T::Event> {
         let (sinks, events) = Sinks::new();
+        let pause = pause.into();
         let id = pause.id.clone();
         let context = context.into_context();
         let run = match self.prepare_resume(pause, decisions, true) {
@@ -150,7 +163,7 @@ where
     /// pause came from outside (a thread's own pause is read from its checkpointer).
     pub(super) fn prepare_resume(
         &self,
-        pause: Pause<S>,
+        pause: Box<Pause<S>>,
         decisions: impl IntoIterator<Item = (String, Decision)>,
         check_seal: bool,
     ) -> Result<Start<S>, RunError> {
@@ -179,8 +192,9 @@ where
                 .review_policy(&pending.call)
                 .or(pending.review.as_ref().map(|r| r.allowed))
         };
-        // A few decisions, one per reviewed call: a list, searched by id.
-        let mut by_id: Vec<(String, Decision)> = Vec::new();
+        // A few decisions, one per reviewed call: a list, searched by id (inline for up to
+        // two, the common case, which then allocates nothing).
+        let mut by_id: SmallVec<[(String, Decision); 2]> = SmallVec::new();
         for (call_id, decision) in decisions {
             let reviewed = pause.calls.iter().any(|c| {
                 c.call.id == call_id && (c.question.is_some() || allowed_for(c).is_some())
@@ -202,21 +216,24 @@ where
         let mut verbatim = Vec::new();
         let mut answers = Vec::new();
         for pending in &pause.calls {
-            let call_id = pending.call.id.clone();
-            let tool = pending.call.name.clone();
+            // Copied only into what is kept: an error, a decided result, an edit.
+            let (call_id, tool) = (&pending.call.id, &pending.call.name);
+            let owned = || (call_id.clone(), tool.clone());
             if let Some(result) = &pending.result {
                 // Ran before the pause: its saved result stands.
-                decided.push((call_id, saved_result(&pending.call, result)));
+                decided.push((call_id.clone(), saved_result(&pending.call, result)));
                 verbatim.push(crate::message::Message::Tool(result.clone()));
                 continue;
             }
             if let Some(question) = &pending.question {
-                if !self.definitions.iter().any(|d| d.name == tool) {
+                if !self.definitions.iter().any(|d| d.name == *tool) {
+                    let (call_id, tool) = owned();
                     return Err(fail(ResumeError::UnknownTool { call_id, tool }, &pause));
                 }
-                let answer = match take_decision(&call_id) {
+                let answer = match take_decision(call_id) {
                     Some(Decision::Answer { answer }) => answer,
                     Some(other) => {
+                        let (call_id, tool) = owned();
                         let error = ResumeError::NotAllowed {
                             call_id,
                             tool,
@@ -226,10 +243,12 @@ where
                         return Err(fail(error, &pause));
                     }
                     None => {
+                        let (call_id, tool) = owned();
                         return Err(fail(ResumeError::MissingDecision { call_id, tool }, &pause));
                     }
                 };
                 if let Err(error) = self.check_answer(&pending.call, &answer) {
+                    let (call_id, tool) = owned();
                     let error = ResumeError::InvalidAnswer {
                         call_id,
                         tool,
@@ -239,19 +258,22 @@ where
                 }
                 let mut given = question.answered.clone();
                 given.push(answer);
-                answers.push((call_id, given));
+                answers.push((call_id.clone(), given));
                 continue;
             }
             let Some(allowed) = allowed_for(pending) else {
                 continue;
             };
-            if !self.definitions.iter().any(|d| d.name == tool) {
+            if !self.definitions.iter().any(|d| d.name == *tool) {
+                let (call_id, tool) = owned();
                 return Err(fail(ResumeError::UnknownTool { call_id, tool }, &pause));
             }
-            let Some(decision) = take_decision(&call_id) else {
+            let Some(decision) = take_decision(call_id) else {
+                let (call_id, tool) = owned();
                 return Err(fail(ResumeError::MissingDecision { call_id, tool }, &pause));
             };
             if !allowed.contains(decision.kind()) || decision.kind() == DecisionKind::Answer {
+                let (call_id, tool) = owned();
                 let error = ResumeError::NotAllowed {
                     call_id,
                     tool,
@@ -263,6 +285,7 @@ where
             match decision {
                 Decision::Approve | Decision::Answer { .. } => {}
                 Decision::Edit { arguments } => {
+                    let (call_id, tool) = owned();
                     let edited = ToolCall::new(call_id.clone(), tool, arguments.to_string());
                     if let Err(error) = self.check_arguments(&edited) {
                         return Err(fail(ResumeError::InvalidEdit { call_id, error }, &pause));
@@ -271,13 +294,19 @@ where
                     edits.push((call_id, edited.arguments));
                 }
                 Decision::Reject { message } | Decision::Respond { content: message } => {
-                    decided.push((call_id, Ok(ToolOutput::text(message))));
+                    decided.push((call_id.clone(), Ok(ToolOutput::text(message))));
                 }
             }
         }
         // The paused answer with its calls put back (edited ones as edited).
-        let mut answer = pause.answer.response;
-        answer.message.tool_calls = pause.calls.into_iter().map(|c| c.call).collect();
+        let Pause {
+            answer,
+            snapshot,
+            calls,
+            ..
+        } = *pause;
+        let mut answer = answer.response;
+        answer.message.tool_calls = calls.into_iter().map(|c| c.call).collect();
         for (call_id, arguments) in edits {
             if let Some(call) = answer
                 .message
@@ -289,7 +318,7 @@ where
             }
         }
         Ok(Start::Resume {
-            snapshot: Box::new(pause.snapshot),
+            snapshot: Box::new(snapshot),
             replay: Some(Box::new(Replay {
                 answer,
                 decided,

@@ -121,7 +121,9 @@ where
                 pause.snapshot.messages =
                     self.with_system(&context, &pause.snapshot.state, messages);
                 let id = pause.id.clone();
-                let start = self.agent.prepare_resume(pause, decisions, false)?;
+                let start = self
+                    .agent
+                    .prepare_resume(Box::new(pause), decisions, false)?;
                 let in_thread = InThread {
                     checkpointer,
                     thread_id: &self.id,
