@@ -306,7 +306,11 @@ where
             ..
         } = *pause;
         let mut answer = answer.response;
-        answer.message.tool_calls = calls.into_iter().map(|c| c.call).collect();
+        // Into a new list: collected in place, the pending calls' larger list would be
+        // shrunk by a `realloc`, which costs more than a fresh allocation.
+        let mut tool_calls = Vec::with_capacity(calls.len());
+        tool_calls.extend(calls.into_iter().map(|c| c.call));
+        answer.message.tool_calls = tool_calls;
         for (call_id, arguments) in edits {
             if let Some(call) = answer
                 .message
