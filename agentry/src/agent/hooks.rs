@@ -8,7 +8,6 @@ use futures::future::BoxFuture;
 
 use super::builder::Agent;
 use super::call::{Dispatch, Planned, dispatch_call, plan};
-use super::finish::finish;
 use super::input::Input;
 use super::machine::Machine;
 use super::record::Record;
@@ -126,37 +125,28 @@ where
     flow.map_err(hook_error)
 }
 
-/// Ends the run with a middleware's answer, parsed as the agent's output.
-pub(super) async fn end_with<T, O, C, S>(
-    agent: &Agent<T, O, C, S>,
-    mut record: Record,
-    context: &C,
-    state: Arc<S>,
+/// A middleware's answer that ends the run, parsed as the agent's output and put in the
+/// transcript; the stop reason names the middleware. Not a future: the run's end awaits only
+/// the `after_agent` hooks after it (see `finish::end_with`).
+pub(super) fn ended<O: OutputSpec>(
+    output: &O,
+    record: &mut Record,
     end: End,
-) -> Result<Outcome<O::Output, S>, RunError>
-where
-    T: Toolset<C, S>,
-    O: OutputSpec,
-    C: Send + Sync + 'static,
-    S: Send + Sync + 'static,
-{
+) -> Result<(O::Output, StopReason), RunErrorKind> {
     let End { message, by } = end;
-    let refuse = |error: String| {
+    let refuse = |error: String, by: String| {
         RunErrorKind::Middleware(MiddlewareError::new(
-            by.clone(),
+            by,
             format!("it ended the run with an answer that is not a valid output: {error}"),
         ))
     };
-    match agent.parts.output.parse(&message) {
-        OutputParse::Done(output) => {
+    match output.parse(&message) {
+        OutputParse::Done(parsed) => {
             record.messages.push(Message::Assistant(message));
-            let stop_reason = StopReason::Ended { by: by.clone() };
-            finish(agent, context, record, state, output, stop_reason).await
+            Ok((parsed, StopReason::Ended { by }))
         }
-        OutputParse::Retry { error, .. } | OutputParse::Refused(error) => {
-            Err(record.fail(refuse(error)))
-        }
-        OutputParse::Continue => Err(record.fail(refuse("it is not a final answer".to_string()))),
+        OutputParse::Retry { error, .. } | OutputParse::Refused(error) => Err(refuse(error, by)),
+        OutputParse::Continue => Err(refuse("it is not a final answer".to_string(), by)),
     }
 }
 
