@@ -124,7 +124,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                     let which: WhichRoom = question.question_as()?;
                     decisions.push(question.answer(choose_room(&which))?);
                 }
-                outcome = agent.resume(*pause, decisions, sender()).await?;
+                outcome = agent.resume(pause, decisions, sender()).await?;
             }
         }
     }

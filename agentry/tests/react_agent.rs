@@ -375,7 +375,7 @@ async fn a_reviewed_tool_pauses_and_resumes_under_react() {
     assert_eq!(pause.calls[0].call.name, "get_weather");
     let pending_id = pause.calls[0].call.id.clone();
     let outcome = agent
-        .resume(*pause, [(pending_id, Decision::Approve)], ada())
+        .resume(pause, [(pending_id, Decision::Approve)], ada())
         .await
         .unwrap();
     let Outcome::Finished(run) = outcome else {
