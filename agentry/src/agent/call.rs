@@ -16,6 +16,7 @@ use super::builder::Agent;
 use super::dyn_tool::{SharedDynTool, json_arguments};
 use super::toolset::Toolset;
 use crate::message::{ContentBlock, Message, ToolCall, ToolResultMessage};
+use crate::middleware::chain::HookKind;
 use crate::output::OutputSpec;
 use crate::tool::{StateUpdates, ToolCallError, ToolError, ToolOutput, ToolRuntime};
 
@@ -185,7 +186,8 @@ where
     C: Send + Sync + 'static,
     S: Send + Sync + 'static,
 {
-    if !agent.parts.middleware.wraps_tools() || matches!(dispatch, Dispatch::Decided(_)) {
+    if !agent.parts.middleware.runs(HookKind::WrapTool) || matches!(dispatch, Dispatch::Decided(_))
+    {
         Either::Left(dispatch_call(&agent.parts.toolset, runtime, dispatch))
     } else {
         Either::Right(Box::pin(super::hooks::wrap_tool_call(

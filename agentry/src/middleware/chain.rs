@@ -176,17 +176,6 @@ impl<C: Send + Sync + 'static, S: Send + Sync + 'static> Chain<C, S> {
         self.list.iter().any(|e| !e.skips(hook))
     }
 
-    /// Whether some middleware may wrap tool calls (none is known to leave
-    /// `wrap_tool_call` at its default).
-    pub(crate) fn wraps_tools(&self) -> bool {
-        self.runs(HookKind::WrapTool)
-    }
-
-    /// Whether some middleware may wrap model calls.
-    fn wraps_model(&self) -> bool {
-        self.runs(HookKind::WrapModel)
-    }
-
     /// `before_agent`, in declaration order.
     pub(crate) async fn before_agent(
         &self,
@@ -259,7 +248,7 @@ impl<C: Send + Sync + 'static, S: Send + Sync + 'static> Chain<C, S> {
         counters: Counters<'a>,
         sink: Option<EventSink<'a>>,
     ) -> impl Future<Output = Result<Result<ChatResponse, ModelError>, HookError>> + Send + 'a {
-        if !self.wraps_model() {
+        if !self.runs(HookKind::WrapModel) {
             return Either::Left(model_call(&**model, request, sink).map(Ok));
         }
         let request = ModelRequest {
