@@ -175,6 +175,10 @@ async fn each_case_runs_an_agent_in_its_own_span() {
     let spans = Spans::default();
     let subscriber = tracing_subscriber::registry().with(spans.clone());
     let _guard = tracing::subscriber::set_default(subscriber);
+    // Another test of this binary may be registering the same callsites on its own thread
+    // while this subscriber is set, and a callsite registered in between would keep the
+    // interest it computed without it (never): ask every callsite again.
+    tracing::callsite::rebuild_interest_cache();
 
     let agent = Librarian::builder(Arc::new(tool_model())).build();
     let dataset: Dataset<String, String> = Dataset::new("questions")
