@@ -284,6 +284,9 @@ async fn api_key_never_reaches_the_logs() {
     .await;
     let logs = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
     let _guard = tracing::subscriber::set_default(Capture(logs.clone()));
+    // A callsite that another test's thread registers while this subscriber is being set
+    // could keep the interest it computed without it: ask every callsite again.
+    tracing::callsite::rebuild_interest_cache();
     let model = OpenAiModel::builder("gpt-4o-mini")
         .base_url(server.url())
         .api_key(key)

@@ -110,6 +110,9 @@ pub async fn key_never_leaves(w: &dyn Wire) {
     for (what, reply, stream) in cases {
         let logs = Capture::default();
         let _subscriber = tracing::subscriber::set_default(logs.clone());
+        // A callsite that another test's thread registers while this subscriber is being set
+        // could keep the interest it computed without it: ask every callsite again.
+        tracing::callsite::rebuild_interest_cache();
         let server = Server::start(vec![reply.clone(), reply]).await;
         let model = w.model(&server.url());
 
