@@ -85,6 +85,11 @@ where
             }
         };
         let first_step = record.steps.len();
+        if first_step == 0 {
+            // The run's first steps: room for this group only (a first push would make room
+            // for four, a size the allocator's fast lists do not keep).
+            record.steps.reserve_exact(range.len());
+        }
         // The group's calls are done with (later error paths only skip the calls after the
         // group): each moves into its step.
         for (call, (result, _)) in calls[range.clone()].iter_mut().zip(results) {

@@ -98,14 +98,20 @@ pub(crate) fn assemble(
     tool_calls: Vec<ToolCall>,
     refusal: Option<String>,
 ) -> AssistantMessage {
-    let mut content = Vec::new();
-    if let Some(r) = reasoning.filter(|r| !r.is_empty()) {
+    let reasoning = reasoning.filter(|r| !r.is_empty());
+    let text = text.filter(|t| !t.is_empty());
+    // At its size: the message lives as long as the run's transcript, and one block (80
+    // bytes) is a size the allocator keeps in its fast lists, four (a first push's room)
+    // is not.
+    let mut content =
+        Vec::with_capacity(usize::from(reasoning.is_some()) + usize::from(text.is_some()));
+    if let Some(r) = reasoning {
         content.push(ContentBlock::Reasoning {
             text: r,
             signature: None,
         });
     }
-    if let Some(t) = text.filter(|t| !t.is_empty()) {
+    if let Some(t) = text {
         content.push(ContentBlock::Text {
             citations: Vec::new(),
             text: t,
@@ -146,3 +152,18 @@ pub(crate) const KNOWN_REASONS: [(&str, FinishReason); 7] = [
     ("function_call", FinishReason::ToolCalls),
     ("content_filter", FinishReason::ContentFilter),
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_answer_holds_room_for_its_blocks_only() {
+        let text = assemble(None, Some("It is 21 degrees.".into()), Vec::new(), None);
+        assert_eq!((text.content.len(), text.content.capacity()), (1, 1));
+        let both = assemble(Some("hmm".into()), Some("21".into()), Vec::new(), None);
+        assert_eq!((both.content.len(), both.content.capacity()), (2, 2));
+        let empty = assemble(Some(String::new()), Some(String::new()), Vec::new(), None);
+        assert_eq!(empty.content.capacity(), 0);
+    }
+}
