@@ -4,6 +4,7 @@
 //! bytes received (the partial value is shared, not copied, per delta).
 
 use crate::model::ChatRequest;
+use crate::output::partial_feed::PartialFeed;
 use crate::output::{OutputSpec, PartialJson, PartialOutput};
 
 /// The partial-output parser of one model request.
@@ -12,9 +13,8 @@ pub(crate) struct OutputTap {
     wrapped: bool,
     /// The stream index of the final-answer tool's call, once it started.
     output_call: Option<usize>,
-    parser: PartialJson,
-    /// The JSON went wrong; wait for the whole answer (it will be re-asked).
-    broken: bool,
+    /// Stops at the JSON's first error: the whole answer is then parsed (and re-asked).
+    feed: PartialFeed,
 }
 
 impl OutputTap {
@@ -24,8 +24,7 @@ impl OutputTap {
             native: output.streams_native(request),
             wrapped: output.is_wrapped(),
             output_call: None,
-            parser: PartialJson::skipping_prose(),
-            broken: false,
+            feed: PartialFeed::new(PartialJson::skipping_prose()),
         }
     }
 
@@ -36,8 +35,7 @@ impl OutputTap {
             return false;
         }
         self.output_call = Some(index);
-        self.parser = PartialJson::new();
-        self.broken = false;
+        self.feed.restart(PartialJson::new());
         true
     }
 
@@ -61,18 +59,6 @@ impl OutputTap {
     }
 
     fn feed(&mut self, delta: &str) -> Option<PartialOutput> {
-        if self.broken {
-            return None;
-        }
-        match self.parser.push(delta) {
-            Ok(true) => {}
-            Ok(false) => return None,
-            Err(error) => {
-                tracing::debug!(%error, "streamed output is not valid JSON; waiting for the whole answer");
-                self.broken = true;
-                return None;
-            }
-        }
-        PartialOutput::tapped(&self.parser, self.wrapped)
+        self.feed.feed(delta, self.wrapped)
     }
 }

@@ -14,6 +14,7 @@ mod extract;
 mod model_api;
 mod parse;
 mod partial;
+pub(crate) mod partial_feed;
 mod partial_output;
 mod reask;
 pub(crate) mod rejected;

@@ -7,6 +7,7 @@ use futures::stream::BoxStream;
 use super::super::OutputSpec;
 use super::super::error::{FailedAttempt, StructuredError};
 use super::super::partial::PartialJson;
+use super::super::partial_feed::PartialFeed;
 use super::super::partial_output::PartialOutput;
 use super::super::strategy::{OutputMode, StructuredSpec};
 use super::super::structured::StructuredOutput;
@@ -39,9 +40,8 @@ impl<'m, T, M: ChatModel + ?Sized> StructuredModel<'m, T, M> {
             attempts: Vec::new(),
             events: None,
             mode: OutputMode::Auto,
-            parser: PartialJson::skipping_prose(),
+            feed: PartialFeed::new(PartialJson::skipping_prose()),
             fed: String::new(),
-            broken: false,
             output_call: None,
             finished: false,
             closed: false,
@@ -67,14 +67,13 @@ struct StreamRun<'m, T, M: ?Sized> {
     events: Option<EventStream>,
     /// The mode of the current attempt.
     mode: OutputMode,
-    /// Parses the text, or the final-answer tool's arguments once that call starts.
-    parser: PartialJson,
+    /// Parses the text, or the final-answer tool's arguments once that call starts; once
+    /// the partial JSON is invalid, no more partial values this attempt (the complete answer
+    /// is still parsed and reported).
+    feed: PartialFeed,
     /// The text the parser read (while it reads text): when the parser found it to be one
     /// whole JSON value and it is the answer's text, the answer is not parsed again.
     fed: String,
-    /// The partial JSON was invalid: no more partial values this attempt (the complete
-    /// answer is still parsed and reported).
-    broken: bool,
     /// The index of the final-answer tool call, once it started.
     output_call: Option<usize>,
     finished: bool,
@@ -97,9 +96,8 @@ impl<T: StructuredOutput, M: ChatModel + ?Sized> StreamRun<'_, T, M> {
                         .resolve(&self.profile, false, !prepared.tools.is_empty());
                     self.spec.prepare(&mut prepared, &self.profile, false);
                     self.closed = self.spec.sent_closed(&prepared);
-                    self.parser = PartialJson::skipping_prose();
+                    self.feed.restart(PartialJson::skipping_prose());
                     self.fed.clear();
-                    self.broken = false;
                     self.output_call = None;
                     self.events.insert(self.model.stream(prepared))
                 }
@@ -116,7 +114,7 @@ impl<T: StructuredOutput, M: ChatModel + ?Sized> StreamRun<'_, T, M> {
             };
             match event {
                 StreamEvent::TextDelta { text } if self.output_call.is_none() => {
-                    if !self.broken {
+                    if !self.feed.is_broken() {
                         self.fed.push_str(&text);
                     }
                     if let Some(partial) = self.feed(&text) {
@@ -127,8 +125,7 @@ impl<T: StructuredOutput, M: ChatModel + ?Sized> StreamRun<'_, T, M> {
                     if self.output_call.is_none() && self.spec.is_output_tool(&name) =>
                 {
                     self.output_call = Some(index);
-                    self.parser = PartialJson::new();
-                    self.broken = false;
+                    self.feed.restart(PartialJson::new());
                 }
                 StreamEvent::ToolCallDelta { index, arguments }
                     if Some(index) == self.output_call =>
@@ -140,8 +137,8 @@ impl<T: StructuredOutput, M: ChatModel + ?Sized> StreamRun<'_, T, M> {
                 StreamEvent::Completed { response } => {
                     self.events = None;
                     self.usage += response.usage;
-                    let streamed = match (self.broken, self.output_call) {
-                        (false, None) => self.parser.whole().map(|v| (self.fed.as_str(), v)),
+                    let streamed = match (self.feed.is_broken(), self.output_call) {
+                        (false, None) => self.feed.parser().whole().map(|v| (self.fed.as_str(), v)),
                         _ => None,
                     };
                     match step(
@@ -198,19 +195,7 @@ impl<T: StructuredOutput, M: ChatModel + ?Sized> StreamRun<'_, T, M> {
 
     /// Feeds a delta; the unwrapped value so far when it changed.
     fn feed(&mut self, delta: &str) -> Option<PartialOutput<T>> {
-        if self.broken {
-            return None;
-        }
-        match self.parser.push(delta) {
-            Ok(true) => {}
-            Ok(false) => return None,
-            Err(error) => {
-                tracing::debug!(%error, "partial output is not valid JSON; waiting for the end");
-                self.broken = true;
-                return None;
-            }
-        }
         let unwrap = self.spec.is_wrapped() && self.mode != OutputMode::Prompted;
-        PartialOutput::tapped(&self.parser, unwrap)
+        self.feed.feed(delta, unwrap)
     }
 }
