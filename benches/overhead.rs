@@ -64,6 +64,8 @@ mod job;
 mod measure;
 #[path = "overhead/memory.rs"]
 mod memory;
+#[path = "shared/process_server.rs"]
+mod process_server;
 #[path = "overhead/report.rs"]
 mod report;
 #[path = "overhead/sdk.rs"]

@@ -29,6 +29,8 @@ use criterion::{Criterion, criterion_group, criterion_main};
 
 #[path = "react_turn/http.rs"]
 mod http;
+#[path = "shared/process_server.rs"]
+mod process_server;
 
 /// Add two integers.
 ///

@@ -8,31 +8,21 @@
 //! - `REACT_URL=<base url> REACT_ONLY=native|react REACT_RUNS=N <binary>` makes N runs of one
 //!   side against it (under callgrind: `benches/react_http.sh` differences two values of N).
 
-use std::io::{Read, Write};
-
 use agentry::prelude::*;
 use agentry::protocol::ToolProtocol;
 use agentry::providers::openai::OpenAiModel;
-use agentry::testing::{MockResponse, MockServer, RecordedRequest};
+use agentry::testing::{MockResponse, RecordedRequest};
 use serde_json::Value;
 
 use crate::Adder;
-
-/// The line prefix the server's URL is printed after.
-const URL_PREFIX: &str = "URL ";
+use crate::process_server::{messages, offers_tool, refuse};
 
 /// The model's part for both protocols: a call of `add` for the question, the final answer
 /// once the result is in. A request neither protocol would send gets a 400, so a client that
 /// does the job wrong fails instead of being measured.
 fn answer(request: &RecordedRequest) -> MockResponse {
-    let messages = request.body["messages"]
-        .as_array()
-        .map(Vec::as_slice)
-        .unwrap_or_default();
-    let native = request.body["tools"]
-        .as_array()
-        .is_some_and(|tools| tools.iter().any(|t| t["function"]["name"] == "add"));
-    let Some(last) = messages.last() else {
+    let native = offers_tool(request, "add");
+    let Some(last) = messages(request).last() else {
         return refuse("the request has no messages");
     };
     match (native, last["role"].as_str()) {
@@ -59,33 +49,9 @@ fn text(message: &Value) -> String {
     }
 }
 
-fn refuse(message: &str) -> MockResponse {
-    MockResponse::error(
-        400,
-        &format!("bench server: {message}"),
-        "invalid_request_error",
-        None,
-        None,
-    )
-}
-
 /// `REACT_SERVE`: serves until stdin closes.
 pub fn serve() -> std::io::Result<()> {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()?;
-    runtime.block_on(async {
-        let server = MockServer::with_handler(answer).await;
-        let mut stdout = std::io::stdout().lock();
-        writeln!(stdout, "{URL_PREFIX}{}", server.url())?;
-        stdout.flush()?;
-        drop(stdout);
-        tokio::task::spawn_blocking(|| std::io::stdin().read_to_end(&mut Vec::new()).map(|_| ()))
-            .await
-            .map_err(std::io::Error::other)??;
-        drop(server);
-        Ok(())
-    })
+    crate::process_server::serve(answer)
 }
 
 /// `REACT_URL`: `runs` runs of one side (`react` or `native`) against the server at `url`,
