@@ -8,6 +8,7 @@
 
 mod agent;
 mod anthropic;
+mod errors;
 mod gemini;
 mod hardening;
 mod history;
@@ -16,6 +17,7 @@ mod openai_chat;
 mod responses;
 mod scenarios;
 mod server;
+mod suite;
 mod wire;
 
 conformance!(openai_chat_completions, super::openai_chat::OpenAiChat);

@@ -1,7 +1,5 @@
 //! The scenarios, written once against [`Wire`] and run for every provider.
 
-use std::time::{Duration, Instant};
-
 use agentry::model::{
     ChatRequest, FinishReason, ModelError, ResponseFormat, StreamEvent, ToolChoice,
 };
@@ -9,8 +7,10 @@ use agentry::{Message, ToolCall, ToolDefinition, Usage};
 use futures::StreamExt;
 use serde_json::{Value, json};
 
+pub use super::errors::{error_inside_stream, errors, stream_cut_off};
+
 use super::server::Server;
-use super::wire::{Call, ErrorCase, Finish, SentResult, Turn, TurnUsage, Wire};
+use super::wire::{Call, Finish, SentResult, Turn, TurnUsage, Wire};
 
 /// The key every conformance model uses; it must never appear in an error.
 pub const KEY: &str = "sk-conformance-secret-0123456789";
@@ -49,7 +49,7 @@ fn call(id: &str, name: &str, args: Value) -> Call {
     }
 }
 
-fn usage() -> TurnUsage {
+pub(super) fn usage() -> TurnUsage {
     TurnUsage {
         input: 50,
         cached: 0,
@@ -73,7 +73,7 @@ fn two_calls() -> Turn {
     }
 }
 
-fn request(tools: Vec<ToolDefinition>) -> ChatRequest {
+pub(super) fn request(tools: Vec<ToolDefinition>) -> ChatRequest {
     let mut req = ChatRequest::new(vec![
         Message::system("Be brief."),
         Message::user("Weather in Paris, time in Rome?"),
@@ -100,7 +100,9 @@ fn check_call(w: &dyn Wire, got: &ToolCall, want: &Call) {
 }
 
 /// Collects a stream: the events before the end, and how it ended.
-async fn collect(stream: agentry::model::EventStream) -> (Vec<StreamEvent>, Option<ModelError>) {
+pub(super) async fn collect(
+    stream: agentry::model::EventStream,
+) -> (Vec<StreamEvent>, Option<ModelError>) {
     let mut events = Vec::new();
     let mut stream = stream;
     while let Some(item) = stream.next().await {
@@ -122,7 +124,7 @@ fn completed(events: &[StreamEvent]) -> &agentry::model::ChatResponse {
     }
 }
 
-fn text_of(events: &[StreamEvent]) -> String {
+pub(super) fn text_of(events: &[StreamEvent]) -> String {
     events
         .iter()
         .filter_map(|e| match e {
@@ -409,265 +411,4 @@ pub async fn usage_and_length(w: &dyn Wire) {
         "[{}] a Usage event",
         w.name()
     );
-}
-
-async fn error_after(
-    w: &dyn Wire,
-    script: Vec<super::server::Reply>,
-) -> (Result<agentry::model::ChatResponse, ModelError>, usize) {
-    let server = Server::start(script).await;
-    let model = w.model(&server.url());
-    let r = model.invoke(request(vec![weather()])).await;
-    if let Err(e) = &r {
-        assert!(
-            !e.to_string().contains(KEY),
-            "[{}] the key leaked into {e}",
-            w.name()
-        );
-        assert!(
-            !format!("{e:?}").contains(KEY),
-            "[{}] the key leaked into {e:?}",
-            w.name()
-        );
-    }
-    (r, server.requests().len())
-}
-
-pub async fn errors(w: &dyn Wire) {
-    let ok = w.reply(
-        &Turn {
-            text: Some("ok".into()),
-            calls: vec![],
-            usage: usage(),
-            finish: Finish::Stop,
-        },
-        false,
-    );
-    let name = w.name();
-
-    let (r, n) = error_after(w, vec![w.error(ErrorCase::Unauthorized), ok.clone()]).await;
-    assert!(
-        matches!(r, Err(ModelError::Authentication { .. })),
-        "[{name}] {r:?}"
-    );
-    assert_eq!(n, 1, "[{name}] 401 is not retried");
-
-    let (r, n) = error_after(w, vec![w.error(ErrorCase::Forbidden), ok.clone()]).await;
-    assert!(
-        matches!(r, Err(ModelError::PermissionDenied { .. })),
-        "[{name}] {r:?}"
-    );
-    assert_eq!(n, 1);
-
-    let (r, n) = error_after(w, vec![w.error(ErrorCase::NotFound), ok.clone()]).await;
-    assert!(
-        matches!(r, Err(ModelError::NotFound { .. })),
-        "[{name}] {r:?}"
-    );
-    assert_eq!(n, 1);
-
-    let (r, n) = error_after(w, vec![w.error(ErrorCase::BadParam), ok.clone()]).await;
-    match &r {
-        Err(ModelError::InvalidRequest { param, .. }) => {
-            assert_eq!(param.as_deref(), Some(w.bad_param()), "[{name}]")
-        }
-        other => panic!("[{name}] {other:?}"),
-    }
-    assert_eq!(n, 1, "[{name}] 400 is not retried");
-
-    let (r, n) = error_after(w, vec![w.error(ErrorCase::ContextLength), ok.clone()]).await;
-    assert!(
-        matches!(r, Err(ModelError::ContextLengthExceeded { .. })),
-        "[{name}] {r:?}"
-    );
-    assert_eq!(n, 1);
-
-    // 429: the server's wait is honoured, then the retry succeeds.
-    let started = Instant::now();
-    let (r, n) = error_after(w, vec![w.error(ErrorCase::RateLimited(0.2)), ok.clone()]).await;
-    assert!(r.is_ok(), "[{name}] {r:?}");
-    assert_eq!(n, 2, "[{name}] 429 is retried");
-    assert!(
-        started.elapsed() >= Duration::from_millis(200),
-        "[{name}] waited {:?}",
-        started.elapsed()
-    );
-    let (r, n) = error_after(
-        w,
-        vec![
-            w.error(ErrorCase::RateLimited(0.01)),
-            w.error(ErrorCase::RateLimited(0.01)),
-        ],
-    )
-    .await;
-    match r {
-        Err(ModelError::RateLimited { retry_after, .. }) => {
-            assert_eq!(retry_after, Some(Duration::from_millis(10)), "[{name}]")
-        }
-        other => panic!("[{name}] {other:?}"),
-    }
-    assert_eq!(n, 2);
-
-    // 5xx: retried, then the error when retries are spent.
-    let (r, n) = error_after(w, vec![w.error(ErrorCase::Server), ok.clone()]).await;
-    assert!(r.is_ok(), "[{name}] {r:?}");
-    assert_eq!(n, 2);
-    let (r, _) = error_after(
-        w,
-        vec![w.error(ErrorCase::Server), w.error(ErrorCase::Server)],
-    )
-    .await;
-    assert!(
-        matches!(&r, Err(e @ ModelError::Server { .. }) if e.is_retryable()),
-        "[{name}] {r:?}"
-    );
-
-    // The same classes on the streaming path, before any event.
-    let server = Server::start(vec![w.error(ErrorCase::Unauthorized)]).await;
-    let (events, err) = collect(w.model(&server.url()).stream(request(vec![]))).await;
-    assert!(events.is_empty());
-    assert!(
-        matches!(err, Some(ModelError::Authentication { .. })),
-        "[{name}] {err:?}"
-    );
-}
-
-pub async fn error_inside_stream(w: &dyn Wire) {
-    let server = Server::start(vec![w.stream_error(
-        "Hel",
-        "The server had an error while processing your request.",
-    )])
-    .await;
-    let (events, err) = collect(w.model(&server.url()).stream(request(vec![]))).await;
-    assert_eq!(
-        text_of(&events),
-        "Hel",
-        "[{}] deltas before the error are delivered",
-        w.name()
-    );
-    assert!(
-        !events
-            .iter()
-            .any(|e| matches!(e, StreamEvent::Completed { .. })),
-        "[{}]",
-        w.name()
-    );
-    assert!(
-        matches!(err, Some(ModelError::Stream { .. })),
-        "[{}] {err:?}",
-        w.name()
-    );
-    // Not an empty answer on the non-streamed path either.
-}
-
-pub async fn stream_cut_off(w: &dyn Wire) {
-    let server = Server::start(vec![w.cut_stream("The answer is")]).await;
-    let (events, err) = collect(w.model(&server.url()).stream(request(vec![]))).await;
-    assert_eq!(text_of(&events), "The answer is", "[{}]", w.name());
-    assert!(
-        !events
-            .iter()
-            .any(|e| matches!(e, StreamEvent::Completed { .. })),
-        "[{}] no short answer",
-        w.name()
-    );
-    assert!(
-        matches!(err, Some(ModelError::Incomplete(_))),
-        "[{}] {err:?}",
-        w.name()
-    );
-}
-
-/// Instantiates every scenario as a test for one wire format.
-#[macro_export]
-macro_rules! conformance {
-    ($module:ident, $wire:expr) => {
-        mod $module {
-            use super::{agent, hardening, history, keys, scenarios};
-
-            #[tokio::test]
-            async fn continue_a_conversation_after_a_final_answer() {
-                history::continue_after_a_final_answer(&$wire).await
-            }
-            #[tokio::test]
-            async fn continue_a_conversation_after_an_output_error() {
-                history::continue_after_an_output_error(&$wire).await
-            }
-
-            #[tokio::test]
-            async fn agent_run_with_parallel_tool_calls() {
-                agent::agent_run(&$wire).await
-            }
-            #[tokio::test]
-            async fn agent_stream_with_parallel_tool_calls() {
-                agent::agent_stream(&$wire).await
-            }
-
-            #[tokio::test]
-            async fn single_tool_call() {
-                scenarios::single_tool_call(&$wire).await
-            }
-            #[tokio::test]
-            async fn tool_choice_modes() {
-                scenarios::tool_choice_modes(&$wire).await
-            }
-            #[tokio::test]
-            async fn parallel_tool_calls() {
-                scenarios::parallel_tool_calls(&$wire).await
-            }
-            #[tokio::test]
-            async fn tool_result_follow_up() {
-                scenarios::tool_result_follow_up(&$wire).await
-            }
-            #[tokio::test]
-            async fn streamed_tool_calls() {
-                scenarios::streamed_tool_calls(&$wire).await
-            }
-            #[tokio::test]
-            async fn structured_output() {
-                scenarios::structured_output(&$wire).await
-            }
-            #[tokio::test]
-            async fn usage_and_length() {
-                scenarios::usage_and_length(&$wire).await
-            }
-            #[tokio::test]
-            async fn errors() {
-                scenarios::errors(&$wire).await
-            }
-            #[tokio::test]
-            async fn error_inside_stream() {
-                scenarios::error_inside_stream(&$wire).await
-            }
-            #[tokio::test]
-            async fn stream_cut_off() {
-                scenarios::stream_cut_off(&$wire).await
-            }
-
-            #[tokio::test]
-            async fn key_never_leaves() {
-                keys::key_never_leaves(&$wire).await
-            }
-            #[tokio::test]
-            async fn error_envelope_in_200() {
-                hardening::error_envelope_in_200(&$wire).await
-            }
-            #[tokio::test]
-            async fn response_caps() {
-                hardening::response_caps(&$wire).await
-            }
-            #[tokio::test]
-            async fn tool_call_ids_made_unique() {
-                hardening::tool_call_ids_made_unique(&$wire).await
-            }
-            #[tokio::test]
-            async fn exact_sampling_values() {
-                hardening::exact_sampling_values(&$wire).await
-            }
-            #[tokio::test]
-            async fn body_read_failures_are_network_errors() {
-                hardening::body_read_failures_are_network_errors(&$wire).await
-            }
-        }
-    };
 }
