@@ -86,8 +86,8 @@ where
         };
         let first_step = record.steps.len();
         if first_step == 0 {
-            // The run's first steps: room for this group only (a first push would make room
-            // for four, a size the allocator's fast lists do not keep).
+            // The run's first steps: room for this group only. A first push makes room for
+            // four (640 bytes), which a run of one call keeps in its result unused.
             record.steps.reserve_exact(range.len());
         }
         // The group's calls are done with (later error paths only skip the calls after the
