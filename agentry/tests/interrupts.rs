@@ -102,10 +102,6 @@ async fn two_questions(ask: Interrupt<String, u32>) -> String {
 #[agent(tools(refund, lookup, two_questions), context = Shop, state = Ledger)]
 struct Desk;
 
-/// You handle refunds, thinking aloud.
-#[agent(tools(refund, lookup), context = Shop, state = Ledger, protocol = react)]
-struct ReactDesk;
-
 fn refund_turn() -> Turn {
     Turn::tool_calls([
         ToolCall::new("l1", "lookup", json!({"order": "A7"}).to_string()),

@@ -126,6 +126,10 @@ async fn a_thread_checkpoint_holds_the_question_and_the_thread_resumes_it() {
     assert_eq!(thread.messages().await.unwrap().len(), 5);
 }
 
+/// You handle refunds, thinking aloud.
+#[agent(tools(refund, lookup), context = Shop, state = Ledger, protocol = react)]
+struct ReactDesk;
+
 #[tokio::test]
 async fn a_question_pauses_a_react_run_too() {
     let model = Arc::new(ScriptedModel::new([
