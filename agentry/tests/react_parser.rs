@@ -24,25 +24,6 @@ use Want::*;
 mod cases;
 use cases::cases;
 
-fn both(e: &ReactParseError) -> bool {
-    *e == ReactParseError::BothActionAndFinalAnswer
-}
-fn neither(e: &ReactParseError) -> bool {
-    *e == ReactParseError::NoActionOrFinalAnswer
-}
-fn no_input(e: &ReactParseError) -> bool {
-    matches!(e, ReactParseError::MissingActionInput { .. })
-}
-fn bad_json(e: &ReactParseError) -> bool {
-    matches!(e, ReactParseError::InvalidJson { .. })
-}
-fn no_tool(e: &ReactParseError) -> bool {
-    *e == ReactParseError::MissingToolName
-}
-fn input_first(e: &ReactParseError) -> bool {
-    *e == ReactParseError::ActionInputWithoutAction
-}
-
 fn check(name: &str, reply: &str, result: &Result<ReactReply, ReactParseError>, want: &Want) {
     match (result, want) {
         (Ok(r), Act(tool, input)) => {

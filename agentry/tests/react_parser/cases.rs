@@ -2,6 +2,25 @@
 
 use super::*;
 
+fn both(e: &ReactParseError) -> bool {
+    *e == ReactParseError::BothActionAndFinalAnswer
+}
+fn neither(e: &ReactParseError) -> bool {
+    *e == ReactParseError::NoActionOrFinalAnswer
+}
+fn no_input(e: &ReactParseError) -> bool {
+    matches!(e, ReactParseError::MissingActionInput { .. })
+}
+fn bad_json(e: &ReactParseError) -> bool {
+    matches!(e, ReactParseError::InvalidJson { .. })
+}
+fn no_tool(e: &ReactParseError) -> bool {
+    *e == ReactParseError::MissingToolName
+}
+fn input_first(e: &ReactParseError) -> bool {
+    *e == ReactParseError::ActionInputWithoutAction
+}
+
 /// (name, reply, expected, expected thought or None to skip).
 pub(super) fn cases() -> Vec<(&'static str, &'static str, Want, Option<&'static str>)> {
     vec![
