@@ -1,6 +1,5 @@
 //! rmcp on both sides: our server over streamable HTTP on loopback (a context per request, an
-//! agent served as one tool, an agent's own tools) and over stdio, and a hostile schema at
-//! listing.
+//! agent served as one tool, its own tools) and over stdio; a hostile schema at listing.
 
 use super::*;
 
