@@ -14,7 +14,7 @@ pub(crate) struct OutputTap {
     /// The stream index of the final-answer tool's call, once it started.
     output_call: Option<usize>,
     /// Stops at the JSON's first error: the whole answer is then parsed (and re-asked).
-    feed: PartialFeed,
+    partial: PartialFeed,
 }
 
 impl OutputTap {
@@ -24,7 +24,7 @@ impl OutputTap {
             native: output.streams_native(request),
             wrapped: output.is_wrapped(),
             output_call: None,
-            feed: PartialFeed::new(PartialJson::skipping_prose()),
+            partial: PartialFeed::new(PartialJson::skipping_prose()),
         }
     }
 
@@ -35,7 +35,7 @@ impl OutputTap {
             return false;
         }
         self.output_call = Some(index);
-        self.feed.restart(PartialJson::new());
+        self.partial.restart(PartialJson::new());
         true
     }
 
@@ -59,6 +59,6 @@ impl OutputTap {
     }
 
     fn feed(&mut self, delta: &str) -> Option<PartialOutput> {
-        self.feed.feed(delta, self.wrapped)
+        self.partial.feed(delta, self.wrapped)
     }
 }

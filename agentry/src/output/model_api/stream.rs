@@ -40,7 +40,7 @@ impl<'m, T, M: ChatModel + ?Sized> StructuredModel<'m, T, M> {
             attempts: Vec::new(),
             events: None,
             mode: OutputMode::Auto,
-            feed: PartialFeed::new(PartialJson::skipping_prose()),
+            partial: PartialFeed::new(PartialJson::skipping_prose()),
             fed: String::new(),
             output_call: None,
             finished: false,
@@ -70,7 +70,7 @@ struct StreamRun<'m, T, M: ?Sized> {
     /// Parses the text, or the final-answer tool's arguments once that call starts; once
     /// the partial JSON is invalid, no more partial values this attempt (the complete answer
     /// is still parsed and reported).
-    feed: PartialFeed,
+    partial: PartialFeed,
     /// The text the parser read (while it reads text): when the parser found it to be one
     /// whole JSON value and it is the answer's text, the answer is not parsed again.
     fed: String,
@@ -96,7 +96,7 @@ impl<T: StructuredOutput, M: ChatModel + ?Sized> StreamRun<'_, T, M> {
                         .resolve(&self.profile, false, !prepared.tools.is_empty());
                     self.spec.prepare(&mut prepared, &self.profile, false);
                     self.closed = self.spec.sent_closed(&prepared);
-                    self.feed.restart(PartialJson::skipping_prose());
+                    self.partial.restart(PartialJson::skipping_prose());
                     self.fed.clear();
                     self.output_call = None;
                     self.events.insert(self.model.stream(prepared))
@@ -114,7 +114,7 @@ impl<T: StructuredOutput, M: ChatModel + ?Sized> StreamRun<'_, T, M> {
             };
             match event {
                 StreamEvent::TextDelta { text } if self.output_call.is_none() => {
-                    if !self.feed.is_broken() {
+                    if !self.partial.is_broken() {
                         self.fed.push_str(&text);
                     }
                     if let Some(partial) = self.feed(&text) {
@@ -125,7 +125,7 @@ impl<T: StructuredOutput, M: ChatModel + ?Sized> StreamRun<'_, T, M> {
                     if self.output_call.is_none() && self.spec.is_output_tool(&name) =>
                 {
                     self.output_call = Some(index);
-                    self.feed.restart(PartialJson::new());
+                    self.partial.restart(PartialJson::new());
                 }
                 StreamEvent::ToolCallDelta { index, arguments }
                     if Some(index) == self.output_call =>
@@ -137,8 +137,12 @@ impl<T: StructuredOutput, M: ChatModel + ?Sized> StreamRun<'_, T, M> {
                 StreamEvent::Completed { response } => {
                     self.events = None;
                     self.usage += response.usage;
-                    let streamed = match (self.feed.is_broken(), self.output_call) {
-                        (false, None) => self.feed.parser().whole().map(|v| (self.fed.as_str(), v)),
+                    let streamed = match (self.partial.is_broken(), self.output_call) {
+                        (false, None) => self
+                            .partial
+                            .parser()
+                            .whole()
+                            .map(|v| (self.fed.as_str(), v)),
                         _ => None,
                     };
                     match step(
@@ -196,6 +200,6 @@ impl<T: StructuredOutput, M: ChatModel + ?Sized> StreamRun<'_, T, M> {
     /// Feeds a delta; the unwrapped value so far when it changed.
     fn feed(&mut self, delta: &str) -> Option<PartialOutput<T>> {
         let unwrap = self.spec.is_wrapped() && self.mode != OutputMode::Prompted;
-        self.feed.feed(delta, unwrap)
+        self.partial.feed(delta, unwrap)
     }
 }
