@@ -15,7 +15,8 @@
 //!   real provider's latency makes it smaller still).
 //!
 //! Backends: `memory` (`InMemoryCheckpointer`) and `sqlite` (`SqliteCheckpointer`, a file in
-//! a temporary directory, WAL, `synchronous = NORMAL`).
+//! a temporary directory, WAL, `synchronous = NORMAL`); `sqlite_exit` is the SQLite thread
+//! with `Durability::Exit`, one checkpoint when the run ends instead of four.
 //!
 //! After each criterion group, a table gives CPU time per run (getrusage: every thread of the
 //! process, including the blocking pool's WAL checkpoints) beside wall time, in interleaved
@@ -27,7 +28,7 @@ use std::hint::black_box;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use agentry::agent::{Input, IntoSharedModel};
+use agentry::agent::{Durability, Input, IntoSharedModel};
 use agentry::model::ChatRequest;
 use agentry::persist::{CheckpointWrite, Checkpointer, InMemoryCheckpointer, SqliteCheckpointer};
 use agentry::prelude::*;
@@ -87,6 +88,7 @@ struct Setup {
     plain: AdderAgent,
     memory: AdderAgent,
     sqlite: AdderAgent,
+    sqlite_exit: AdderAgent,
     sqlite_checkpointer: Arc<dyn Checkpointer>,
 }
 
@@ -108,17 +110,19 @@ fn agents(
         let first = CheckpointWrite::first("template", &history, &state);
         rt.block_on(cp.put(first)).unwrap();
     }
-    let build = |cp: Option<Arc<dyn Checkpointer>>| {
-        let builder = Adder::builder(model());
+    let build = |cp: Option<Arc<dyn Checkpointer>>, durability| {
+        let builder = Adder::builder(model()).durability(durability);
         match cp {
             Some(cp) => builder.shared_checkpointer(cp).build(),
             None => builder.build(),
         }
     };
+    let step = Durability::Step;
     Setup {
-        plain: build(None),
-        memory: build(Some(memory)),
-        sqlite: build(Some(Arc::clone(&sqlite))),
+        plain: build(None, step),
+        memory: build(Some(memory), step),
+        sqlite: build(Some(Arc::clone(&sqlite)), step),
+        sqlite_exit: build(Some(Arc::clone(&sqlite)), Durability::Exit),
         sqlite_checkpointer: sqlite,
     }
 }
@@ -143,7 +147,11 @@ fn group(c: &mut Criterion, rt: &tokio::runtime::Runtime, name: &str, setup: &Se
         )
         .unwrap();
     assert_eq!(check.output, "The sum is 5.");
-    for agent in [&setup.memory, &setup.sqlite] {
+    for (agent, writes) in [
+        (&setup.memory, 4),
+        (&setup.sqlite, 4),
+        (&setup.sqlite_exit, 1),
+    ] {
         let id = fork(rt, agent);
         let run = rt
             .block_on(agent.thread(id.clone()).run("2 + 3?", ()))
@@ -151,7 +159,11 @@ fn group(c: &mut Criterion, rt: &tokio::runtime::Runtime, name: &str, setup: &Se
         assert_eq!(run.output, "The sum is 5.");
         assert_eq!(run.messages, check.messages);
         let saved = rt.block_on(agent.thread(id).history(10)).unwrap();
-        assert_eq!(saved.len(), 5, "the fork's checkpoint and the run's four");
+        assert_eq!(
+            saved.len(),
+            1 + writes,
+            "the fork's checkpoint and the run's"
+        );
     }
 
     let mut g = c.benchmark_group(name);
@@ -163,7 +175,12 @@ fn group(c: &mut Criterion, rt: &tokio::runtime::Runtime, name: &str, setup: &Se
             })
         })
     });
-    for (backend, agent) in [("memory", &setup.memory), ("sqlite", &setup.sqlite)] {
+    let threads = [
+        ("memory", &setup.memory),
+        ("sqlite", &setup.sqlite),
+        ("sqlite_exit", &setup.sqlite_exit),
+    ];
+    for (backend, agent) in threads {
         g.bench_function(format!("thread_{backend}"), |b| {
             b.iter_batched(
                 || {
@@ -205,13 +222,16 @@ fn cpu_now() -> std::time::Duration {
 fn cpu_table(rt: &tokio::runtime::Runtime, name: &str, setup: &Setup) {
     const RUNS: usize = 200;
     const ROUNDS: usize = 5;
-    let mut cpu = [std::time::Duration::ZERO; 3];
-    let mut wall = [std::time::Duration::ZERO; 3];
+    let mut cpu = [std::time::Duration::ZERO; 4];
+    let mut wall = [std::time::Duration::ZERO; 4];
     for _ in 0..ROUNDS {
-        for (i, agent) in [&setup.plain, &setup.memory, &setup.sqlite]
-            .into_iter()
-            .enumerate()
-        {
+        let sides = [
+            &setup.plain,
+            &setup.memory,
+            &setup.sqlite,
+            &setup.sqlite_exit,
+        ];
+        for (i, agent) in sides.into_iter().enumerate() {
             let ids: Vec<String> = (0..RUNS)
                 .map(|_| {
                     if i == 0 {
@@ -238,10 +258,13 @@ fn cpu_table(rt: &tokio::runtime::Runtime, name: &str, setup: &Setup) {
     }
     let per = |d: std::time::Duration| d.as_secs_f64() * 1e6 / (RUNS * ROUNDS) as f64;
     println!("\n{name}: per run, {ROUNDS} interleaved rounds of {RUNS} runs");
-    for (i, label) in ["no checkpointer", "thread, memory", "thread, sqlite"]
-        .into_iter()
-        .enumerate()
-    {
+    let labels = [
+        "no checkpointer",
+        "thread, memory",
+        "thread, sqlite",
+        "sqlite, at exit",
+    ];
+    for (i, label) in labels.into_iter().enumerate() {
         println!(
             "  {label:<16} CPU {:>8.1} µs ({:.2}x)   wall {:>8.1} µs ({:.2}x)",
             per(cpu[i]),
@@ -316,7 +339,7 @@ fn bench(c: &mut Criterion) {
     group(c, &rt, "thread_run/http", &http);
 }
 
-/// `THREAD_ONLY=plain|memory|sqlite THREAD_RUNS=N <bench binary>`: forks N threads, prints
+/// `THREAD_ONLY=plain|memory|sqlite|sqlite_exit THREAD_RUNS=N <bench binary>`: forks N threads, prints
 /// `forked`, then makes N runs of one side over HTTP in [`profile_runs`], for a profiler:
 /// `perf record -p` once `forked` is printed (`THREAD_DELAY_MS` sleeps between the forks and
 /// the runs, to leave it time to attach), or callgrind counting the client's thread inside
@@ -338,7 +361,8 @@ fn profile_one(rt: &tokio::runtime::Runtime, dir: &std::path::Path, side: &str) 
         "plain" => &setup.plain,
         "memory" => &setup.memory,
         "sqlite" => &setup.sqlite,
-        other => panic!("THREAD_ONLY={other}: use plain, memory or sqlite"),
+        "sqlite_exit" => &setup.sqlite_exit,
+        other => panic!("THREAD_ONLY={other}: use plain, memory, sqlite or sqlite_exit"),
     };
     let ids: Vec<String> = (0..runs)
         .map(|_| {

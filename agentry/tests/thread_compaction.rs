@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use agentry::Message;
-use agentry::agent::{AgentBuilder, NoTools, ThreadStatus};
+use agentry::agent::{AgentBuilder, Durability, NoTools, ThreadStatus};
 use agentry::middleware::Summarization;
 use agentry::persist::{
     Checkpoint, CheckpointMeta, CheckpointRef, CheckpointWrite, Checkpointer, Lease, PersistError,
@@ -32,13 +32,14 @@ fn summarize(model: ScriptedModel) -> Summarization {
 const SUMMARY_1: &str = "Summary of the conversation so far:\nS1";
 const SUMMARY_2: &str = "Summary of the conversation so far:\nS2";
 
-async fn a_long_thread_is_compacted(cp: Arc<dyn Checkpointer>) {
+async fn a_long_thread_is_compacted(cp: Arc<dyn Checkpointer>, durability: Durability) {
     let model = Arc::new(ScriptedModel::new(["a1", "a2", "a3", "a4"].map(Turn::text)));
     let summarizer = ScriptedModel::new([Turn::text("S1"), Turn::text("S2")]);
     let agent = AgentBuilder::<_, _, (), ()>::new(Arc::clone(&model), NoTools)
         .instructions("Be brief.")
         .shared_checkpointer(Arc::clone(&cp))
         .middleware(summarize(summarizer))
+        .durability(durability)
         .build();
     let thread = agent.thread("t");
     thread.run("u1", ()).await.unwrap();
@@ -89,14 +90,30 @@ async fn a_long_thread_is_compacted_on_sqlite() {
     let cp = SqliteCheckpointer::open(dir.path().join("t.db"))
         .await
         .unwrap();
-    a_long_thread_is_compacted(Arc::new(cp)).await;
+    a_long_thread_is_compacted(Arc::new(cp), Durability::Step).await;
+}
+
+/// A run that saves only its end still saves the compaction's view when it is made, and
+/// its end appends to that view.
+#[tokio::test]
+async fn a_long_thread_is_compacted_when_runs_save_only_their_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let cp = SqliteCheckpointer::open(dir.path().join("t.db"))
+        .await
+        .unwrap();
+    let cp: Arc<dyn Checkpointer> = Arc::new(cp);
+    a_long_thread_is_compacted(Arc::clone(&cp), Durability::Exit).await;
+    // Runs 1 and 2 saved once each; runs 3 and 4 their compaction and their end; run 5 (the
+    // other agent, at every step) its input and its end.
+    let steps = cp.history("t", 20).await.unwrap().len();
+    assert_eq!(steps, 8);
 }
 
 #[tokio::test]
 async fn a_long_thread_is_compacted_on_postgres() {
     let server = PostgresServer::start().unwrap_or_else(|e| panic!("{e}"));
     let cp = PostgresCheckpointer::connect(&server.url()).await.unwrap();
-    a_long_thread_is_compacted(Arc::new(cp)).await;
+    a_long_thread_is_compacted(Arc::new(cp), Durability::Step).await;
 }
 
 /// A checkpointer whose writes of a compacted view never complete while `hang` is set: the

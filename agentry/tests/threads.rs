@@ -18,6 +18,8 @@ use agentry::{ToolDefinition, ToolOutput};
 use serde_json::json;
 use tokio::sync::Notify;
 
+#[path = "threads/durability.rs"]
+mod durability;
 #[path = "threads/recovery.rs"]
 mod recovery;
 

@@ -69,6 +69,8 @@ pub(crate) struct Parts<T, O, C, S> {
     pub(crate) guards: Guards<C>,
     /// The threads this agent ran last, decoded (see [`AgentBuilder::thread_cache`]).
     pub(crate) thread_cache: Arc<super::thread::ThreadCache>,
+    /// When runs in its threads write their checkpoints.
+    pub(crate) durability: super::thread::Durability,
 }
 
 /// The default cap on tool calls of one answer running at once.
@@ -104,6 +106,7 @@ where
                 thread_cache: Arc::new(super::thread::ThreadCache::new(
                     super::thread::DEFAULT_THREAD_CACHE,
                 )),
+                durability: super::thread::Durability::Step,
             },
         }
     }
@@ -142,6 +145,7 @@ where
                 forwarded: p.forwarded,
                 guards: p.guards.for_output::<O2::Output>(),
                 thread_cache: p.thread_cache,
+                durability: p.durability,
             },
         }
     }
@@ -328,6 +332,15 @@ where
     /// [`Agent::thread_in`](super::Agent::thread_in).
     pub fn thread_cache(mut self, capacity: usize) -> Self {
         self.parts.thread_cache = Arc::new(super::thread::ThreadCache::new(capacity));
+        self
+    }
+
+    /// When runs in this agent's threads write their checkpoints: at every step (the
+    /// default, [`Durability::Step`](super::Durability::Step)), or once when a run ends
+    /// ([`Durability::Exit`](super::Durability::Exit)). One run can choose otherwise with
+    /// [`Thread::durability`](super::Thread::durability).
+    pub fn durability(mut self, durability: super::Durability) -> Self {
+        self.parts.durability = durability;
         self
     }
 

@@ -90,7 +90,8 @@ pub use output::AgentOutput;
 pub use run_future::RunFuture;
 pub use stream::AgentStream;
 pub use thread::{
-    CANCELLED, DEFAULT_THREAD_CACHE, NOT_COMPLETED, Orphan, Thread, ThreadSnapshot, ThreadState,
+    CANCELLED, DEFAULT_THREAD_CACHE, Durability, NOT_COMPLETED, Orphan, Thread, ThreadSnapshot,
+    ThreadState,
 };
 pub use thread_safe::{ContextType, StateType};
 pub use toolset::{NoCall, NoTools, Toolset};

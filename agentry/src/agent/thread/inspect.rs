@@ -175,6 +175,7 @@ where
             lease: None,
             lease_ttl: std::time::Duration::ZERO,
             cache: self.cache,
+            durability: self.durability,
         })
     }
 }

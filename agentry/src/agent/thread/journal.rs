@@ -170,6 +170,8 @@ pub(crate) struct ThreadJournal {
     pub(crate) last: Option<CheckpointMeta>,
     /// The thread's compacted view (carried into every checkpoint).
     pub(crate) view: Option<ViewInfo>,
+    /// Whether the loop's steps are saved, or only the run's end (and compactions).
+    pub(crate) durability: super::Durability,
 }
 
 pub(super) fn system_offset(messages: &[Message]) -> usize {
@@ -358,7 +360,16 @@ impl<S: Serialize + Send + Sync> Journal<S> for ThreadJournal {
         state: &'a S,
         machine: &'a Machine,
     ) -> BoxFuture<'a, Result<(), RunErrorKind>> {
-        if point == SavePoint::Started && self.skip_start {
+        let saved_here = match point {
+            SavePoint::Started => !self.skip_start && self.durability.saves_steps(),
+            // A compaction rewrites what the thread shows: saved in every mode, so the run's
+            // end appends to the view it describes.
+            SavePoint::Compacted => true,
+            SavePoint::Answered | SavePoint::CallDone | SavePoint::ToolsDone => {
+                self.durability.saves_steps()
+            }
+        };
+        if !saved_here {
             return futures::future::ready(Ok(())).boxed();
         }
         if point == SavePoint::Compacted

@@ -2,6 +2,8 @@
 
 mod cache;
 mod cancel;
+mod durability;
+pub use durability::Durability;
 mod go;
 mod heartbeat;
 mod inspect;
@@ -110,6 +112,8 @@ pub struct Thread<'a, T, O, C, S> {
     lease_ttl: Duration,
     /// The agent's cache of decoded threads, for its own checkpointer.
     cache: Option<&'a ThreadCache>,
+    /// When the run writes its checkpoints.
+    durability: Durability,
 }
 
 impl<T, O, C, S> std::fmt::Debug for Thread<'_, T, O, C, S> {
@@ -117,6 +121,7 @@ impl<T, O, C, S> std::fmt::Debug for Thread<'_, T, O, C, S> {
         f.debug_struct("Thread")
             .field("id", &self.id)
             .field("lease", &self.lease)
+            .field("durability", &self.durability)
             .finish_non_exhaustive()
     }
 }
@@ -135,6 +140,7 @@ impl<T, O, C, S> Agent<T, O, C, S> {
             lease: None,
             lease_ttl: Duration::ZERO,
             cache: Some(&self.parts.thread_cache),
+            durability: self.parts.durability,
         }
     }
 
@@ -154,6 +160,7 @@ impl<T, O, C, S> Agent<T, O, C, S> {
             lease: None,
             lease_ttl: Duration::ZERO,
             cache: None,
+            durability: self.parts.durability,
         }
     }
 
@@ -238,6 +245,14 @@ where
     /// `with_lease`.
     pub fn lease_ttl(mut self, ttl: Duration) -> Self {
         self.lease_ttl = ttl;
+        self
+    }
+
+    /// When this run writes its checkpoints (the agent's
+    /// [`AgentBuilder::durability`](super::AgentBuilder::durability) by default): at every
+    /// step, or once when it ends. See [`Durability`] for what each keeps after a crash.
+    pub fn durability(mut self, durability: Durability) -> Self {
+        self.durability = durability;
         self
     }
 
@@ -403,6 +418,7 @@ where
             keeper: None,
             last: None,
             view: None,
+            durability: self.durability,
         }
     }
 
