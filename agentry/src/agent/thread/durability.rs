@@ -9,7 +9,7 @@
 /// | | [`Step`](Durability::Step) (default) | [`Exit`](Durability::Exit) |
 /// |---|---|---|
 /// | checkpoints of a run with *n* tool-calling answers | 2 + 2*n* | 1 |
-/// | the process is killed mid-run | the thread says [`Running`](crate::agent::ThreadStatus::Running); [`Thread::recover`](super::Thread::recover) finishes the run, no saved tool result produced twice | the thread stays as it was before the run: its input and what it did are not saved (a tool's effects outside the thread remain), and there is nothing to recover |
+/// | the process is killed mid-run | the thread says [`Running`](crate::agent::ThreadStatus::Running); [`Thread::recover`](super::Thread::recover) finishes the run, no saved tool result produced twice | the thread stays as it was before the run: its input and what it did are not saved (a tool's effects outside the thread remain), and there is nothing to recover or cancel |
 /// | another run on the same thread meanwhile | refused at its first save, before its model call | found when the later run saves, after its tools ran: it fails with [`PersistError::Conflict`](crate::persist::PersistError::Conflict) and saves nothing |
 ///
 /// Both save how a run ends — finished, failed (the transcript up to the failure) or paused
