@@ -212,40 +212,11 @@ impl Checkpointer for PostgresCheckpointer {
         thread_id: &'a str,
         n: usize,
     ) -> BoxFuture<'a, Result<Vec<CheckpointMeta>, PersistError>> {
-        async move {
-            sqlx::query(
-                "SELECT thread_id, step, parent_thread, parent_step, format_version::bigint,
-                        message_count, created_at_ms
-                 FROM agent_checkpoints WHERE thread_id = $1 ORDER BY step DESC LIMIT $2",
-            )
-            .bind(thread_id)
-            .bind(limit(n))
-            .fetch_all(&self.pool)
-            .await
-            .map_err(|e| PersistError::backend("history", e))?
-            .iter()
-            .map(meta_from_row)
-            .collect()
-        }
-        .boxed()
+        self.history_inner(thread_id, n).boxed()
     }
 
     fn threads<'a>(&'a self, n: usize) -> BoxFuture<'a, Result<Vec<ThreadInfo>, PersistError>> {
-        async move {
-            sqlx::query(
-                "SELECT thread_id, latest_step, message_count, parent_thread, parent_step,
-                        created_at_ms, updated_at_ms
-                 FROM agent_threads ORDER BY updated_at_ms DESC, thread_id LIMIT $1",
-            )
-            .bind(limit(n))
-            .fetch_all(&self.pool)
-            .await
-            .map_err(|e| PersistError::backend("threads", e))?
-            .iter()
-            .map(thread_from_row)
-            .collect()
-        }
-        .boxed()
+        self.threads_inner(n).boxed()
     }
 
     fn delete_thread<'a>(

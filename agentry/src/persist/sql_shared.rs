@@ -1,5 +1,6 @@
 //! What the SQLite and Postgres checkpointers share to the letter: forking and deleting a
-//! thread (the same SQL on both databases) and reading rows into the crate's types. A macro
+//! thread, listing threads, checkpoints and orphans (the same SQL on both databases) and
+//! reading rows into the crate's types. A macro
 //! rather than a generic over `sqlx::Database`: the two differ only in their row type and the
 //! integer width of `format_version`, which a macro names in two tokens where sqlx's generic
 //! bounds would need a dozen.
@@ -197,6 +198,41 @@ macro_rules! shared_sql_checkpointer {
         }
 
         impl $backend {
+            async fn history_inner(
+                &self,
+                thread_id: &str,
+                n: usize,
+            ) -> Result<Vec<CheckpointMeta>, PersistError> {
+                sqlx::query(
+                    "SELECT thread_id, step, parent_thread, parent_step,
+                            CAST(format_version AS BIGINT), message_count, created_at_ms
+                     FROM agent_checkpoints WHERE thread_id = $1 ORDER BY step DESC LIMIT $2",
+                )
+                .bind(thread_id)
+                .bind(limit(n))
+                .fetch_all(&self.pool)
+                .await
+                .map_err(|e| PersistError::backend("history", e))?
+                .iter()
+                .map(meta_from_row)
+                .collect()
+            }
+
+            async fn threads_inner(&self, n: usize) -> Result<Vec<ThreadInfo>, PersistError> {
+                sqlx::query(
+                    "SELECT thread_id, latest_step, message_count, parent_thread, parent_step,
+                            created_at_ms, updated_at_ms
+                     FROM agent_threads ORDER BY updated_at_ms DESC, thread_id LIMIT $1",
+                )
+                .bind(limit(n))
+                .fetch_all(&self.pool)
+                .await
+                .map_err(|e| PersistError::backend("threads", e))?
+                .iter()
+                .map(thread_from_row)
+                .collect()
+            }
+
             async fn orphans_inner(
                 &self,
                 before: std::time::SystemTime,
