@@ -20,7 +20,8 @@
 //!
 //! After each criterion group, a table gives CPU time per run (getrusage: every thread of the
 //! process, including the blocking pool's WAL checkpoints) beside wall time, in interleaved
-//! rounds.
+//! rounds; a second one the same for conversations continued turn after turn (`continued`),
+//! where a thread comes from the agent's cache.
 //!
 //! Run: `cargo bench --bench thread_run`
 
@@ -34,6 +35,9 @@ use agentry::persist::{CheckpointWrite, Checkpointer, InMemoryCheckpointer, Sqli
 use agentry::prelude::*;
 use agentry::testing::{FunctionModel, MockResponse, MockServer, RecordedRequest};
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
+
+#[path = "thread_run/continued.rs"]
+mod continued;
 
 /// Add two integers.
 ///
@@ -199,6 +203,7 @@ fn group(c: &mut Criterion, rt: &tokio::runtime::Runtime, name: &str, setup: &Se
     }
     g.finish();
     cpu_table(rt, name, setup);
+    continued::continued_table(rt, name, setup);
 }
 
 /// Process CPU time (user + system, every thread: the runtime's and the blocking pool's).

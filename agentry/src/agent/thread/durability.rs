@@ -16,9 +16,9 @@
 /// for review (the pause, which any process resumes) — and a compaction's view when a
 /// summarizing middleware compacts the thread. Pick `Exit` for a chat whose turns are cheap
 /// to ask again and whose tools have no effects a retry must not repeat: a SQLite thread run
-/// over loopback HTTP costs 1.8–2.0× the CPU of the same run without a checkpointer with it,
-/// 2.8–3.0× at every step (`cargo bench --bench thread_run`, the guide's performance
-/// chapter).
+/// over loopback HTTP, continuing a conversation, costs 1.6× the CPU of the same run without
+/// a checkpointer with it, 2.3–2.4× at every step (`cargo bench --bench thread_run`, the
+/// guide's performance chapter).
 ///
 /// LangGraph's `durability="exit"` and `"sync"` are the same two choices.
 ///
