@@ -86,10 +86,22 @@ async fn a_stream_ends_with_the_question_and_resume_streams_on() {
 
 #[tokio::test]
 async fn a_thread_checkpoint_holds_the_question_and_the_thread_resumes_it() {
+    a_thread_holds_the_question(agentry::agent::Durability::Step).await;
+}
+
+/// A run that saves only its end saves the pause at a question too, and the thread resumes it
+/// the same way (the results that came before the question travel in the pause).
+#[tokio::test]
+async fn a_question_is_saved_and_resumed_when_runs_save_only_their_end() {
+    a_thread_holds_the_question(agentry::agent::Durability::Exit).await;
+}
+
+async fn a_thread_holds_the_question(durability: agentry::agent::Durability) {
     let cp = Arc::new(InMemoryCheckpointer::default());
     let model = model();
     let agent: DeskAgent = Desk::builder(Arc::clone(&model))
         .shared_checkpointer(Arc::clone(&cp) as Arc<dyn Checkpointer>)
+        .durability(durability)
         .build();
     let outcome = agent
         .thread("t")
@@ -100,6 +112,7 @@ async fn a_thread_checkpoint_holds_the_question_and_the_thread_resumes_it() {
     // Another agent value over the same checkpointer reads the saved pause.
     let agent: DeskAgent = Desk::builder(Arc::clone(&model))
         .shared_checkpointer(Arc::clone(&cp) as Arc<dyn Checkpointer>)
+        .durability(durability)
         .build();
     let thread = agent.thread("t");
     assert_eq!(thread.status().await.unwrap(), ThreadStatus::Paused);
