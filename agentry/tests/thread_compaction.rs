@@ -103,10 +103,60 @@ async fn a_long_thread_is_compacted_when_runs_save_only_their_end() {
         .unwrap();
     let cp: Arc<dyn Checkpointer> = Arc::new(cp);
     a_long_thread_is_compacted(Arc::clone(&cp), Durability::Exit).await;
-    // Runs 1 and 2 saved once each; runs 3 and 4 their compaction and their end; run 5 (the
-    // other agent, at every step) its input and its end.
+    // With a middleware that may compact, a run saving its end saves before each request
+    // too: every run its input and its end, runs 3 and 4 their compaction as well.
     let steps = cp.history("t", 20).await.unwrap().len();
-    assert_eq!(steps, 8);
+    assert_eq!(steps, 12);
+}
+
+/// One long run whose own messages are summarized: a run saving only its end saved them
+/// before the request whose hook compacted them, so the thread's history keeps each one.
+#[tokio::test]
+async fn a_run_whose_own_messages_are_compacted_keeps_them_in_the_history() {
+    use agentry::agent::FnTool;
+    use agentry::tool::ToolRuntime;
+    use agentry::{ToolCall, ToolDefinition, ToolOutput};
+    let echo = FnTool::new(
+        ToolDefinition::new(
+            "echo",
+            "Echo.",
+            serde_json::json!({"type": "object"}),
+            false,
+        ),
+        |_: serde_json::Value, _: &ToolRuntime<(), ()>| async { Ok(ToolOutput::text("echoed")) },
+    );
+    let model = Arc::new(ScriptedModel::new([
+        Turn::tool_calls([ToolCall::new("c1", "echo", "{}")]),
+        Turn::tool_calls([ToolCall::new("c2", "echo", "{}")]),
+        Turn::tool_calls([ToolCall::new("c3", "echo", "{}")]),
+        Turn::text("done"),
+    ]));
+    let dir = tempfile::tempdir().unwrap();
+    let cp: Arc<dyn Checkpointer> = Arc::new(
+        SqliteCheckpointer::open(dir.path().join("t.db"))
+            .await
+            .unwrap(),
+    );
+    let summarizer = ScriptedModel::new([Turn::text("S1"), Turn::text("S2")]);
+    let agent = AgentBuilder::<_, _, (), ()>::new(Arc::clone(&model), NoTools)
+        .dyn_tool(echo)
+        .shared_checkpointer(Arc::clone(&cp))
+        .middleware(summarize(summarizer))
+        .durability(Durability::Exit)
+        .build();
+    let thread = agent.thread("long");
+    let run = thread.run("go", ()).await.unwrap();
+    assert_eq!(run.output, "done");
+    // The model saw a summary: the run's own first messages were compacted.
+    let last = texts(&model.requests()[3].messages);
+    assert!(
+        last[0].starts_with("Summary of the conversation so far:"),
+        "{last:?}"
+    );
+    // The history keeps all eight messages the run made; the view starts with a summary.
+    assert_eq!(thread.messages().await.unwrap().len(), 8);
+    assert!(texts(&thread.view().await.unwrap())[0].starts_with("Summary"));
+    assert_eq!(thread.status().await.unwrap(), ThreadStatus::Idle);
 }
 
 #[tokio::test]

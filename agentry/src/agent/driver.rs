@@ -414,12 +414,19 @@ where
 }
 
 /// Saves the run at `point`.
-pub(super) fn save<'j, T: Toolset<C, S>, O: OutputSpec, C, S>(
+pub(super) fn save<'j, T, O, C, S>(
     journal: &'j mut (dyn Journal<S> + Send),
     point: SavePoint,
     core: &'j RunCore<'_, T, O, C, S>,
-) -> BoxFuture<'j, Result<(), RunErrorKind>> {
-    journal.save(point, &core.record, &core.state, &core.machine)
+) -> BoxFuture<'j, Result<(), RunErrorKind>>
+where
+    T: Toolset<C, S>,
+    O: OutputSpec,
+    C: Send + Sync + 'static,
+    S: Send + Sync + 'static,
+{
+    let may_compact = core.runs(HookKind::BeforeModel);
+    journal.save(point, &core.record, &core.state, &core.machine, may_compact)
 }
 
 /// `fut`, or `None` when the deadline passes first.

@@ -181,7 +181,23 @@ async fn a_pause_is_saved_and_resumed_when_runs_save_only_their_end() {
     let mut finished = Vec::new();
     for durability in [Durability::Step, Durability::Exit] {
         let cp: Arc<dyn Checkpointer> = Arc::new(InMemoryCheckpointer::default());
-        let agent = reviewed(buy_tea(), Arc::clone(&cp), durability);
+        let model = ScriptedModel::new([
+            Turn::text("Hi."),
+            Turn::tool_calls([
+                call("l1", "lookup", json!({"key": "tea"})),
+                call("c1", "charge", json!({"amount": 5})),
+            ]),
+        ]);
+        let agent = reviewed(model, Arc::clone(&cp), durability);
+        // The agent's first request shows that the review leaves `before_model` alone (it
+        // cannot compact): until then a run saving its end saves its input too.
+        agent
+            .thread("w")
+            .run("Hello", Shop::default())
+            .await
+            .unwrap();
+        let warm = agent.thread("w").history(10).await.unwrap().len();
+        assert_eq!(warm, 2, "{durability:?}");
         let thread = agent.thread("p");
         let outcome = thread
             .run_or_pause("Buy tea", Shop::default())

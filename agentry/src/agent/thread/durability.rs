@@ -8,7 +8,7 @@
 ///
 /// | | [`Step`](Durability::Step) (default) | [`Exit`](Durability::Exit) |
 /// |---|---|---|
-/// | checkpoints of a run with *n* tool-calling answers | 2 + 2*n* | 1 |
+/// | checkpoints of a run with *n* tool-calling answers | 2 + 2*n* | 1 (2 + *n* with middleware that runs before each model request, see below) |
 /// | the process is killed mid-run | the thread says [`Running`](crate::agent::ThreadStatus::Running); [`Thread::recover`](super::Thread::recover) finishes the run, no saved tool result produced twice | the thread stays as it was before the run: its input and what it did are not saved (a tool's effects outside the thread remain), and there is nothing to recover or cancel |
 /// | another run on the same thread meanwhile | refused at its first save, before its model call | found when the later run saves, after its tools ran: it fails with [`PersistError::Conflict`](crate::persist::PersistError::Conflict) and saves nothing |
 ///
@@ -19,6 +19,15 @@
 /// over loopback HTTP, continuing a conversation, costs 1.6× the CPU of the same run without
 /// a checkpointer with it, 2.3–2.4× at every step (`cargo bench --bench thread_run`, the
 /// guide's performance chapter).
+///
+/// A middleware's `before_model` hook may compact the transcript
+/// ([`Summarization`](crate::middleware::Summarization)), and a thread's history keeps every
+/// message a compaction summarizes. So with middleware that may run `before_model` (a hook
+/// left at its default is known as such after the agent's first request), an `Exit` run also
+/// saves before each model request (its input, then each tool batch's results): a
+/// compaction never summarizes messages the thread does not hold, and a run killed after one
+/// of those saves leaves the thread `Running` for `recover`, which asks the model again for
+/// the answer that was not saved.
 ///
 /// LangGraph's `durability="exit"` and `"sync"` are the same two choices.
 ///
@@ -50,7 +59,8 @@ pub enum Durability {
     #[default]
     Step,
     /// One checkpoint, when the run ends (finished, failed or paused), plus one for each
-    /// compaction of the thread. A run killed before it ends is not saved.
+    /// compaction of the thread (and one before each model request with middleware that may
+    /// compact, see above). A run killed before it ends is not saved.
     Exit,
 }
 

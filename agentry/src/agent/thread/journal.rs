@@ -37,6 +37,11 @@ pub(crate) enum SavePoint {
 
 /// Saves a run's progress; the driver calls it at each [`SavePoint`]. Erased over the state's
 /// serializer so the driver needs no `Serialize` bound.
+///
+/// `may_compact` says whether a middleware's `before_model` hook may run before the next
+/// request (and so compact the transcript): a run saving only its end then saves at the
+/// points a request follows too, so a compaction never summarizes messages the thread does
+/// not hold.
 pub(crate) trait Journal<S>: Send {
     fn save<'a>(
         &'a mut self,
@@ -44,6 +49,7 @@ pub(crate) trait Journal<S>: Send {
         record: &'a Record,
         state: &'a S,
         machine: &'a Machine,
+        may_compact: bool,
     ) -> BoxFuture<'a, Result<(), RunErrorKind>>;
 }
 
@@ -359,15 +365,17 @@ impl<S: Serialize + Send + Sync> Journal<S> for ThreadJournal {
         record: &'a Record,
         state: &'a S,
         machine: &'a Machine,
+        may_compact: bool,
     ) -> BoxFuture<'a, Result<(), RunErrorKind>> {
+        let steps = self.durability.saves_steps();
         let saved_here = match point {
-            SavePoint::Started => !self.skip_start && self.durability.saves_steps(),
+            // The points a model request follows.
+            SavePoint::Started => !self.skip_start && (steps || may_compact),
+            SavePoint::ToolsDone => steps || may_compact,
             // A compaction rewrites what the thread shows: saved in every mode, so the run's
             // end appends to the view it describes.
             SavePoint::Compacted => true,
-            SavePoint::Answered | SavePoint::CallDone | SavePoint::ToolsDone => {
-                self.durability.saves_steps()
-            }
+            SavePoint::Answered | SavePoint::CallDone => steps,
         };
         if !saved_here {
             return futures::future::ready(Ok(())).boxed();
