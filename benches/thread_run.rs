@@ -206,6 +206,14 @@ fn group(c: &mut Criterion, rt: &tokio::runtime::Runtime, name: &str, setup: &Se
     continued::continued_table(rt, name, setup);
 }
 
+/// The sides of the CPU tables, in their order in [`Setup`].
+const SIDES: [&str; 4] = [
+    "no checkpointer",
+    "thread, memory",
+    "thread, sqlite",
+    "sqlite, at exit",
+];
+
 /// Process CPU time (user + system, every thread: the runtime's and the blocking pool's).
 fn cpu_now() -> std::time::Duration {
     // SAFETY: getrusage writes into the zeroed struct we own.
@@ -263,13 +271,7 @@ fn cpu_table(rt: &tokio::runtime::Runtime, name: &str, setup: &Setup) {
     }
     let per = |d: std::time::Duration| d.as_secs_f64() * 1e6 / (RUNS * ROUNDS) as f64;
     println!("\n{name}: per run, {ROUNDS} interleaved rounds of {RUNS} runs");
-    let labels = [
-        "no checkpointer",
-        "thread, memory",
-        "thread, sqlite",
-        "sqlite, at exit",
-    ];
-    for (i, label) in labels.into_iter().enumerate() {
+    for (i, label) in SIDES.into_iter().enumerate() {
         println!(
             "  {label:<16} CPU {:>8.1} µs ({:.2}x)   wall {:>8.1} µs ({:.2}x)",
             per(cpu[i]),

@@ -36,13 +36,7 @@ pub(super) fn continued_table(rt: &tokio::runtime::Runtime, name: &str, setup: &
         "\n{name}, continued: per run, {THREADS} conversations x {TURNS} new turns, {ROUNDS} \
          interleaved rounds (threads from the agent's cache)"
     );
-    let labels = [
-        "no checkpointer",
-        "thread, memory",
-        "thread, sqlite",
-        "sqlite, at exit",
-    ];
-    for (i, label) in labels.into_iter().enumerate() {
+    for (i, label) in SIDES.into_iter().enumerate() {
         println!(
             "  {label:<16} CPU {:>8.1} µs ({:.2}x)",
             per(cpu[i]),
