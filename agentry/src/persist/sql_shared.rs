@@ -1,15 +1,14 @@
 //! What the SQLite and Postgres checkpointers share to the letter: forking and deleting a
 //! thread, listing threads, checkpoints and orphans (the same SQL on both databases) and
-//! reading rows into the crate's types. A macro
-//! rather than a generic over `sqlx::Database`: the two differ only in their row type and the
-//! integer width of `format_version`, which a macro names in two tokens where sqlx's generic
-//! bounds would need a dozen.
+//! reading rows into the crate's types. A macro rather than a generic over `sqlx::Database`:
+//! the two differ only in their row type and the integer width of `format_version`, which a
+//! macro names in two tokens where sqlx's generic bounds would need a dozen.
 
-/// Expands, inside a backend's module, to `fork_inner` and `delete_inner` on `$backend` and
-/// the free functions `meta_from_row`, `thread_from_row`, `lease_from_row`, `seen_from_row` and
-/// `limit` over
-/// `$row`. Every `SELECT` the backend reads with `meta_from_row` puts `format_version` (as a
-/// 64-bit integer) in column 4.
+/// Expands, inside a backend's module, to `fork_inner`, `delete_inner`, `history_inner`,
+/// `threads_inner` and `orphans_inner` on `$backend` and the free functions `meta_from_row`,
+/// `thread_from_row`, `lease_from_row`, `seen_from_row` and `limit` over `$row`. Every
+/// `SELECT` the backend reads with `meta_from_row` puts `format_version` (as a 64-bit integer)
+/// in column 4.
 macro_rules! shared_sql_checkpointer {
     ($backend:ty, $row:ty, $version:ty) => {
         impl $backend {
