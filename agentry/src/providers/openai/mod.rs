@@ -38,7 +38,7 @@ mod wire;
 pub use builder::OpenAiModelBuilder;
 pub use choices::{ChatChoices, ChoiceEvent};
 pub use embeddings::{OpenAiEmbeddingModel, OpenAiEmbeddingModelBuilder};
-pub use stream::decode_chat_stream;
+pub use stream::{decode_chat_stream, decode_chat_stream_with};
 
 use std::fmt;
 

@@ -17,6 +17,7 @@ use super::errors::stream_error_message;
 use super::response::{assemble, finish_reason};
 use super::wire::{BorrowedStr, WireChunk, WireChunkChoice, WireDelta, WireToolCallDelta};
 use crate::http::sse::SseEventRef;
+use crate::http::{ApiKey, ResponseLimits};
 use crate::message::ToolCall;
 use crate::model::{ChatResponse, EventStream, ModelError, StreamEvent};
 use crate::providers::stream::{SseDecoder, StreamPolicy, drive};
@@ -54,6 +55,52 @@ where
         StreamPolicy::unlimited(),
     )
     .boxed()
+}
+
+/// [`decode_chat_stream`] with what [`OpenAiModel`](super::OpenAiModel) applies to its own
+/// streams: the response caps of `limits` (an event, the whole stream, a tool call's
+/// arguments and the number of calls, each a [`ModelError::LimitExceeded`] past its cap) and, with
+/// a `key`, its redaction from every event and error before the decoder sees it. For a body
+/// fetched with your own HTTP client.
+///
+/// ```
+/// use agentry::http::{ApiKey, ResponseLimits};
+/// use agentry::model::{ModelError, StreamEvent};
+/// use agentry::providers::openai::decode_chat_stream_with;
+/// use futures::{StreamExt, stream};
+///
+/// let body = concat!(
+///     "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"key sk-secret-123 ok\"},\"finish_reason\":\"stop\"}]}\n\n",
+///     "data: [DONE]\n\n",
+/// );
+/// let chunks = || stream::iter([Ok(bytes::Bytes::from_static(body.as_bytes()))]);
+/// let key = ApiKey::new("sk-secret-123");
+/// let decode = |limits| {
+///     let events = decode_chat_stream_with(chunks(), "m", limits, Some(key.clone())).collect();
+///     futures::executor::block_on(events)
+/// };
+/// let events: Vec<_> = decode(ResponseLimits::default());
+/// match events.last() {
+///     Some(Ok(StreamEvent::Completed { response })) => {
+///         assert_eq!(response.message.text(), "key [redacted] ok")
+///     }
+///     other => panic!("{other:?}"),
+/// }
+/// // A stream over its cap ends in an error, not a short answer.
+/// let events: Vec<_> = decode(ResponseLimits::default().max_stream_bytes(16));
+/// assert!(matches!(events.last(), Some(Err(ModelError::LimitExceeded { .. }))));
+/// ```
+pub fn decode_chat_stream_with<S>(
+    body: S,
+    model: &str,
+    limits: ResponseLimits,
+    key: Option<ApiKey>,
+) -> EventStream
+where
+    S: Stream<Item = Result<bytes::Bytes, ModelError>> + Send + 'static,
+{
+    let policy = StreamPolicy { key, limits };
+    drive(body.boxed(), Decoder::new(model.to_owned()), None, policy).boxed()
 }
 
 /// Turns server-sent events into stream events.
