@@ -88,6 +88,16 @@ fn history() -> Vec<Message> {
         .collect()
 }
 
+/// What a program without a checkpointer keeps of a run to continue its conversation: the
+/// run's messages without the system prompt.
+fn kept_history(messages: &[Message]) -> Vec<Message> {
+    messages
+        .iter()
+        .filter(|m| !matches!(m, Message::System { .. }))
+        .cloned()
+        .collect()
+}
+
 struct Setup {
     plain: AdderAgent,
     memory: AdderAgent,
@@ -351,7 +361,9 @@ fn bench(c: &mut Criterion) {
 /// `perf record -p` once `forked` is printed (`THREAD_DELAY_MS` sleeps between the forks and
 /// the runs, to leave it time to attach), or callgrind counting the client's thread inside
 /// the runs (`valgrind --tool=callgrind --toggle-collect='thread_run::profile_runs'`,
-/// differenced over two values of N).
+/// differenced over two values of N). `THREAD_TURNS=K` runs each thread K times, round-robin,
+/// as the continued table does (the later turns from the agent's cache); differenced over two
+/// values of K, that is the cost of a continued turn.
 fn profile_one(rt: &tokio::runtime::Runtime, dir: &std::path::Path, side: &str) {
     let runs: usize = std::env::var("THREAD_RUNS")
         .ok()
@@ -387,22 +399,42 @@ fn profile_one(rt: &tokio::runtime::Runtime, dir: &std::path::Path, side: &str) 
     {
         std::thread::sleep(std::time::Duration::from_millis(ms));
     }
+    let turns: usize = std::env::var("THREAD_TURNS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(1);
     let c0 = cpu_now();
-    profile_runs(rt, agent, ids, side == "plain");
-    let per = (cpu_now() - c0).as_secs_f64() * 1e6 / runs as f64;
+    profile_runs(rt, agent, &ids, turns, side == "plain");
+    let per = (cpu_now() - c0).as_secs_f64() * 1e6 / (runs * turns) as f64;
     eprintln!("{side}: CPU {per:.1} µs per run");
 }
 
-/// The runs [`profile_one`] measures: one per id, in a thread unless `plain`.
+/// The runs [`profile_one`] measures: `turns` rounds of one run per id, in a thread unless
+/// `plain`.
+///
+/// Without threads (`plain`), the first turn of each conversation starts from the
+/// 10-message template and each later turn continues it, as the thread sides do.
 #[inline(never)]
-fn profile_runs(rt: &tokio::runtime::Runtime, agent: &AdderAgent, ids: Vec<String>, plain: bool) {
+fn profile_runs(
+    rt: &tokio::runtime::Runtime,
+    agent: &AdderAgent,
+    ids: &[String],
+    turns: usize,
+    plain: bool,
+) {
+    // Without a thread, each conversation's history is kept here, as the continued table's
+    // baseline keeps it.
+    let mut histories = vec![history(); ids.len()];
     rt.block_on(async {
-        for id in ids {
-            if plain {
-                let input = Input::with_history(history(), "2 + 3?");
-                black_box(agent.run(input, ()).await.unwrap());
-            } else {
-                black_box(agent.thread(id).run("2 + 3?", ()).await.unwrap());
+        for _ in 0..turns {
+            for (id, kept) in ids.iter().zip(&mut histories) {
+                if plain {
+                    let input = Input::with_history(std::mem::take(kept), "2 + 3?");
+                    let run = agent.run(input, ()).await.unwrap();
+                    *kept = kept_history(&run.messages);
+                } else {
+                    black_box(agent.thread(id.as_str()).run("2 + 3?", ()).await.unwrap());
+                }
             }
         }
     });

@@ -54,12 +54,7 @@ fn by_hand(rt: &tokio::runtime::Runtime, agent: &AdderAgent) -> std::time::Durat
             for kept in &mut histories {
                 let input = Input::with_history(std::mem::take(kept), black_box("2 + 3?"));
                 let run = agent.run(input, ()).await.unwrap();
-                *kept = run
-                    .messages
-                    .iter()
-                    .filter(|m| !matches!(m, Message::System { .. }))
-                    .cloned()
-                    .collect();
+                *kept = kept_history(&run.messages);
             }
         }
     });
