@@ -14,8 +14,8 @@
 //!
 //! Without a subscriber, `sdk` against the `hand` job gives the whole framework's cost and
 //! `hand_spans − hand` what disabled spans cost when written by hand. With a subscriber, each
-//! side runs under a registry with the `tracing-opentelemetry` layer and a tracer provider
-//! exporting to the in-memory exporter: with a simple processor (every span exported as it
+//! side runs under a registry with the `tracing-opentelemetry` layer (filtered at `INFO`, as
+//! `OtelConfig` installs it) and a tracer provider exporting to the in-memory exporter: with a simple processor (every span exported as it
 //! ends, on the caller's thread) and with the batch processor (spans queued to the
 //! processor's thread and exported in batches, as the OpenTelemetry SDK intends; flushed
 //! and emptied after every round). CPU time is the process's (getrusage: every thread,
@@ -40,6 +40,8 @@ use opentelemetry::trace::TracerProvider as _;
 use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider};
 use tracing::Instrument;
 use tracing::field::Empty;
+use tracing::level_filters::LevelFilter;
+use tracing_subscriber::Layer as _;
 use tracing_subscriber::layer::SubscriberExt;
 
 /// Add two integers.
@@ -174,8 +176,12 @@ fn exporting(
         Export::Batch => SdkTracerProvider::builder().with_batch_exporter(exporter.clone()),
     }
     .build();
-    let subscriber = tracing_subscriber::registry()
-        .with(tracing_opentelemetry::layer().with_tracer(provider.tracer("bench")));
+    // As `OtelConfig::install` composes it: the layer passes spans and events at `INFO` and
+    // above (its default level), so the SDK's `debug!` lines are not exported as span events.
+    let layer = tracing_opentelemetry::layer()
+        .with_tracer(provider.tracer("bench"))
+        .with_filter(LevelFilter::INFO);
+    let subscriber = tracing_subscriber::registry().with(layer);
     Some((tracing::Dispatch::new(subscriber), provider))
 }
 

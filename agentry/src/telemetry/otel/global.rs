@@ -53,13 +53,18 @@ impl Tracer for GlobalTracer {
 
 /// A `tracing-opentelemetry` layer sending the spans it sees to the global tracer provider,
 /// with this crate's [`scope`]: add it to your subscriber, filtered to the `agentry` target
-/// if other spans should not carry this scope.
+/// if other spans should not carry this scope, and at a level (`INFO`, as
+/// [`OtelConfig::install`](super::OtelConfig::install) does) so that `debug!` lines inside a
+/// run are not exported as its span's events.
 ///
 /// ```
+/// use tracing::level_filters::LevelFilter;
+/// use tracing_subscriber::Layer as _;
 /// use tracing_subscriber::layer::SubscriberExt;
 ///
 /// // After opentelemetry::global::set_tracer_provider(..) with your exporter:
-/// let subscriber = tracing_subscriber::registry().with(agentry::telemetry::otel::layer());
+/// let layer = agentry::telemetry::otel::layer().with_filter(LevelFilter::INFO);
+/// let subscriber = tracing_subscriber::registry().with(layer);
 /// # drop(subscriber);
 /// ```
 pub fn layer<S>() -> OpenTelemetryLayer<S, GlobalTracer>

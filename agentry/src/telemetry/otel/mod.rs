@@ -255,7 +255,9 @@ impl fmt::Debug for Otel {
 
 impl Otel {
     /// A `tracing-opentelemetry` layer sending spans to this exporter with this crate's
-    /// [`scope`], for a subscriber of your own.
+    /// [`scope`], for a subscriber of your own. Filter it as [`OtelConfig::install`] does
+    /// (`.with_filter(LevelFilter::INFO)`): unfiltered, every `debug!` line inside a run
+    /// becomes an event of the run's span, exported with it.
     pub fn layer<S>(&self) -> OpenTelemetryLayer<S, SdkTracer>
     where
         S: tracing::Subscriber + for<'span> tracing_subscriber::registry::LookupSpan<'span>,
