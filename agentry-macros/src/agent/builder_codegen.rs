@@ -51,16 +51,18 @@ pub fn thread_safe_bounds(attrs: &AgentAttrs) -> TokenStream {
     quote!(where #(#bounds,)*)
 }
 
-/// `AgentBuilder::new(model, toolset)` with the attribute's output, instructions and limits.
+/// `AgentBuilder::new(model, toolset)` with the attribute's output, instructions and limits;
+/// a review of no tool is left out, its error pushed to `errors`.
 pub fn configure(
     sdk: &TokenStream,
     attrs: &AgentAttrs,
     docs: &str,
     toolset: TokenStream,
     entries: &[ToolEntry],
-) -> syn::Result<TokenStream> {
+    errors: &mut Vec<syn::Error>,
+) -> TokenStream {
     let (_, output_spec) = output(sdk, attrs);
-    configure_with(sdk, attrs, docs, toolset, entries, output_spec)
+    configure_with(sdk, attrs, docs, toolset, entries, output_spec, errors)
 }
 
 /// [`configure`] with another expression for the output spec.
@@ -71,7 +73,8 @@ pub fn configure_with(
     toolset: TokenStream,
     entries: &[ToolEntry],
     output_spec: TokenStream,
-) -> syn::Result<TokenStream> {
+    errors: &mut Vec<syn::Error>,
+) -> TokenStream {
     let instructions = match &attrs.instructions {
         Some(InstructionsAttr::Text(text)) => quote!(.instructions(#text)),
         Some(InstructionsAttr::Constant(path)) => {
@@ -92,9 +95,10 @@ pub fn configure_with(
             quote!(.protocol(#sdk::protocol::ToolProtocol::Native))
         }
     });
-    let middleware = super::middleware::configure(sdk, &attrs.middleware, &attrs.reviews, entries)?;
+    let middleware =
+        super::middleware::configure(sdk, &attrs.middleware, &attrs.reviews, entries, errors);
     let guardrails = super::guardrails::configure(&attrs.guardrails);
-    Ok(quote! {
+    quote! {
         #sdk::agent::AgentBuilder::new(model, #toolset)
             .output(#output_spec)
             #instructions
@@ -102,7 +106,7 @@ pub fn configure_with(
             #protocol
             #middleware
             #guardrails
-    })
+    }
 }
 
 /// `tokens` with every span set to `span`.

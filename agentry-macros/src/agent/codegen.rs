@@ -78,8 +78,10 @@ pub fn generate_struct(
             "`#[agent]` structs cannot be generic: the tools, context and state are fixed types",
         ));
     }
-    let entries = path_entries(name, &attrs.tools);
-    check_duplicates(&attrs.tools, &entries)?;
+    let mut entries = path_entries(name, &attrs.tools);
+    let mut errors: Vec<syn::Error> = drop_duplicates(&attrs.tools, &mut entries)
+        .into_iter()
+        .collect();
     let target = Target {
         name,
         vis,
@@ -90,7 +92,7 @@ pub fn generate_struct(
     let builder_ty = builder_type(&sdk, &target, attrs);
     let output_bound = builder_bounds(&sdk, attrs);
     let thread_safe = super::builder_codegen::thread_safe_bounds(attrs);
-    let configure = configure(&sdk, attrs, docs, quote!(self), &entries)?;
+    let configure = configure(&sdk, attrs, docs, quote!(self), &entries, &mut errors);
     // The agent is named after its type (`gen_ai.agent.name` on its run spans).
     let agent_name = name.to_string();
     let configure = quote!(#configure .name(#agent_name));
@@ -104,7 +106,11 @@ pub fn generate_struct(
     });
     // As a tool of other agents.
     let sub_agent = super::sub_agent::generate(item, attrs, docs, &entries);
+    // Mistakes the agent was generated around (a tool listed twice, a review of no tool).
+    let errors = errors.iter().map(syn::Error::to_compile_error);
     Ok(quote! {
+        #(#errors)*
+
         #item
 
         #toolset
@@ -459,40 +465,43 @@ pub fn variant_ident(ident: Option<&Ident>) -> Ident {
     Ident::new(&camel, ident.span())
 }
 
-/// A tool listed twice (or two tools with one variant name) is an error on its second mention.
-pub fn check_duplicates(tools: &[Path], entries: &[ToolEntry]) -> syn::Result<()> {
+/// Drops each tool listed twice, or sharing an earlier tool's variant name, with an error on
+/// its later mention; the agent is generated from the rest, so its uses add no errors of their
+/// own. `tools` are the listed paths, the last `tools.len()` of `entries`.
+pub fn drop_duplicates(tools: &[Path], entries: &mut Vec<ToolEntry>) -> Option<syn::Error> {
+    let listed_from = entries.len() - tools.len();
     let mut errors: Vec<syn::Error> = Vec::new();
-    let mut seen: Vec<String> = Vec::new();
-    for path in tools {
-        let text = quote!(#path).to_string().replace(' ', "");
-        if seen.contains(&text) {
-            errors.push(syn::Error::new_spanned(
-                path,
-                format!("tool `{text}` is listed twice in `tools(...)`; remove one"),
-            ));
-        }
-        seen.push(text);
-    }
-    if errors.is_empty() {
-        let mut variants: Vec<String> = Vec::new();
-        for entry in entries {
-            let variant = entry.variant.to_string();
-            if variants.contains(&variant) {
-                errors.push(syn::Error::new(
-                    entry.span,
-                    format!(
-                        "two tools of this agent would share the variant `{variant}`; rename one of them"
-                    ),
+    let (mut paths, mut variants): (Vec<String>, Vec<String>) = (Vec::new(), Vec::new());
+    let mut index: usize = 0;
+    entries.retain(|entry| {
+        let path = index.checked_sub(listed_from).map(|i| &tools[i]);
+        index += 1;
+        if let Some(path) = path {
+            let text = quote!(#path).to_string().replace(' ', "");
+            if paths.contains(&text) {
+                errors.push(syn::Error::new_spanned(
+                    path,
+                    format!("tool `{text}` is listed twice in `tools(...)`; remove one"),
                 ));
+                return false;
             }
-            variants.push(variant);
+            paths.push(text);
         }
-    }
-    match errors.into_iter().reduce(|mut a, b| {
+        let variant = entry.variant.to_string();
+        if variants.contains(&variant) {
+            errors.push(syn::Error::new(
+                entry.span,
+                format!(
+                    "two tools of this agent would share the variant `{variant}`; rename one of them"
+                ),
+            ));
+            return false;
+        }
+        variants.push(variant);
+        true
+    });
+    errors.into_iter().reduce(|mut a, b| {
         a.combine(b);
         a
-    }) {
-        Some(e) => Err(e),
-        None => Ok(()),
-    }
+    })
 }

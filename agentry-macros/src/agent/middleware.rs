@@ -236,14 +236,15 @@ fn parse_decisions(
 
 /// `.middleware(..)` calls: the review policy first, then the listed middleware in order.
 /// `after_model` hooks run in reverse, so the review sees each answer last, as the other
-/// middleware left it.
+/// middleware left it. A review of a tool the agent does not have is left out, with an error
+/// pushed to `errors`.
 pub fn configure(
     sdk: &TokenStream,
     middleware: &[Expr],
     reviews: &[ReviewAttr],
     entries: &[ToolEntry],
-) -> syn::Result<TokenStream> {
-    let mut errors: Vec<syn::Error> = Vec::new();
+    errors: &mut Vec<syn::Error>,
+) -> TokenStream {
     let mut policy = Vec::new();
     for review in reviews {
         let variant = variant_ident(Some(&review.tool));
@@ -277,19 +278,13 @@ pub fn configure(
             .review_tool::<#ty>(#sdk::middleware::Allowed::from(#first) #(| #kinds)*)
         });
     }
-    if let Some(e) = errors.into_iter().reduce(|mut a, b| {
-        a.combine(b);
-        a
-    }) {
-        return Err(e);
-    }
-    let review = (!reviews.is_empty()).then(|| {
+    let review = (!policy.is_empty()).then(|| {
         quote! { .middleware(#sdk::middleware::HumanInTheLoop::new() #(#policy)*) }
     });
     let listed = middleware
         .iter()
         .map(|m| quote_spanned! {m.span()=> .middleware(#m) });
-    Ok(quote! { #review #(#listed)* })
+    quote! { #review #(#listed)* }
 }
 
 fn tool_names(entries: &[ToolEntry]) -> String {

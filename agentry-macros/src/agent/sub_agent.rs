@@ -248,10 +248,8 @@ pub fn generate(
     } else {
         quote_spanned! {name.span()=> ::core::clone::Clone::clone(self) }
     };
-    // Errors here were reported for the agent itself already.
-    let Ok(make_builder) = configure_with(&sdk, attrs, docs, toolset, entries, spec) else {
-        return TokenStream::new();
-    };
+    // Errors here are reported for the agent itself.
+    let make_builder = configure_with(&sdk, attrs, docs, toolset, entries, spec, &mut Vec::new());
     let default_impl = (unit && !derives(item, "Default")).then(|| {
         quote! {
             impl ::core::default::Default for #name {
