@@ -6,7 +6,7 @@ use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 
 use super::attrs::{AgentAttrs, InstructionsAttr};
-use super::codegen::{Target, ToolEntry, context_state, output, structured_output};
+use super::codegen::{Target, ToolEntry, context_state, output};
 
 /// `AgentBuilder<Toolset, Spec, C, S>`.
 pub fn builder_type(sdk: &TokenStream, target: &Target<'_>, attrs: &AgentAttrs) -> TokenStream {
@@ -16,21 +16,18 @@ pub fn builder_type(sdk: &TokenStream, target: &Target<'_>, attrs: &AgentAttrs) 
     quote! { #sdk::agent::AgentBuilder<#toolset, #output_ty, #context, #state> }
 }
 
-/// `where Output: AgentOutput`, higher-ranked: the bodies are checked as if it held, and a bad
-/// output type is reported once, at the user's type, by the output-name check in
-/// [`generate_toolset`](super::codegen::generate_toolset) (which names `AgentOutput`).
+/// The bounds of the agent's `builder`/`into_builder`: none. The output spec is written out
+/// (`StructuredSpec<Output>`, an `OutputSpec` whatever `Output` is) and made through a probe
+/// that compiles either way, so a bad output type is reported once, at the user's type, by
+/// the output-name check in [`generate_toolset`](super::codegen::generate_toolset) (which
+/// names `AgentOutput`), and not again at `builder(..)` or `.build()`.
 ///
 /// The tools get no bound here or on the `Toolset` impl: the expansion uses them only through
 /// items spanned on the user's tokens and probes that compile either way, so a type that is
 /// not a tool (or does not fit) is reported where it is listed and not again at each use of
 /// the agent (`builder(..)`, `.build()`).
-pub fn builder_bounds(sdk: &TokenStream, attrs: &AgentAttrs) -> TokenStream {
-    let output = structured_output(attrs).map(|ty| {
-        let sdk = respan(sdk, ty.span());
-        quote_spanned! {ty.span()=> for<'__agentry> #ty: #sdk::agent::AgentOutput }
-    });
-    let output = output.into_iter();
-    quote!(where #(#output,)*)
+pub fn builder_bounds(_sdk: &TokenStream, _attrs: &AgentAttrs) -> TokenStream {
+    TokenStream::new()
 }
 
 /// `where` bounds for the impl holding the agent's `builder`/`into_builder`: the declared

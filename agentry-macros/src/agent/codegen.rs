@@ -432,10 +432,16 @@ pub fn output(sdk: &TokenStream, attrs: &AgentAttrs) -> (TokenStream, TokenStrea
             quote!(#sdk::__private::agent::RejectedOutput<#ty>),
             quote!(#sdk::__private::agent::RejectedOutput::<#ty>::new()),
         ),
+        // The spec type is written out: it is an `OutputSpec` whatever `ty` is, so a type
+        // that is not a structured output is one error, where the spec is made (at the
+        // user's `output = ..`), and not again at `builder(..)` and `.build()`.
         Some(ty) => {
-            let spec_ty = quote_spanned! {ty.span()=> <#ty as #sdk::agent::AgentOutput>::Spec };
-            let spec =
-                quote_spanned! {ty.span()=> <#ty as #sdk::agent::AgentOutput>::output_spec() };
+            let spec_ty = quote_spanned! {ty.span()=> #sdk::output::StructuredSpec<#ty> };
+            let spec = quote_spanned! {ty.span()=> {
+                #[allow(unused_imports)]
+                use #sdk::__private::agent::{ProbeRejected as _, ProbeStructured as _};
+                (&&#sdk::__private::agent::OutputProbe::<#ty>::new()).structured_spec()
+            }};
             (spec_ty, spec)
         }
     }

@@ -41,6 +41,19 @@ pub fn expand(input: &DeriveInput) -> darling::Result<TokenStream> {
     let mut errors = Error::accumulator();
     let container = errors.handle(ContainerAttrs::parse(&input.attrs));
     let serde = SerdeAttrs::parse(&input.attrs);
+    // A structured output is parsed from the answer's text, which does not outlive the
+    // parse: it owns its data (`StructuredOutput: DeserializeOwned + 'static`). Said here, at
+    // the lifetime, rather than where an agent first asks for it.
+    if let Some(lifetime) = input.generics.lifetimes().next() {
+        errors.push(
+            Error::custom(
+                "a structured output owns its data (it is parsed from the model's answer, \
+                 which does not outlive the parse): remove the lifetime and use owned types, \
+                 `String` for `&str`, `Vec<T>` for `&[T]`",
+            )
+            .with_span(&lifetime.lifetime),
+        );
+    }
 
     let mut partial = None;
     let (constraints, validation) = match &input.data {

@@ -75,6 +75,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
             // its body is still checked and calls to it do not add unrelated errors; and a
             // stand-in tool, so an agent listing it adds none either (not for a method: a
             // function taking `self` sits in an `impl` or a trait, where no struct may be).
+            param_checks::rename_rebound(&mut func.sig);
             let mut out = func.to_token_stream();
             if func.sig.receiver().is_none() {
                 out.extend(stand_in::generate(&func));
@@ -233,7 +234,11 @@ pub fn expand_method(
             .into(),
         );
     }
-    errors.finish()?;
+    if let Err(e) = errors.finish() {
+        // The caller emits the method beside the errors.
+        param_checks::rename_rebound(&mut method.sig);
+        return Err(e);
+    }
     let (Some(attrs), Some(signature), Some(self_name)) = (attrs, signature, self_name) else {
         return Err(Error::custom("invalid tool method"));
     };

@@ -54,7 +54,20 @@ pub(super) fn check_arguments_section(
 
 pub(super) fn check_duplicate_names(params: &[Param], errors: &mut darling::error::Accumulator) {
     let mut seen: Vec<&str> = Vec::new();
-    for param in params {
+    for (i, param) in params.iter().enumerate() {
+        // A name bound twice is one mistake, said once here: the function is emitted with the
+        // second binding renamed (`rename_rebound`), so rustc does not report it again.
+        if params[..i].iter().any(|p| p.ident == param.ident) {
+            errors.push(spanned(
+                &param.ident,
+                &format!(
+                    "two parameters are named `{}`; rename one (a tool's parameters are its \
+                     JSON arguments, and need distinct names)",
+                    param.ident
+                ),
+            ));
+            continue;
+        }
         if let ParamKind::Model { json_name, .. } = &param.kind {
             if seen.contains(&json_name.as_str()) {
                 errors.push(spanned(
@@ -66,6 +79,26 @@ pub(super) fn check_duplicate_names(params: &[Param], errors: &mut darling::erro
                 ));
             }
             seen.push(json_name);
+        }
+    }
+}
+
+/// Renames each parameter binding a name an earlier one binds (`key` → `_key_2`), so that a
+/// function emitted beside the error of [`check_duplicate_names`] adds no error of rustc's
+/// (E0415) and its body still sees the first binding.
+pub(super) fn rename_rebound(sig: &mut syn::Signature) {
+    let mut seen: Vec<syn::Ident> = Vec::new();
+    for (n, input) in sig.inputs.iter_mut().enumerate() {
+        let syn::FnArg::Typed(typed) = input else {
+            continue;
+        };
+        let syn::Pat::Ident(pat) = &mut *typed.pat else {
+            continue;
+        };
+        if seen.contains(&pat.ident) {
+            pat.ident = syn::Ident::new(&format!("_{}_{}", pat.ident, n + 1), pat.ident.span());
+        } else {
+            seen.push(pat.ident.clone());
         }
     }
 }

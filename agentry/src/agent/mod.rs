@@ -107,12 +107,15 @@ pub use crate::run::{
 };
 
 pub(crate) mod checks;
+mod output_probe;
 
 /// Support code for `#[agent]` expansions, public as `__private::agent`.
 pub(crate) mod support {
     use std::future::Future;
 
     pub use crate::output::rejected::RejectedOutput;
+
+    pub use super::output_probe::{OutputProbe, ProbeRejected, ProbeStructured};
 
     use crate::message::ToolCall;
     use crate::tool::{CallTool, Tool, ToolCallError, ToolOutput, ToolRuntime, parse_arguments};

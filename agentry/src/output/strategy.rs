@@ -66,6 +66,11 @@ pub enum Interpretation<T> {
 pub struct StructuredSpec<T> {
     mode: OutputMode,
     shared: Arc<Shared>,
+    /// Reads `T` from an answer's JSON (`parse_output::<T>`), taken when the spec is made:
+    /// the only use of `T`'s traits after that, so the spec is an [`OutputSpec`] for any `T`
+    /// and only [`StructuredSpec::new`] asks `T: StructuredOutput` (a type missing a derive is
+    /// one compile error where the spec is made, not one more at every use of the agent).
+    parse: fn(&str, bool) -> Result<T, AnswerError>,
     _output: PhantomData<fn() -> T>,
 }
 
@@ -92,6 +97,7 @@ impl<T> Clone for StructuredSpec<T> {
         StructuredSpec {
             mode: self.mode,
             shared: Arc::clone(&self.shared),
+            parse: self.parse,
             _output: PhantomData,
         }
     }
@@ -108,6 +114,33 @@ impl<T> std::fmt::Debug for StructuredSpec<T> {
 }
 
 impl<T> StructuredSpec<T> {
+    /// The spec `#[agent]` builds for an `output = T` that is not a structured output, which
+    /// it reports with an error of its own: the agent's uses still type-check and add none.
+    /// A crate containing it does not compile, so it never runs; were it run, it would refuse
+    /// every answer.
+    pub(crate) fn rejected() -> Self {
+        let name = "rejected_output".to_owned();
+        let schema = Value::Object(Default::default());
+        let tool = DefinitionRef::from(ToolDefinition::new(&name, "", schema.clone(), false));
+        StructuredSpec {
+            mode: OutputMode::Prompted,
+            shared: Arc::new(Shared {
+                name,
+                description: None,
+                schema: schema.clone(),
+                wrapped: false,
+                object_schema: schema,
+                strict_ok: false,
+                strict_tool: tool.clone(),
+                tool,
+                instructions: String::new(),
+                closed: ClosedSchema::default(),
+            }),
+            parse: |_, _| Err(AnswerError::NoJson),
+            _output: PhantomData,
+        }
+    }
+
     /// The same spec in another mode.
     pub fn with_mode(mut self, mode: OutputMode) -> Self {
         self.mode = mode;
@@ -167,10 +200,13 @@ impl<T: StructuredOutput> StructuredSpec<T> {
                 instructions,
                 closed: ClosedSchema::default(),
             }),
+            parse: parse_output::<T>,
             _output: PhantomData,
         }
     }
+}
 
+impl<T> StructuredSpec<T> {
     /// The mode asked for (possibly [`OutputMode::Auto`]).
     pub fn mode(&self) -> OutputMode {
         self.mode
@@ -272,7 +308,7 @@ impl<T: StructuredOutput> StructuredSpec<T> {
             if closed && let Some(error) = shared.closed.extra_field(&shared.object_schema, json) {
                 return Err(error);
             }
-            parse_output::<T>(json, shared.wrapped)
+            (self.parse)(json, shared.wrapped)
         };
         if !message.tool_calls.is_empty() {
             let mut first_error: Option<FailedAttempt> = None;
@@ -306,7 +342,7 @@ impl<T: StructuredOutput> StructuredSpec<T> {
                     .flatten()
                 {
                     Some(error) => Err(error),
-                    None => parse_output::<T>(json, shared.wrapped),
+                    None => (self.parse)(json, shared.wrapped),
                 }
             }
             _ if text.trim().is_empty() => Err(AnswerError::Empty),
@@ -376,7 +412,7 @@ impl<T: StructuredOutput> StructuredSpec<T> {
     }
 }
 
-impl<T: StructuredOutput> OutputSpec for StructuredSpec<T> {
+impl<T: Send + 'static> OutputSpec for StructuredSpec<T> {
     type Output = T;
 
     fn prepare(&self, request: &mut ChatRequest, profile: &ModelProfile, tools_pending: bool) {

@@ -1,0 +1,80 @@
+//! The output spec of `#[agent(output = T)]`, made so that a `T` that is not a structured
+//! output is one compile error: `(&&OutputProbe::<T>::new()).structured_spec()` picks, by
+//! auto-ref, [`StructuredSpec::default`] for a structured output and a stand-in for anything
+//! else, which `#[agent]` reports on the user's `output = ..` (with `AgentOutput`'s message)
+//! and which never runs. Used by `#[agent]`; public under `__private::agent`.
+
+use std::marker::PhantomData;
+
+use crate::output::{StructuredOutput, StructuredSpec};
+
+/// Probes an agent's output type; see the [module](self) docs.
+pub struct OutputProbe<T>(PhantomData<fn() -> T>);
+
+impl<T> OutputProbe<T> {
+    /// A probe for `T`.
+    pub const fn new() -> Self {
+        OutputProbe(PhantomData)
+    }
+}
+
+impl<T> Default for OutputProbe<T> {
+    fn default() -> Self {
+        OutputProbe::new()
+    }
+}
+
+/// Chosen first: a structured output.
+pub trait ProbeStructured<T> {
+    /// The output's spec.
+    fn structured_spec(&self) -> StructuredSpec<T>;
+}
+
+impl<T: StructuredOutput> ProbeStructured<T> for &OutputProbe<T> {
+    fn structured_spec(&self) -> StructuredSpec<T> {
+        StructuredSpec::default()
+    }
+}
+
+/// Chosen otherwise: a type `#[agent]` reports as not a structured output.
+pub trait ProbeRejected<T> {
+    /// A spec that refuses every answer (never run: the crate does not compile).
+    fn structured_spec(&self) -> StructuredSpec<T>;
+}
+
+impl<T> ProbeRejected<T> for OutputProbe<T> {
+    fn structured_spec(&self) -> StructuredSpec<T> {
+        StructuredSpec::rejected()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::output::OutputSpec;
+
+    #[derive(serde::Deserialize, schemars::JsonSchema)]
+    struct Answer {
+        #[allow(dead_code)]
+        n: u32,
+    }
+
+    impl StructuredOutput for Answer {}
+
+    struct NotStructured;
+
+    #[test]
+    fn a_structured_output_gets_its_spec_and_anything_else_a_spec_refusing_every_answer() {
+        let spec = (&&OutputProbe::<Answer>::new()).structured_spec();
+        assert_eq!(spec.name(), "Answer");
+        let rejected = (&&OutputProbe::<NotStructured>::new()).structured_spec();
+        let answer = crate::message::AssistantMessage {
+            content: vec![crate::message::ContentBlock::text("{}")],
+            ..Default::default()
+        };
+        assert!(matches!(
+            rejected.parse(&answer),
+            crate::output::OutputParse::Retry { .. }
+        ));
+    }
+}
