@@ -13,4 +13,6 @@ fn get_weather(city: String) -> String {
 #[agent(tools(get_weather, get_weather))]
 struct Planner;
 
-fn main() {}
+fn main() {
+    let _ = Planner::builder(agentry::testing::TestModel::new()).build();
+}

@@ -22,4 +22,6 @@ fn search(query: String) -> String {
 #[agent(tools(send_email, search), review(send_mail(approve, reject)))]
 struct Assistant;
 
-fn main() {}
+fn main() {
+    let _ = Assistant::builder(agentry::testing::TestModel::new()).build();
+}
