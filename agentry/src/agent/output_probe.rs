@@ -64,6 +64,8 @@ mod tests {
     struct NotStructured;
 
     #[test]
+    // The borrows pick the impl, as in the `#[agent]` expansion.
+    #[allow(clippy::needless_borrow)]
     fn a_structured_output_gets_its_spec_and_anything_else_a_spec_refusing_every_answer() {
         let spec = (&&OutputProbe::<Answer>::new()).structured_spec();
         assert_eq!(spec.name(), "Answer");
