@@ -8,7 +8,9 @@ use std::marker::PhantomData;
 
 use crate::output::{StructuredOutput, StructuredSpec};
 
-/// Probes an agent's output type; see the [module](self) docs.
+/// Probes an agent's output type: `(&&OutputProbe::<T>::new()).structured_spec()` is the
+/// output's spec for a structured output, and for anything else a stand-in that `#[agent]`
+/// reports on the user's `output = ..`.
 pub struct OutputProbe<T>(PhantomData<fn() -> T>);
 
 impl<T> OutputProbe<T> {
