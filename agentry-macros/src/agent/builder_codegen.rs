@@ -9,25 +9,20 @@ use super::attrs::{AgentAttrs, InstructionsAttr};
 use super::codegen::{Target, ToolEntry, context_state, output};
 
 /// `AgentBuilder<Toolset, Spec, C, S>`.
+///
+/// The `builder`/`into_builder` returning it ask nothing of the output or the tools. The
+/// output spec is written out (`StructuredSpec<Output>`, an `OutputSpec` whatever `Output`
+/// is) and made through a probe that compiles either way, so a bad output type is reported
+/// once, at the user's type, by the output-name check in
+/// [`generate_toolset`](super::codegen::generate_toolset) (which names `AgentOutput`). The
+/// expansion uses the tools only through items spanned on the user's tokens and probes that
+/// compile either way, so a type that is not a tool (or does not fit) is reported where it is
+/// listed. Neither is reported again at `builder(..)` or `.build()`.
 pub fn builder_type(sdk: &TokenStream, target: &Target<'_>, attrs: &AgentAttrs) -> TokenStream {
     let toolset = &target.toolset;
     let (context, state) = context_state(attrs);
     let (output_ty, _) = output(sdk, attrs);
     quote! { #sdk::agent::AgentBuilder<#toolset, #output_ty, #context, #state> }
-}
-
-/// The bounds of the agent's `builder`/`into_builder`: none. The output spec is written out
-/// (`StructuredSpec<Output>`, an `OutputSpec` whatever `Output` is) and made through a probe
-/// that compiles either way, so a bad output type is reported once, at the user's type, by
-/// the output-name check in [`generate_toolset`](super::codegen::generate_toolset) (which
-/// names `AgentOutput`), and not again at `builder(..)` or `.build()`.
-///
-/// The tools get no bound here or on the `Toolset` impl: the expansion uses them only through
-/// items spanned on the user's tokens and probes that compile either way, so a type that is
-/// not a tool (or does not fit) is reported where it is listed and not again at each use of
-/// the agent (`builder(..)`, `.build()`).
-pub fn builder_bounds(_sdk: &TokenStream, _attrs: &AgentAttrs) -> TokenStream {
-    TokenStream::new()
 }
 
 /// `where` bounds for the impl holding the agent's `builder`/`into_builder`: the declared

@@ -9,7 +9,7 @@ use super::attrs::{AgentAttrs, unanswerable};
 use crate::crate_path::sdk_path;
 
 use super::builder_codegen::respan;
-pub use super::builder_codegen::{builder_bounds, builder_type, configure, configure_with};
+pub use super::builder_codegen::{builder_type, configure, configure_with};
 
 /// One tool of the agent, however it was declared.
 pub struct ToolEntry {
@@ -90,7 +90,6 @@ pub fn generate_struct(
     let toolset = generate_toolset(&target, attrs, &entries);
     let alias = super::alias::generate(&sdk, &target, attrs);
     let builder_ty = builder_type(&sdk, &target, attrs);
-    let output_bound = builder_bounds(&sdk, attrs);
     let thread_safe = super::builder_codegen::thread_safe_bounds(attrs);
     let configure = configure(&sdk, attrs, docs, quote!(self), &entries, &mut errors);
     // The agent is named after its type (`gen_ai.agent.name` on its run spans).
@@ -99,7 +98,7 @@ pub fn generate_struct(
     let unit_builder = matches!(item.fields, Fields::Unit).then(|| {
         quote! {
             /// Starts configuring this agent with `model`; finish with `.build()`.
-            #vis fn builder(model: impl #sdk::agent::IntoSharedModel) -> #builder_ty #output_bound {
+            #vis fn builder(model: impl #sdk::agent::IntoSharedModel) -> #builder_ty {
                 #name.into_builder(model)
             }
         }
@@ -122,7 +121,7 @@ pub fn generate_struct(
         impl #name #thread_safe {
             /// Starts configuring this agent with `model`, taking the agent value (its tools'
             /// resources); finish with `.build()`.
-            #vis fn into_builder(self, model: impl #sdk::agent::IntoSharedModel) -> #builder_ty #output_bound {
+            #vis fn into_builder(self, model: impl #sdk::agent::IntoSharedModel) -> #builder_ty {
                 #configure
             }
 

@@ -119,7 +119,6 @@ pub fn generate(mut item: ItemImpl, attrs: &AgentAttrs, docs: &str) -> syn::Resu
     let toolset = codegen::generate_toolset(&target, attrs, &entries);
     let alias = super::alias::generate(&sdk, &target, attrs);
     let builder_ty = codegen::builder_type(&sdk, &target, attrs);
-    let output_bound = codegen::builder_bounds(&sdk, attrs);
     let thread_safe = super::builder_codegen::thread_safe_bounds(attrs);
     let configure = codegen::configure(
         &sdk,
@@ -151,7 +150,7 @@ pub fn generate(mut item: ItemImpl, attrs: &AgentAttrs, docs: &str) -> syn::Resu
         impl #self_ty #thread_safe {
             /// Starts configuring this agent with `model`; the value is shared by its tool
             /// methods for the agent's lifetime. Finish with `.build()`.
-            #vis fn into_builder(self, model: impl #sdk::agent::IntoSharedModel) -> #builder_ty #output_bound {
+            #vis fn into_builder(self, model: impl #sdk::agent::IntoSharedModel) -> #builder_ty {
                 Self::shared_builder(::std::sync::Arc::new(self), model)
             }
 
@@ -159,7 +158,7 @@ pub fn generate(mut item: ItemImpl, attrs: &AgentAttrs, docs: &str) -> syn::Resu
             #vis fn shared_builder(
                 this: ::std::sync::Arc<Self>,
                 model: impl #sdk::agent::IntoSharedModel,
-            ) -> #builder_ty #output_bound {
+            ) -> #builder_ty {
                 #configure
             }
         }
