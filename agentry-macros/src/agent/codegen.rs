@@ -428,8 +428,8 @@ pub fn output(sdk: &TokenStream, attrs: &AgentAttrs) -> (TokenStream, TokenStrea
         // Reported on the attribute; a stand-in lets every use type-check without a second
         // error.
         Some(ty) if unanswerable(ty).is_some() => (
-            quote!(#sdk::__private::agent::RejectedOutput<#ty>),
-            quote!(#sdk::__private::agent::RejectedOutput::<#ty>::new()),
+            quote!(#sdk::output::StructuredSpec<#ty>),
+            quote!(#sdk::__private::agent::rejected_spec::<#ty>()),
         ),
         // The spec type is written out: it is an `OutputSpec` whatever `ty` is, so a type
         // that is not a structured output is one error, where the spec is made (at the

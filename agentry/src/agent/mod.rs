@@ -113,9 +113,7 @@ mod output_probe;
 pub(crate) mod support {
     use std::future::Future;
 
-    pub use crate::output::rejected::RejectedOutput;
-
-    pub use super::output_probe::{OutputProbe, ProbeRejected, ProbeStructured};
+    pub use super::output_probe::{OutputProbe, ProbeRejected, ProbeStructured, rejected_spec};
 
     use crate::message::ToolCall;
     use crate::tool::{CallTool, Tool, ToolCallError, ToolOutput, ToolRuntime, parse_arguments};

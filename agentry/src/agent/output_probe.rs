@@ -2,7 +2,8 @@
 //! output is one compile error: `(&&OutputProbe::<T>::new()).structured_spec()` picks, by
 //! auto-ref, [`StructuredSpec::default`] for a structured output and a stand-in for anything
 //! else, which `#[agent]` reports on the user's `output = ..` (with `AgentOutput`'s message)
-//! and which never runs. Used by `#[agent]`; public under `__private::agent`.
+//! and which never runs. An output type no answer fills (a tuple, a reference) gets that
+//! stand-in directly ([`rejected_spec`]). Used by `#[agent]`; public under `__private::agent`.
 
 use std::marker::PhantomData;
 
@@ -46,8 +47,17 @@ pub trait ProbeRejected<T> {
 
 impl<T> ProbeRejected<T> for OutputProbe<T> {
     fn structured_spec(&self) -> StructuredSpec<T> {
-        StructuredSpec::rejected()
+        rejected_spec()
     }
+}
+
+/// The spec of an output type `#[agent]` rejected with an error of its own: one no answer
+/// fills (a tuple, a reference, an array, `Option`, `Result`), or one that is not a structured
+/// output. The agent's uses (`Critic::builder(..).build()`, `run.output`) type-check and add
+/// no second error; a crate containing it does not compile, so it never runs, and were it
+/// run it would refuse every answer.
+pub fn rejected_spec<T>() -> StructuredSpec<T> {
+    StructuredSpec::rejected()
 }
 
 #[cfg(test)]

@@ -17,7 +17,6 @@ mod partial;
 pub(crate) mod partial_feed;
 mod partial_output;
 mod reask;
-pub(crate) mod rejected;
 mod strategy;
 mod structured;
 mod typed_partial;

@@ -2,7 +2,6 @@
 //! final-answer tool, or instructions in the prompt — chosen by hand or from the model's
 //! profile.
 
-use std::marker::PhantomData;
 use std::sync::Arc;
 
 use serde_json::{Value, json};
@@ -71,7 +70,6 @@ pub struct StructuredSpec<T> {
     /// and only [`StructuredSpec::new`] asks `T: StructuredOutput` (a type missing a derive is
     /// one compile error where the spec is made, not one more at every use of the agent).
     parse: fn(&str, bool) -> Result<T, AnswerError>,
-    _output: PhantomData<fn() -> T>,
 }
 
 struct Shared {
@@ -98,7 +96,6 @@ impl<T> Clone for StructuredSpec<T> {
             mode: self.mode,
             shared: Arc::clone(&self.shared),
             parse: self.parse,
-            _output: PhantomData,
         }
     }
 }
@@ -114,10 +111,8 @@ impl<T> std::fmt::Debug for StructuredSpec<T> {
 }
 
 impl<T> StructuredSpec<T> {
-    /// The spec `#[agent]` builds for an `output = T` that is not a structured output, which
-    /// it reports with an error of its own: the agent's uses still type-check and add none.
-    /// A crate containing it does not compile, so it never runs; were it run, it would refuse
-    /// every answer.
+    /// The stand-in of an output type `#[agent]` rejected (see
+    /// `agent::output_probe::rejected_spec`): never run, it would refuse every answer.
     pub(crate) fn rejected() -> Self {
         let name = "rejected_output".to_owned();
         let schema = Value::Object(Default::default());
@@ -137,7 +132,6 @@ impl<T> StructuredSpec<T> {
                 closed: ClosedSchema::default(),
             }),
             parse: |_, _| Err(AnswerError::NoJson),
-            _output: PhantomData,
         }
     }
 
@@ -201,7 +195,6 @@ impl<T: StructuredOutput> StructuredSpec<T> {
                 closed: ClosedSchema::default(),
             }),
             parse: parse_output::<T>,
-            _output: PhantomData,
         }
     }
 }
