@@ -110,38 +110,6 @@ impl<T> std::fmt::Debug for StructuredSpec<T> {
     }
 }
 
-impl<T> StructuredSpec<T> {
-    /// The stand-in of an output type `#[agent]` rejected (see
-    /// `agent::output_probe::rejected_spec`): never run, it would refuse every answer.
-    pub(crate) fn rejected() -> Self {
-        let name = "rejected_output".to_owned();
-        let schema = Value::Object(Default::default());
-        let tool = DefinitionRef::from(ToolDefinition::new(&name, "", schema.clone(), false));
-        StructuredSpec {
-            mode: OutputMode::Prompted,
-            shared: Arc::new(Shared {
-                name,
-                description: None,
-                schema: schema.clone(),
-                wrapped: false,
-                object_schema: schema,
-                strict_ok: false,
-                strict_tool: tool.clone(),
-                tool,
-                instructions: String::new(),
-                closed: ClosedSchema::default(),
-            }),
-            parse: |_, _| Err(AnswerError::NoJson),
-        }
-    }
-
-    /// The same spec in another mode.
-    pub fn with_mode(mut self, mode: OutputMode) -> Self {
-        self.mode = mode;
-        self
-    }
-}
-
 impl<T: StructuredOutput> Default for StructuredSpec<T> {
     fn default() -> Self {
         StructuredSpec::new(OutputMode::Auto)
@@ -200,6 +168,36 @@ impl<T: StructuredOutput> StructuredSpec<T> {
 }
 
 impl<T> StructuredSpec<T> {
+    /// The stand-in of an output type `#[agent]` rejected (see
+    /// `agent::output_probe::rejected_spec`): never run, it would refuse every answer.
+    pub(crate) fn rejected() -> Self {
+        let name = "rejected_output".to_owned();
+        let schema = Value::Object(Default::default());
+        let tool = DefinitionRef::from(ToolDefinition::new(&name, "", schema.clone(), false));
+        StructuredSpec {
+            mode: OutputMode::Prompted,
+            shared: Arc::new(Shared {
+                name,
+                description: None,
+                schema: schema.clone(),
+                wrapped: false,
+                object_schema: schema,
+                strict_ok: false,
+                strict_tool: tool.clone(),
+                tool,
+                instructions: String::new(),
+                closed: ClosedSchema::default(),
+            }),
+            parse: |_, _| Err(AnswerError::NoJson),
+        }
+    }
+
+    /// The same spec in another mode.
+    pub fn with_mode(mut self, mode: OutputMode) -> Self {
+        self.mode = mode;
+        self
+    }
+
     /// The mode asked for (possibly [`OutputMode::Auto`]).
     pub fn mode(&self) -> OutputMode {
         self.mode
