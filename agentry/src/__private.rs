@@ -33,12 +33,14 @@ pub mod multi {
     };
 }
 
-pub use crate::tool::argument::tool_argument;
 /// Probing a tool parameter's type for what it lacks (see `ArgumentProbe`).
 pub mod argument {
     pub use crate::tool::argument::{
         ArgumentOk, ArgumentParse, ArgumentProbe, MissingBoth, MissingParse, MissingSchema,
         ProbeArgumentOk, ProbeMissingBoth, ProbeMissingParse, ProbeMissingSchema, parsed_argument,
+    };
+    pub use crate::tool::argument_field::{
+        FieldSchemaFallback, FieldSchemaOk, ParseFieldFallback, ParseFieldOk,
     };
 }
 pub use crate::tool::interrupt::{InterruptTypes, external, external_ask};

@@ -7,7 +7,7 @@ use syn::{ForeignItemFn, Ident, ItemFn, Type, Visibility};
 
 use super::attrs::ToolAttrs;
 use super::params::{ParamKind, Signature};
-use super::schema_override;
+use super::{field_probe, schema_override};
 use crate::crate_path::{sdk_path, sdk_path_string};
 
 /// What the tool calls.
@@ -95,10 +95,15 @@ pub fn generate(target: &Target<'_>, attrs: &ToolAttrs, sig: &Signature) -> Toke
             .as_ref()
             .filter(|_| whole_schema.is_none())
             .map(|_| schema_override::field_attr(&args_ident, ident));
+        let probe = field_probe::probed(ty).then(|| {
+            let describe = schema_with.is_none() && whole_schema.is_none();
+            field_probe::field_attrs(&args_ident, ident, ty, describe)
+        });
         Some(quote! {
             #rename
             #description
             #schema_with
+            #probe
             #vis #ident: #ty,
         })
     });
@@ -110,10 +115,10 @@ pub fn generate(target: &Target<'_>, attrs: &ToolAttrs, sig: &Signature) -> Toke
         .collect();
 
     // Each model-filled type must be a tool argument. The check is made once, at the user's
-    // type; the generated items assume it through a higher-ranked where clause (which rustc
-    // does not check on its own as a trivially false bound), so a type without the derives is
-    // one error, not one per derive and per use. A parameter whose schema is overridden needs
-    // only to parse.
+    // type; the generated struct parses and describes the field through a probe that holds
+    // whatever the type lacks (`field_probe`), so a type without the derives is one error,
+    // not one per derive and per use. A parameter whose schema is overridden needs only to
+    // parse.
     let model_params: Vec<(&Type, bool)> = sig
         .params
         .iter()
@@ -125,6 +130,10 @@ pub fn generate(target: &Target<'_>, attrs: &ToolAttrs, sig: &Signature) -> Toke
         })
         .collect();
     let arg_checks = model_params.iter().map(|(ty, overridden)| {
+        let ty = field_probe::checked_type(ty);
+        if is_known_argument(ty) {
+            return TokenStream::new();
+        }
         let sdk = respan(&sdk, ty.span());
         if *overridden {
             return quote_spanned! {ty.span()=>
@@ -146,20 +155,6 @@ pub fn generate(target: &Target<'_>, attrs: &ToolAttrs, sig: &Signature) -> Toke
             };
         }
     });
-    let arg_bounds: Vec<TokenStream> = model_params
-        .iter()
-        .map(|(ty, overridden)| {
-            let sdk = respan(&sdk, ty.span());
-            if *overridden {
-                quote_spanned! {ty.span()=>
-                    for<'__agentry> #ty: #sdk::__private::argument::ArgumentParse
-                }
-            } else {
-                quote_spanned! {ty.span()=> for<'__agentry> #ty: #sdk::ToolArgument }
-            }
-        })
-        .collect();
-    let args_where = (!arg_bounds.is_empty()).then(|| quote!(where #(#arg_bounds,)*));
 
     // Injected parameters: extracted before the future starts, so the future owns them.
     let super::injected::Injected {
@@ -324,14 +319,15 @@ pub fn generate(target: &Target<'_>, attrs: &ToolAttrs, sig: &Signature) -> Toke
         Some(path) => (
             quote!(),
             quote!(),
-            schema_override::whole_impl(&sdk, &args_ident, &args_where, path),
+            schema_override::whole_impl(&sdk, &args_ident, path),
         ),
         None => (
             quote!(, #sdk::schemars::JsonSchema),
             quote!(#[schemars(crate = #schemars_crate)]),
-            schema_override::helpers(&sdk, &args_ident, &args_where, &sig.params),
+            schema_override::helpers(&sdk, &args_ident, &sig.params),
         ),
     };
+    let field_items = field_probe::helpers(&sdk, &args_ident, &sig.params, whole_schema.is_some());
     // An external tool's arguments are read by the caller (`arguments_as`), or only passed on
     // to a client: never by generated code, so unread fields are no warning of the user's.
     let args_allow = match target {
@@ -348,11 +344,13 @@ pub fn generate(target: &Target<'_>, attrs: &ToolAttrs, sig: &Signature) -> Toke
         #schemars_crate_attr
         #[allow(missing_docs)]
         #args_allow
-        #vis struct #args_ident #args_where {
+        #vis struct #args_ident {
             #(#fields)*
         }
 
         #schema_items
+
+        #field_items
 
         #(#arg_checks)*
 
@@ -360,7 +358,7 @@ pub fn generate(target: &Target<'_>, attrs: &ToolAttrs, sig: &Signature) -> Toke
 
         #direct
 
-        impl #sdk::Tool for #marker #args_where {
+        impl #sdk::Tool for #marker {
             const NAME: &'static str = #name;
             const RETURN_DIRECT: bool = #return_direct;
             const SEQUENTIAL: bool = #sequential;
@@ -382,7 +380,6 @@ pub fn generate(target: &Target<'_>, attrs: &ToolAttrs, sig: &Signature) -> Toke
         impl<__C, __S> #sdk::CallTool<__C, __S> for #marker
         where
             #(#inject_bounds,)*
-            #(#arg_bounds,)*
         {
             #[allow(clippy::manual_async_fn)]
             fn call(
@@ -451,7 +448,7 @@ pub(super) fn respan(tokens: &TokenStream, span: proc_macro2::Span) -> TokenStre
 
 /// A standard type every tool argument may be (`String`, `bool`, the numbers): its check and
 /// bounds are left out, as they cannot fail and each costs the user's build a little.
-fn is_known_argument(ty: &Type) -> bool {
+pub(super) fn is_known_argument(ty: &Type) -> bool {
     const KNOWN: &[&str] = &[
         "String", "bool", "char", "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32",
         "i64", "i128", "isize", "f32", "f64",

@@ -6,6 +6,7 @@
 
 mod attrs;
 mod codegen;
+mod field_probe;
 pub(crate) mod flag;
 mod injected;
 mod param_checks;

@@ -101,12 +101,7 @@ pub(super) fn field_attr(args_ident: &Ident, param: &Ident) -> TokenStream {
 /// The hidden associated functions of the `Args` struct that call each parameter's override
 /// (schemars' `schema_with` takes a path in a string; these keep the user's path, with its
 /// spans, in one call).
-pub(super) fn helpers(
-    sdk: &TokenStream,
-    args_ident: &Ident,
-    args_where: &Option<TokenStream>,
-    params: &[Param],
-) -> TokenStream {
+pub(super) fn helpers(sdk: &TokenStream, args_ident: &Ident, params: &[Param]) -> TokenStream {
     let functions: Vec<TokenStream> = params
         .iter()
         .filter_map(|p| match &p.kind {
@@ -132,23 +127,18 @@ pub(super) fn helpers(
         return TokenStream::new();
     }
     quote! {
-        impl #args_ident #args_where {
+        impl #args_ident {
             #(#functions)*
         }
     }
 }
 
 /// `impl JsonSchema for Args`, made by the tool's `schema` override.
-pub(super) fn whole_impl(
-    sdk: &TokenStream,
-    args_ident: &Ident,
-    args_where: &Option<TokenStream>,
-    path: &syn::Path,
-) -> TokenStream {
+pub(super) fn whole_impl(sdk: &TokenStream, args_ident: &Ident, path: &syn::Path) -> TokenStream {
     let name = args_ident.to_string();
     let call = call(sdk, path);
     quote! {
-        impl #sdk::schemars::JsonSchema for #args_ident #args_where {
+        impl #sdk::schemars::JsonSchema for #args_ident {
             fn schema_name() -> ::std::borrow::Cow<'static, str> {
                 ::std::borrow::Cow::Borrowed(#name)
             }

@@ -54,10 +54,6 @@ pub trait ToolArgument: DeserializeOwned + JsonSchema {}
 #[diagnostic::do_not_recommend]
 impl<T: DeserializeOwned + JsonSchema> ToolArgument for T {}
 
-/// Checks, at the span of a tool parameter's type, that the model can fill it. Used by
-/// `#[tool]`; public as `__private::tool_argument`.
-pub const fn tool_argument<T: ToolArgument>() {}
-
 /// Checks, at the span of a tool parameter's type, that the model's JSON parses into it: for a
 /// parameter whose schema is overridden (`#[arg(schema_with = ..)]`, `#[tool(schema = ..)]`),
 /// which needs no `JsonSchema`. Used by `#[tool]`; public as `__private::argument`.

@@ -12,6 +12,7 @@
 //! JSON path of any bad field), injection and the call itself.
 
 pub(crate) mod argument;
+pub(crate) mod argument_field;
 mod custom_format;
 mod definition;
 mod extract;
