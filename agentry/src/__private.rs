@@ -12,6 +12,7 @@ pub use crate::tool::{
 
 /// Support for `#[derive(StructuredOutput)]`.
 pub mod output {
+    pub use crate::output::derive_bounds::*;
     pub use crate::output::derive_support::*;
 }
 

@@ -260,9 +260,22 @@ pub fn generate_toolset(
             "the output `{}` has the same name as one of the tools of agent `{name}`, and the model would see both as tools; rename the tool with `#[tool(name = \"...\")]` or the output with `#[output(name = \"...\")]`",
             quote!(#ty).to_string().replace(' ', "")
         );
+        // The name is the derive's inherent constant (or `UnnamedOutput`'s `None`), read
+        // without asking `AgentOutput`: that is asked once, by the check below, which leaves a
+        // derived type missing a companion derive to the derive's own error.
         quote_spanned! {ty.span()=>
             const _: () = {
-                if let ::core::option::Option::Some(output) = <#ty as #sdk::agent::AgentOutput>::FINAL_ANSWER_NAME {
+                #[allow(unused_imports)]
+                use #sdk::__private::output::UnnamedOutput as _;
+                #[allow(dead_code)]
+                fn __agentry_output_check() {
+                    #[allow(unused_imports)]
+                    use #sdk::__private::agent::{
+                        CheckDerived as _, CheckRejected as _, CheckStructured as _,
+                    };
+                    (&&&#sdk::__private::agent::OutputProbe::<#ty>::new()).output_check().check();
+                }
+                if let ::core::option::Option::Some(output) = <#ty>::__AGENTRY_OUTPUT_NAME {
                     if #sdk::__private::agent::contains_name(&[#(#names),*], output) {
                         ::core::panic!(#message);
                     }

@@ -105,12 +105,26 @@ pub fn expand(input: &DeriveInput) -> darling::Result<TokenStream> {
             + ::core::marker::Send + 'static
     ));
 
-    let name_fn = match (&container.name, generic) {
+    let known_name = match (&container.name, generic) {
         (Some(name), _) => Some(name.clone()),
         (None, false) => Some(unraw(ident)),
         (None, true) => None,
-    }
-    .map(|name| {
+    };
+    // The name again as an inherent constant, which `#[agent(output = ..)]` reads whether or
+    // not the type is a structured output yet (a missing companion derive is the derive's
+    // error, not the agent's too).
+    let inherent_name = known_name.as_ref().map(|name| {
+        quote! {
+            #[automatically_derived]
+            #[allow(dead_code)]
+            impl #impl_generics #ident #ty_generics {
+                #[doc(hidden)]
+                pub const __AGENTRY_OUTPUT_NAME: ::core::option::Option<&'static str> =
+                    ::core::option::Option::Some(#name);
+            }
+        }
+    });
+    let name_fn = known_name.map(|name| {
         quote! {
             const OUTPUT_NAME: ::core::option::Option<&'static str> =
                 ::core::option::Option::Some(#name);
@@ -147,10 +161,31 @@ pub fn expand(input: &DeriveInput) -> darling::Result<TokenStream> {
         }
     });
 
-    // Checked where the user wrote the type, so a missing derive is reported there by name.
+    // Checked where the user wrote the type, so a missing derive is reported there by name
+    // (one error, naming both when both are missing).
     let assertion = (!generic).then(|| {
         quote_spanned! {ident.span()=>
-            const _: () = #sdk::__private::output::assert_output_bounds::<#ident>();
+            const _: () = {
+                #[allow(unused_imports)]
+                use #sdk::__private::output::{
+                    ProbeBoundsOk as _, ProbeNoDerives as _, ProbeNoDeserialize as _,
+                    ProbeNoSchema as _,
+                };
+                #[allow(dead_code)]
+                fn __agentry_check() {
+                    (&&&#sdk::__private::output::BoundsProbe::<#ident>::new()).probe().check();
+                }
+            };
+            const _: () = #sdk::__private::output::assert_output_send::<#ident>();
+        }
+    });
+
+    // Marks a type whose derives were checked above, so an agent with it as its output does
+    // not report the same mistake again.
+    let derived = (!generic).then(|| {
+        quote! {
+            #[automatically_derived]
+            impl #sdk::__private::output::Derived for #ident {}
         }
     });
 
@@ -158,6 +193,10 @@ pub fn expand(input: &DeriveInput) -> darling::Result<TokenStream> {
         #reported
 
         #assertion
+
+        #inherent_name
+
+        #derived
 
         #partial
 

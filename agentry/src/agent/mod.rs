@@ -113,7 +113,10 @@ mod output_probe;
 pub(crate) mod support {
     use std::future::Future;
 
-    pub use super::output_probe::{OutputProbe, ProbeRejected, ProbeStructured, rejected_spec};
+    pub use super::output_probe::{
+        CheckDerived, CheckRejected, CheckStructured, NotStructured, OutputOk, OutputProbe,
+        ProbeRejected, ProbeStructured, rejected_spec,
+    };
 
     use crate::message::ToolCall;
     use crate::tool::{CallTool, Tool, ToolCallError, ToolOutput, ToolRuntime, parse_arguments};

@@ -7,6 +7,8 @@
 
 use std::marker::PhantomData;
 
+use super::output::AgentOutput;
+use crate::output::derive_bounds::Derived;
 use crate::output::{StructuredOutput, StructuredSpec};
 
 /// Probes an agent's output type: `(&&OutputProbe::<T>::new()).structured_spec()` is the
@@ -48,6 +50,65 @@ pub trait ProbeRejected<T> {
 impl<T> ProbeRejected<T> for OutputProbe<T> {
     fn structured_spec(&self) -> StructuredSpec<T> {
         rejected_spec()
+    }
+}
+
+/// Checks an agent's output type: `(&&&OutputProbe::<T>::new()).output_check().check()` is
+/// nothing for a structured output, nothing for a type `#[derive(StructuredOutput)]` was
+/// written on (which reports what the type lacks itself), and for anything else an error at
+/// the user's `output = ..` with `AgentOutput`'s message.
+pub trait CheckStructured {
+    /// Nothing to report.
+    fn output_check(&self) -> OutputOk;
+}
+
+impl<T: StructuredOutput> CheckStructured for &&OutputProbe<T> {
+    fn output_check(&self) -> OutputOk {
+        OutputOk
+    }
+}
+
+/// Chosen second: a derived output missing a companion derive, reported by the derive.
+pub trait CheckDerived {
+    /// Nothing to report.
+    fn output_check(&self) -> OutputOk;
+}
+
+impl<T: Derived> CheckDerived for &OutputProbe<T> {
+    fn output_check(&self) -> OutputOk {
+        OutputOk
+    }
+}
+
+/// Chosen last: a type that is not a structured output.
+pub trait CheckRejected<T> {
+    /// The error to report.
+    fn output_check(&self) -> NotStructured<T>;
+}
+
+impl<T> CheckRejected<T> for OutputProbe<T> {
+    fn output_check(&self) -> NotStructured<T> {
+        NotStructured(PhantomData)
+    }
+}
+
+/// Nothing to report.
+pub struct OutputOk;
+
+impl OutputOk {
+    /// Nothing to report.
+    pub fn check(self) {}
+}
+
+/// An output type that is not a structured output.
+pub struct NotStructured<T>(PhantomData<fn() -> T>);
+
+impl<T> NotStructured<T> {
+    /// Reports, with `AgentOutput`'s message, that `T` is not a structured output.
+    pub fn check(self)
+    where
+        T: AgentOutput,
+    {
     }
 }
 

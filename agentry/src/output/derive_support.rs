@@ -36,8 +36,9 @@ impl<T: JsonSchema> OutputJsonSchema for T {}
 /// Checks that a field's type has a typed partial, where the field's type is written.
 pub const fn assert_has_partial<T: crate::output::HasPartial + ?Sized>() {}
 
-/// Checks the supertraits of `StructuredOutput` with messages that name the missing derive.
-pub const fn assert_output_bounds<T: OutputDeserialize + OutputJsonSchema + Send + 'static>() {}
+/// Checks that a derived output can cross threads (`Send + 'static`, which `StructuredOutput`
+/// asks); the companion derives are checked through `BoundsProbe`.
+pub const fn assert_output_send<T: Send + 'static>() {}
 
 /// Wraps a field value to pick, by auto-ref, nested validation when the field's type is a
 /// structured output and nothing otherwise.

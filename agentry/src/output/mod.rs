@@ -8,6 +8,7 @@
 //! with no agent, and streams partial values parsed by the incremental [`PartialJson`].
 
 mod closed;
+pub(crate) mod derive_bounds;
 pub(crate) mod derive_support;
 mod error;
 mod extract;
