@@ -29,8 +29,7 @@ pub mod checks {
 /// The traits `#[agent]` implements to make an agent a sub-agent tool.
 pub mod multi {
     pub use crate::multi::agent_tool::{
-        AgentTool, LazyOutput, ProjectContext, SubAgent, SubAgentBuilder, SubAgentOutput,
-        SubAgentState,
+        AgentTool, ProjectContext, SubAgent, SubAgentBuilder, SubAgentOutput, SubAgentState,
     };
 }
 
@@ -41,7 +40,9 @@ pub mod argument {
         ProbeArgumentOk, ProbeMissingBoth, ProbeMissingParse, ProbeMissingSchema, parsed_argument,
     };
     pub use crate::tool::argument_field::{
-        FieldSchemaFallback, FieldSchemaOk, ParseFieldFallback, ParseFieldOk,
+        ContainerItemMissing, ContainerItemOk, ContainerItemParses, ContainerProbe,
+        FieldSchemaFallback, FieldSchemaOk, ItemReported, ParseFieldFallback, ParseFieldOk,
+        WholeCheck, WholeParseCheck,
     };
 }
 pub use crate::tool::interrupt::{InterruptTypes, external, external_ask};

@@ -16,7 +16,7 @@ use syn::{Fields, Ident, ItemStruct, LitStr, Path, Token, Type};
 
 use super::attrs::AgentAttrs;
 use super::builder_codegen::respan;
-use super::codegen::{ToolEntry, configure_with, context_state, output, structured_output};
+use super::codegen::{ToolEntry, configure_with, context_state, output};
 use crate::crate_path::sdk_path;
 
 /// `as_tool(name = "...", description = "...", input = Type, context_from(Parent = f, ...))`.
@@ -230,19 +230,11 @@ pub fn generate(
         .as_ref()
         .map_or_else(|| quote!(#sdk::multi::Prompt), |t| quote!(#t));
     let (context, state) = context_state(attrs);
-    // The output spec, reached through a bound mentioning the parent's context (`__P`), so
-    // an invalid output type is reported once, at `output = ...`, not again here.
-    let (spec_ty, spec, spec_bound) = match structured_output(attrs) {
-        Some(ty) => (
-            quote_spanned! {ty.span()=> <#ty as #sdk::__private::multi::LazyOutput<__P>>::Spec },
-            quote_spanned! {ty.span()=> <#ty as #sdk::__private::multi::LazyOutput<__P>>::spec() },
-            Some(quote_spanned! {ty.span()=> #ty: #sdk::__private::multi::LazyOutput<__P>, }),
-        ),
-        None => {
-            let (spec_ty, spec) = output(&sdk, attrs);
-            (spec_ty, spec, None)
-        }
-    };
+    // The output spec, as the agent's own builder has it: written out as `StructuredSpec<T>`
+    // and made through a probe, so an output type that is not a structured output is one
+    // error, at `output = ...` (the agent's output check), and not again where the sub-agent
+    // is listed.
+    let (spec_ty, spec) = output(&sdk, attrs);
     let toolset = if unit {
         quote!(#name)
     } else {
@@ -337,7 +329,6 @@ pub fn generate(
 
         impl<__P> #sdk::__private::multi::SubAgentBuilder<__P> for #name
         where
-            #spec_bound
         {
             type Spec = #spec_ty;
 

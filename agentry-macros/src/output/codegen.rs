@@ -101,8 +101,7 @@ pub fn expand(input: &DeriveInput) -> darling::Result<TokenStream> {
     // bound: a missing derive is reported once, by the assertion below, not also here.
     let binder = (!generic).then(|| quote!(for<'__agentry>));
     where_clause.predicates.push(syn::parse_quote!(
-        #binder #ident #ty_generics: #sdk::serde::de::DeserializeOwned + #sdk::schemars::JsonSchema
-            + ::core::marker::Send + 'static
+        #binder #ident #ty_generics: #sdk::__private::output::OutputSupertraits
     ));
 
     let known_name = match (&container.name, generic) {

@@ -129,15 +129,18 @@ pub fn generate(target: &Target<'_>, attrs: &ToolAttrs, sig: &Signature) -> Toke
             ParamKind::Model { .. } | ParamKind::Injected => None,
         })
         .collect();
-    let arg_checks = model_params.iter().map(|(ty, overridden)| {
-        let ty = field_probe::checked_type(ty);
+    let arg_checks = model_params.iter().map(|(whole, overridden)| {
+        let ty = field_probe::checked_type(whole);
+        let container = (!std::ptr::eq(ty, *whole))
+            .then(|| field_probe::container_check(&sdk, ty, whole, *overridden));
         if is_known_argument(ty) {
-            return TokenStream::new();
+            return quote!(#container);
         }
         let sdk = respan(&sdk, ty.span());
         if *overridden {
             return quote_spanned! {ty.span()=>
                 const _: () = #sdk::__private::argument::parsed_argument::<#ty>();
+                #container
             };
         }
         // One error naming what is missing (`Deserialize`, `JsonSchema` or both).
@@ -153,6 +156,7 @@ pub fn generate(target: &Target<'_>, attrs: &ToolAttrs, sig: &Signature) -> Toke
                     (&&&#sdk::__private::argument::ArgumentProbe::<#ty>::new()).probe().check();
                 }
             };
+            #container
         }
     });
 

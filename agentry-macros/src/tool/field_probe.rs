@@ -10,7 +10,8 @@
 //! with `null`.
 
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote};
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
 use syn::{Ident, Type};
 
 use super::params::{Param, ParamKind};
@@ -56,6 +57,38 @@ pub(super) fn checked_type(ty: &Type) -> &Type {
         _ => return ty,
     };
     checked_type(inner)
+}
+
+/// The check of a parameter's whole type `whole` once its item `item` (what
+/// [`checked_type`] found inside it) is a tool argument, at the whole type's span: one error
+/// if a container taken for a standard one by its name is not one, none when the item's own
+/// check already reported.
+pub(super) fn container_check(
+    sdk: &TokenStream,
+    item: &Type,
+    whole: &Type,
+    parse_only: bool,
+) -> TokenStream {
+    let sdk = super::codegen::respan(sdk, whole.span());
+    let method = if parse_only {
+        quote!(container_parse_check)
+    } else {
+        quote!(container_check)
+    };
+    quote_spanned! {whole.span()=>
+        const _: () = {
+            #[allow(unused_imports)]
+            use #sdk::__private::argument::{
+                ContainerItemMissing as _, ContainerItemOk as _, ContainerItemParses as _,
+            };
+            #[allow(dead_code)]
+            fn __agentry_check() {
+                (&&#sdk::__private::argument::ContainerProbe::<#item, #whole>::new())
+                    .#method()
+                    .check();
+            }
+        };
+    }
 }
 
 fn is_string(ty: &Type) -> bool {

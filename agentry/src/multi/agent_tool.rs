@@ -57,22 +57,6 @@ pub trait SubAgentBuilder<P>: SubAgent {
     ) -> AgentBuilder<Self::Toolset, Self::Spec, Self::Context, Self::State>;
 }
 
-/// [`AgentOutput`](crate::agent::AgentOutput), asked for through a bound mentioning the
-/// parent's context `P` so an invalid output type is reported once, where it is declared.
-pub trait LazyOutput<P> {
-    /// The spec producing `Self`.
-    type Spec: OutputSpec<Output = Self>;
-    /// The default spec.
-    fn spec() -> Self::Spec;
-}
-
-impl<P, T: crate::agent::AgentOutput> LazyOutput<P> for T {
-    type Spec = T::Spec;
-    fn spec() -> T::Spec {
-        T::output_spec()
-    }
-}
-
 /// What a parent model sends a sub-agent: a typed struct turned into the sub-agent's input.
 ///
 /// [`Prompt`] is the default. For your own input, derive `Deserialize` and `JsonSchema` (the

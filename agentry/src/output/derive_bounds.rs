@@ -44,6 +44,19 @@ pub trait OutputDerives {}
 #[diagnostic::do_not_recommend]
 impl<T: DeserializeOwned + JsonSchema> OutputDerives for T {}
 
+/// What `StructuredOutput` asks of a type, as the one bound the derive's impl carries: a
+/// generic derived type missing a derive is then one error where an agent asks for it (one
+/// per missing trait otherwise).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a structured output: it needs `Deserialize` and `JsonSchema`, and to be `Send + 'static`",
+    label = "not a structured output",
+    note = "derive `Deserialize, JsonSchema, StructuredOutput` together on the type (and on the types it holds)"
+)]
+pub trait OutputSupertraits: DeserializeOwned + JsonSchema + Send + 'static {}
+
+#[diagnostic::do_not_recommend]
+impl<T: DeserializeOwned + JsonSchema + Send + 'static> OutputSupertraits for T {}
+
 /// Probes a derived output's type for the derives it lacks.
 pub struct BoundsProbe<T>(PhantomData<fn() -> T>);
 

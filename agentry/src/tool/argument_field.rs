@@ -10,11 +10,14 @@
 //! never compiles, so the fallbacks never run; if they did, they would fail the call with a
 //! parse error, never panic.
 
+use std::marker::PhantomData;
+
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::Deserializer;
 use serde::de::DeserializeOwned;
 
-use super::argument::ArgumentProbe;
+use super::ToolArgument;
+use super::argument::{ArgumentParse, ArgumentProbe};
 
 /// Chosen first: a type serde parses.
 pub trait ParseFieldOk<T> {
@@ -64,6 +67,102 @@ impl<T> FieldSchemaFallback for ArgumentProbe<T> {
     fn field_schema(&self, _generator: &mut SchemaGenerator) -> Schema {
         Schema::default()
     }
+}
+
+/// Checks a parameter's whole type after `#[tool]` checked the item inside it (`Stop` of a
+/// `Vec<Stop>`, named in the error a missing derive gets). When the item is a tool argument,
+/// `(&&ContainerProbe::<Item, Whole>::new()).container_check().check()` asks the same of the
+/// whole type, so a container the macro took for a standard one by its name (a type of the
+/// user's called `Vec`) cannot leave a field that never parses or has no schema; when the
+/// item is not, the item's error is the one reported. For a parameter with its own schema,
+/// `container_parse_check` asks only `Deserialize`, of the item and then of the whole type.
+pub struct ContainerProbe<I, W>(PhantomData<fn() -> (I, W)>);
+
+impl<I, W> ContainerProbe<I, W> {
+    /// A probe for the item `I` of `W`.
+    pub const fn new() -> Self {
+        ContainerProbe(PhantomData)
+    }
+}
+
+impl<I, W> Default for ContainerProbe<I, W> {
+    fn default() -> Self {
+        ContainerProbe::new()
+    }
+}
+
+/// Chosen first: the item is a tool argument (or parses, for `container_parse_check`), so
+/// the whole type is checked.
+pub trait ContainerItemOk<W> {
+    /// The check of the whole type as a tool argument.
+    fn container_check(&self) -> WholeCheck<W>;
+}
+
+impl<I: DeserializeOwned + JsonSchema, W> ContainerItemOk<W> for &ContainerProbe<I, W> {
+    fn container_check(&self) -> WholeCheck<W> {
+        WholeCheck(PhantomData)
+    }
+}
+
+/// Like [`ContainerItemOk`], for a parameter with its own schema.
+pub trait ContainerItemParses<W> {
+    /// The check that the whole type parses.
+    fn container_parse_check(&self) -> WholeParseCheck<W>;
+}
+
+impl<I: DeserializeOwned, W> ContainerItemParses<W> for &ContainerProbe<I, W> {
+    fn container_parse_check(&self) -> WholeParseCheck<W> {
+        WholeParseCheck(PhantomData)
+    }
+}
+
+/// Chosen otherwise: the item's own check reports it.
+pub trait ContainerItemMissing {
+    /// Nothing more to report.
+    fn container_check(&self) -> ItemReported;
+    /// Nothing more to report.
+    fn container_parse_check(&self) -> ItemReported;
+}
+
+impl<I, W> ContainerItemMissing for ContainerProbe<I, W> {
+    fn container_check(&self) -> ItemReported {
+        ItemReported
+    }
+    fn container_parse_check(&self) -> ItemReported {
+        ItemReported
+    }
+}
+
+/// Asks of a parameter's whole type to be a tool argument.
+pub struct WholeCheck<W>(PhantomData<fn() -> W>);
+
+impl<W> WholeCheck<W> {
+    /// Reports a whole type that is not a tool argument.
+    pub fn check(self)
+    where
+        W: ToolArgument,
+    {
+    }
+}
+
+/// Asks of a parameter's whole type to parse.
+pub struct WholeParseCheck<W>(PhantomData<fn() -> W>);
+
+impl<W> WholeParseCheck<W> {
+    /// Reports a whole type that does not parse.
+    pub fn check(self)
+    where
+        W: ArgumentParse,
+    {
+    }
+}
+
+/// The item's check reported what it lacks.
+pub struct ItemReported;
+
+impl ItemReported {
+    /// Nothing more to report.
+    pub fn check(self) {}
 }
 
 #[cfg(test)]
