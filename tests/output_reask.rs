@@ -276,3 +276,23 @@ async fn model_errors_pass_through() {
         StructuredError::Model(ModelError::Timeout(_))
     ));
 }
+
+/// A grade.
+#[derive(Debug, Deserialize, JsonSchema, StructuredOutput)]
+struct Grade {
+    /// A to F.
+    #[output(pattern = "^[A-F]$")]
+    letter: char,
+}
+
+#[test]
+fn a_char_field_takes_a_pattern() {
+    assert!(Grade { letter: 'B' }.validate().is_ok());
+    let err = Grade { letter: 'G' }.validate().unwrap_err();
+    assert_eq!(
+        err.violations()[0].to_string(),
+        "at `$.letter`: \"G\" does not match the pattern `^[A-F]$`"
+    );
+    let schema = agentry::output::output_schema::<Grade>().to_string();
+    assert!(schema.contains(r#""pattern":"^[A-F]$""#), "{schema}");
+}

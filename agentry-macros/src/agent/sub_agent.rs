@@ -75,11 +75,18 @@ fn parse_options(content: ParseStream<'_>, key: &Ident) -> syn::Result<AsTool> {
                 out.name = Some(lit);
             }
             "description" => {
-                out.description = Some(string_option(
-                    content,
-                    &key,
-                    "Researches a topic and reports the facts.",
-                )?);
+                let lit =
+                    string_option(content, &key, "Researches a topic and reports the facts.")?;
+                if lit.value().trim().is_empty() {
+                    return Err(syn::Error::new(
+                        lit.span(),
+                        "the calling model reads this description to decide when to call the \
+                         agent: write what it does, e.g. `description = \"Researches a topic and \
+                         reports the facts.\"`, or remove `description` to use the agent's doc \
+                         comment",
+                    ));
+                }
+                out.description = Some(lit);
             }
             "input" => {
                 expect_eq(content, &key, "input = Brief")?;

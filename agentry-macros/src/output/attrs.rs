@@ -213,7 +213,14 @@ impl FieldAttrs {
         let range = raw.range.map(|range| {
             let span = key_span("range").unwrap_or_else(|| range.span());
             let min = range.min.as_ref().and_then(|e| errors.handle(number(e)));
-            let max = range.max.as_ref().and_then(|e| errors.handle(number(e)));
+            // A bound that is not a number is reported once, at the first: the second is
+            // nearly always the same mistake (`min = 'A', max = 'F'`).
+            let min_failed = range.min.is_some() && min.is_none();
+            let max = range
+                .max
+                .as_ref()
+                .filter(|_| !min_failed)
+                .and_then(|e| errors.handle(number(e)));
             if let Some(int) = integer_type(ty) {
                 for (bound, value, key) in [(&range.min, min, "min"), (&range.max, max, "max")] {
                     if let (Some(expr), Some(value)) = (bound, value)
@@ -428,8 +435,21 @@ fn number(expr: &Expr) -> darling::Result<f64> {
         }) => f.base10_digits().parse::<f64>().ok(),
         _ => None,
     };
+    let text = matches!(
+        lit,
+        Expr::Lit(ExprLit {
+            lit: Lit::Char(_) | Lit::Str(_),
+            ..
+        })
+    );
     match value {
         Some(v) if v.is_finite() => Ok(if negative { -v } else { v }),
+        _ if text => Err(Error::custom(
+            "`range` bounds numbers: a range bound must be a number literal, e.g. `min = 0` or \
+             `max = 2.5`; to constrain a `char` or a string, use `pattern`, e.g. \
+             `#[output(pattern = \"^[A-F]$\")]`",
+        )
+        .with_span(expr)),
         _ => Err(Error::custom(
             "a range bound must be a number literal, e.g. `min = 0` or `max = 2.5`",
         )

@@ -134,6 +134,19 @@ impl ToolAttrs {
             );
         }
 
+        if raw.external.is_on()
+            && let Some(timeout) = &raw.timeout
+        {
+            errors.push(
+                Error::custom(
+                    "an `external` tool's result comes from outside the run, which stops at the \
+                     call and waits for it without a clock: a `timeout` could never fire; \
+                     remove `timeout` (bound the wait where your code answers the call)",
+                )
+                .with_span(&timeout.span()),
+            );
+        }
+
         let timeout_ms = raw
             .timeout
             .and_then(|lit| match parse_duration_ms(&lit.value()) {

@@ -263,5 +263,5 @@ macro_rules! plain_outputs {
     )*};
 }
 plain_outputs!(
-    String, bool, i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, f32, f64
+    String, bool, char, i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, f32, f64
 );

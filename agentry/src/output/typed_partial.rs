@@ -109,7 +109,7 @@ macro_rules! number_partial {
 
 use serde::Deserialize as _;
 number_partial!(
-    u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize, f32, f64
+    u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize, f32, f64, char
 );
 
 impl HasPartial for Value {

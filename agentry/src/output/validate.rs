@@ -1,6 +1,7 @@
 //! Run-time checks of a parsed output: field constraints and custom validators, each failure
 //! reported with the JSON path of the offending value.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 use std::fmt;
 
@@ -250,31 +251,37 @@ impl<T: LengthValue> LengthValue for Option<T> {
     }
 }
 
-/// A value `#[output(pattern = "..")]` can check: a string, or an optional one.
+/// A value `#[output(pattern = "..")]` can check: a string, a `char`, or an optional one.
 #[diagnostic::on_unimplemented(
     message = "`pattern` needs a string field, and `{Self}` is not a string",
     label = "`#[output(pattern = \"..\")]` is on a field of type `{Self}`",
-    note = "use `pattern` on `String` fields (or `Option<String>`)"
+    note = "use `pattern` on `String` or `char` fields (or an `Option` of one)"
 )]
 pub trait PatternValue {
-    /// The string, or `None` when there is nothing to check (an absent optional).
-    fn pattern_value(&self) -> Option<&str>;
+    /// The text, or `None` when there is nothing to check (an absent optional).
+    fn pattern_value(&self) -> Option<Cow<'_, str>>;
 }
 
 impl PatternValue for String {
-    fn pattern_value(&self) -> Option<&str> {
-        Some(self)
+    fn pattern_value(&self) -> Option<Cow<'_, str>> {
+        Some(Cow::Borrowed(self))
     }
 }
 
 impl PatternValue for Box<str> {
-    fn pattern_value(&self) -> Option<&str> {
-        Some(self)
+    fn pattern_value(&self) -> Option<Cow<'_, str>> {
+        Some(Cow::Borrowed(self))
+    }
+}
+
+impl PatternValue for char {
+    fn pattern_value(&self) -> Option<Cow<'_, str>> {
+        Some(Cow::Owned(self.to_string()))
     }
 }
 
 impl<T: PatternValue> PatternValue for Option<T> {
-    fn pattern_value(&self) -> Option<&str> {
+    fn pattern_value(&self) -> Option<Cow<'_, str>> {
         self.as_ref().and_then(PatternValue::pattern_value)
     }
 }
@@ -335,11 +342,11 @@ pub fn check_pattern<T: PatternValue + ?Sized>(
     v: &mut Validation,
 ) {
     if let Some(s) = value.pattern_value()
-        && !regex.is_match(s)
+        && !regex.is_match(&s)
     {
         v.fail(format!(
             "{} does not match the pattern `{}`",
-            serde_json::Value::from(s),
+            serde_json::Value::from(s.as_ref()),
             regex.as_str()
         ));
     }
