@@ -105,6 +105,20 @@ fn parse_options(content: ParseStream<'_>, key: &Ident) -> syn::Result<AsTool> {
                 out.input = Some(content.parse()?);
             }
             "context_from" => {
+                if !content.peek(syn::token::Paren) {
+                    let span = if content.is_empty() {
+                        key.span()
+                    } else {
+                        content.span()
+                    };
+                    return Err(syn::Error::new(
+                        span,
+                        "`context_from` lists each parent's context type with the function that \
+                         makes this agent's context from it, in parentheses: write \
+                         `context_from(App = my_projection)` with \
+                         `fn my_projection(parent: &App) -> MyContext`",
+                    ));
+                }
                 let inner;
                 syn::parenthesized!(inner in content);
                 let pairs = Punctuated::<ContextFrom, Token![,]>::parse_terminated(&inner)?;
