@@ -90,8 +90,10 @@ pub fn parse(attr: TokenStream, tools_required: bool) -> (AgentAttrs, Option<syn
                 "output" => type_value(input, &key, &mut errors)
                     .map(|t| set(&mut output, t, &key, &mut errors)),
                 "context" => type_value(input, &key, &mut errors)
+                    .map(|t| owned(t, &key, &mut errors))
                     .map(|t| set(&mut context, t, &key, &mut errors)),
                 "state" => type_value(input, &key, &mut errors)
+                    .map(|t| owned(t, &key, &mut errors))
                     .map(|t| set(&mut state, t, &key, &mut errors)),
                 "events" => type_value(input, &key, &mut errors)
                     .map(|t| set(&mut events, t, &key, &mut errors)),
@@ -253,6 +255,44 @@ fn value<T: syn::parse::Parse>(input: ParseStream<'_>, key: &Ident) -> syn::Resu
 /// `key = Type`; a literal in the type's place (`context = "User"`) is one error saying to
 /// write the type itself. A string naming a type is then read as that type, so the agent's
 /// uses (`agent.run(.., User)`) add no error of their own.
+/// A context or state is shared by every call of every run the agent makes, so it is owned: a
+/// reference without `'static` is one error here (rustc's own would be several, none saying
+/// what to write). The agent is generated with the reference made `'static`.
+fn owned(ty: Type, key: &Ident, errors: &mut Vec<syn::Error>) -> Type {
+    let Type::Reference(mut reference) = ty else {
+        return ty;
+    };
+    if reference
+        .lifetime
+        .as_ref()
+        .is_some_and(|l| l.ident == "static")
+    {
+        return Type::Reference(reference);
+    }
+    let elem = &reference.elem;
+    let owned = match &**elem {
+        Type::Path(p) if p.path.is_ident("str") => "String".to_string(),
+        Type::Slice(slice) => {
+            let item = &slice.elem;
+            format!("Vec<{}>", quote::quote!(#item).to_string().replace(' ', ""))
+        }
+        other => quote::quote!(#other).to_string().replace(' ', ""),
+    };
+    errors.push(syn::Error::new_spanned(
+        &reference,
+        format!(
+            "an agent's {key} is shared by every call of every run, so it is owned: write \
+             `{key} = {owned}` (or `Arc<..>` to share it without copies; `&'static ..` for \
+             data that lives as long as the program)"
+        ),
+    ));
+    reference.lifetime = Some(syn::Lifetime::new(
+        "'static",
+        proc_macro2::Span::call_site(),
+    ));
+    Type::Reference(reference)
+}
+
 fn type_value(
     input: ParseStream<'_>,
     key: &Ident,

@@ -13,7 +13,7 @@ use crate::output::{OutputSpec, StructuredOutput, StructuredSpec};
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be the output of an agent: it is not a structured output",
     label = "not a structured output",
-    note = "add `#[derive(Deserialize, JsonSchema, StructuredOutput)]` to `{Self}`, or remove `output = ...` for a plain-text answer"
+    note = "add `#[derive(Deserialize, JsonSchema, StructuredOutput)]` to `{Self}` (for a type of another crate, to a struct of yours holding it), or remove `output = ...` for a plain-text answer"
 )]
 pub trait AgentOutput: Send + 'static {
     /// The spec that produces `Self`.
