@@ -93,6 +93,8 @@ pub fn expand(input: &DeriveInput) -> darling::Result<TokenStream> {
 
     let ident = &input.ident;
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+    // The type's own where clause, for the impls that add no bound of their own.
+    let type_where = where_clause.cloned();
     let mut where_clause = where_clause
         .cloned()
         .unwrap_or_else(|| syn::parse_quote!(where));
@@ -116,7 +118,7 @@ pub fn expand(input: &DeriveInput) -> darling::Result<TokenStream> {
         quote! {
             #[automatically_derived]
             #[allow(dead_code)]
-            impl #impl_generics #ident #ty_generics {
+            impl #impl_generics #ident #ty_generics #type_where {
                 #[doc(hidden)]
                 pub const __AGENTRY_OUTPUT_NAME: ::core::option::Option<&'static str> =
                     ::core::option::Option::Some(#name);

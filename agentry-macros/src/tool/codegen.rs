@@ -450,8 +450,9 @@ pub(super) fn respan(tokens: &TokenStream, span: proc_macro2::Span) -> TokenStre
         .collect()
 }
 
-/// A standard type every tool argument may be (`String`, `bool`, the numbers): its check and
-/// bounds are left out, as they cannot fail and each costs the user's build a little.
+/// A standard type every tool argument may be (`String`, `bool`, `char`, the numbers): its
+/// check and its field's probe are left out, as they cannot fail and each costs the user's
+/// build a little.
 pub(super) fn is_known_argument(ty: &Type) -> bool {
     const KNOWN: &[&str] = &[
         "String", "bool", "char", "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32",
