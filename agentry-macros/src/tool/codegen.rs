@@ -319,19 +319,33 @@ pub fn generate(target: &Target<'_>, attrs: &ToolAttrs, sig: &Signature) -> Toke
     let args_doc = format!("The arguments of the `{name}` tool, as the model fills them.");
     // The arguments schema: derived (with each parameter's `schema_with` override called by
     // a hidden function), or the tool's whole `schema` override.
-    let (derive_schema, schemars_crate_attr, schema_items) = match whole_schema {
+    let (derive_schema, schemars_crate_attr, schema_items, mut helper_fns) = match whole_schema {
         Some(path) => (
             quote!(),
             quote!(),
             schema_override::whole_impl(&sdk, &args_ident, path),
+            Vec::new(),
         ),
         None => (
             quote!(, #sdk::schemars::JsonSchema),
             quote!(#[schemars(crate = #schemars_crate)]),
-            schema_override::helpers(&sdk, &args_ident, &sig.params),
+            quote!(),
+            schema_override::helpers(&sdk, &sig.params),
         ),
     };
-    let field_items = field_probe::helpers(&sdk, &args_ident, &sig.params, whole_schema.is_some());
+    // With the fields' probe functions (`field_probe`): one hidden impl block for all.
+    helper_fns.extend(field_probe::helpers(
+        &sdk,
+        &sig.params,
+        whole_schema.is_some(),
+    ));
+    let helper_items = (!helper_fns.is_empty()).then(|| {
+        quote! {
+            impl #args_ident {
+                #(#helper_fns)*
+            }
+        }
+    });
     // An external tool's arguments are read by the caller (`arguments_as`), or only passed on
     // to a client: never by generated code, so unread fields are no warning of the user's.
     let args_allow = match target {
@@ -354,7 +368,7 @@ pub fn generate(target: &Target<'_>, attrs: &ToolAttrs, sig: &Signature) -> Toke
 
         #schema_items
 
-        #field_items
+        #helper_items
 
         #(#arg_checks)*
 

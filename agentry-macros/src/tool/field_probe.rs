@@ -132,14 +132,9 @@ pub(super) fn field_attrs(
     }
 }
 
-/// The hidden associated functions of `args_ident` the fields' attributes name.
-pub(super) fn helpers(
-    sdk: &TokenStream,
-    args_ident: &Ident,
-    params: &[Param],
-    whole_schema: bool,
-) -> TokenStream {
-    let functions: Vec<TokenStream> = params
+/// The hidden associated functions of the `Args` struct the fields' attributes name.
+pub(super) fn helpers(sdk: &TokenStream, params: &[Param], whole_schema: bool) -> Vec<TokenStream> {
+    params
         .iter()
         .filter_map(|p| match &p.kind {
             ParamKind::Model { schema_with, .. } if probed(&p.ty) => {
@@ -178,13 +173,5 @@ pub(super) fn helpers(
             }
             _ => None,
         })
-        .collect();
-    if functions.is_empty() {
-        return TokenStream::new();
-    }
-    quote! {
-        impl #args_ident {
-            #(#functions)*
-        }
-    }
+        .collect()
 }

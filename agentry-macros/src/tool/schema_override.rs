@@ -101,8 +101,8 @@ pub(super) fn field_attr(args_ident: &Ident, param: &Ident) -> TokenStream {
 /// The hidden associated functions of the `Args` struct that call each parameter's override
 /// (schemars' `schema_with` takes a path in a string; these keep the user's path, with its
 /// spans, in one call).
-pub(super) fn helpers(sdk: &TokenStream, args_ident: &Ident, params: &[Param]) -> TokenStream {
-    let functions: Vec<TokenStream> = params
+pub(super) fn helpers(sdk: &TokenStream, params: &[Param]) -> Vec<TokenStream> {
+    params
         .iter()
         .filter_map(|p| match &p.kind {
             ParamKind::Model {
@@ -122,15 +122,7 @@ pub(super) fn helpers(sdk: &TokenStream, args_ident: &Ident, params: &[Param]) -
             }
             _ => None,
         })
-        .collect();
-    if functions.is_empty() {
-        return TokenStream::new();
-    }
-    quote! {
-        impl #args_ident {
-            #(#functions)*
-        }
-    }
+        .collect()
 }
 
 /// `impl JsonSchema for Args`, made by the tool's `schema` override.
