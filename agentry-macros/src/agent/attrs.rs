@@ -114,9 +114,11 @@ pub fn parse(attr: TokenStream, tools_required: bool) -> (AgentAttrs, Option<syn
                     .map(|a| set(&mut as_tool, a, &key, &mut errors))
                     .inspect_err(|_| {
                         // The struct is still meant to be a tool: generate it with
-                        // the default options, so its parent adds no "not a tool".
+                        // the default options, for any parent's context, so its parent
+                        // adds no "not a tool" nor a context error.
                         as_tool.get_or_insert_with(|| AsTool {
                             span: Some(key.span()),
+                            unparsed: true,
                             ..AsTool::default()
                         });
                     }),

@@ -53,7 +53,7 @@ pub fn path_entries(name: &Ident, tools: &[Path]) -> Vec<ToolEntry> {
                 variant: variant_ident(path.segments.last().map(|s| &s.ident)),
                 make: {
                     let sdk = respan(&sdk, path.span());
-                    quote_spanned! {path.span()=> (&#sdk::__private::checks::ToolProbe::<#alias>::new()).probe_make() }
+                    quote_spanned! {path.span()=> (&&#sdk::__private::checks::ToolProbe::<#alias>::new()).probe_make() }
                 },
                 ty: quote!(#alias),
                 span: path.span(),
@@ -377,7 +377,7 @@ pub fn generate_toolset(
             > + ::core::marker::Send {
                 #[allow(unused_imports)]
                 use #sdk::__private::checks::{
-                    ProbeCall as _, ProbeCannotCall as _, ProbeMake as _, ProbeNoMake as _,
+                    ProbeCall as _, ProbeCannotCall as _, ProbeMake as _, ProbeMakeSubAgent as _, ProbeNoMake as _,
                 };
                 #dispatch
             }

@@ -28,6 +28,9 @@ pub struct AsTool {
     pub input: Option<Type>,
     /// `(parent context type, projection)`: a function's path, or a closure.
     pub context_from: Vec<(Type, Projection)>,
+    /// The options did not parse (an error is already reported): the agent is still made a
+    /// tool, for any parent's context, so its parent adds no second error.
+    pub unparsed: bool,
 }
 
 const KEYS: &str = "name, description, input, context_from";
@@ -256,11 +259,30 @@ pub fn generate(
     // error, at `output = ...` (the agent's output check), and not again where the sub-agent
     // is listed.
     let (spec_ty, spec) = output(&sdk, attrs);
+    // A struct with fields is made with `Default` and cloned per call, both through a probe
+    // of its own, so that one check, where it is declared, reports what it lacks.
+    let fields_probe = quote_spanned!(name.span()=> (&#sdk::__private::multi::FieldsProbe::<#name>::new()));
     let toolset = if unit {
         quote!(#name)
     } else {
-        quote_spanned! {name.span()=> ::core::clone::Clone::clone(self) }
+        quote_spanned! {name.span()=> #fields_probe.clone_fields(self) }
     };
+    let fields_impls = (!unit).then(|| {
+        quote_spanned! {name.span()=>
+            const _: () = {
+                fn needs<T: #sdk::__private::multi::SubAgentFields>() {}
+                let _ = needs::<#name>;
+            };
+
+            impl #sdk::__private::checks::MadeBySubAgent for #name {
+                fn make_tool() -> Self {
+                    #[allow(unused_imports)]
+                    use #sdk::__private::multi::{FieldsMissing as _, FieldsOk as _};
+                    #fields_probe.make_fields()
+                }
+            }
+        }
+    });
     // Errors here are reported for the agent itself.
     let make_builder = configure_with(&sdk, attrs, docs, toolset, entries, spec, &mut Vec::new());
     let default_impl = (unit && !derives(item, "Default")).then(|| {
@@ -286,7 +308,20 @@ pub fn generate(
         });
         quote!(#(#context,)* #(#state,)*)
     };
-    let projections = if no_context {
+    let projections = if options.unparsed && !no_context {
+        // Never runs: the program already fails to compile with the options' error.
+        quote! {
+            impl<__P: ::core::marker::Send + ::core::marker::Sync + 'static>
+                #sdk::__private::multi::ProjectContext<__P> for #name
+            where
+                #thread_safe
+            {
+                fn project(_parent: &::std::sync::Arc<__P>) -> ::std::sync::Arc<#context> {
+                    ::core::unreachable!("`as_tool(..)` did not parse")
+                }
+            }
+        }
+    } else if no_context {
         quote! {
             impl<__P: ::core::marker::Send + ::core::marker::Sync + 'static>
                 #sdk::__private::multi::ProjectContext<__P> for #name
@@ -339,6 +374,7 @@ pub fn generate(
 
     quote! {
         #default_impl
+        #fields_impls
 
         impl #sdk::__private::multi::SubAgent for #name {
             const NAME: &'static str = #tool_name;
@@ -357,6 +393,8 @@ pub fn generate(
                 &self,
                 model: #sdk::model::SharedModel,
             ) -> #sdk::agent::AgentBuilder<#name, #spec_ty, #context, #state> {
+                #[allow(unused_imports)]
+                use #sdk::__private::multi::{FieldsMissing as _, FieldsOk as _};
                 #make_builder
             }
         }

@@ -12,8 +12,9 @@ use std::marker::PhantomData;
 
 use crate::tool::{CallTool, Tool};
 
-/// Probes a listed type for how the agent makes it: `(&ToolProbe::<T>::new()).probe_make()`
-/// is `T::default()` for a tool ([`ProbeMake`]) and never returns for anything else
+/// Probes a listed type for how the agent makes it: `(&&ToolProbe::<T>::new()).probe_make()`
+/// is the sub-agent's own `make_tool` for a sub-agent with fields ([`ProbeMakeSubAgent`]),
+/// `T::default()` for another tool ([`ProbeMake`]) and never returns for anything else
 /// ([`ProbeNoMake`], already a compile error).
 pub struct ToolProbe<T>(PhantomData<fn() -> T>);
 
@@ -80,8 +81,28 @@ pub trait ProbeOther {
 
 impl<T, C, S> ProbeOther for &AgentProbe<T, C, S> {}
 
-/// Chosen when the probed type is a tool: makes a tool listed by path with `Default` (a tool
-/// that has no `Default` is reported here, at the user's token).
+/// A sub-agent with fields: `#[agent(as_tool)]` implements it with a `make_tool` that needs
+/// no bound (its `Clone + Default` are checked, as one error, where it is declared), so a
+/// parent listing it adds no second error.
+pub trait MadeBySubAgent: Sized {
+    /// The sub-agent, made with its `Default`.
+    fn make_tool() -> Self;
+}
+
+/// Chosen first: makes a sub-agent with fields.
+pub trait ProbeMakeSubAgent<T> {
+    /// The sub-agent.
+    fn probe_make(&self) -> T;
+}
+
+impl<T: MadeBySubAgent> ProbeMakeSubAgent<T> for &ToolProbe<T> {
+    fn probe_make(&self) -> T {
+        T::make_tool()
+    }
+}
+
+/// Chosen when the probed type is any other tool: makes a tool listed by path with `Default`
+/// (a tool that has no `Default` is reported here, at the user's token).
 pub trait ProbeMake<T> {
     /// The tool.
     fn probe_make(&self) -> T
@@ -89,7 +110,7 @@ pub trait ProbeMake<T> {
         T: Default;
 }
 
-impl<T: Tool> ProbeMake<T> for ToolProbe<T> {
+impl<T: Tool> ProbeMake<T> for &&ToolProbe<T> {
     fn probe_make(&self) -> T
     where
         T: Default,
@@ -107,7 +128,7 @@ pub trait ProbeNoMake<T> {
     }
 }
 
-impl<T> ProbeNoMake<T> for &ToolProbe<T> {}
+impl<T> ProbeNoMake<T> for ToolProbe<T> {}
 
 /// A listed tool.
 pub struct IsTool<T>(PhantomData<fn() -> T>);
