@@ -2,6 +2,7 @@
 
 use proc_macro2::{Span, TokenStream};
 use syn::ext::IdentExt;
+use syn::spanned::Spanned;
 use syn::parse::{ParseStream, Parser};
 use syn::{Expr, ExprLit, Ident, Lit, LitInt, LitStr, Path, Token, Type};
 
@@ -259,7 +260,8 @@ fn value<T: syn::parse::Parse>(input: ParseStream<'_>, key: &Ident) -> syn::Resu
 /// uses (`agent.run(.., User)`) add no error of their own.
 /// A context or state is shared by every call of every run the agent makes, so it is owned: a
 /// reference without `'static` is one error here (rustc's own would be several, none saying
-/// what to write). The agent is generated with the reference made `'static`.
+/// what to write). The agent is generated with a state's reference made `'static`, and a
+/// context's replaced by a stand-in a run accepts any reference for.
 fn owned(ty: Type, key: &Ident, errors: &mut Vec<syn::Error>) -> Type {
     let Type::Reference(mut reference) = ty else {
         return ty;
@@ -288,6 +290,12 @@ fn owned(ty: Type, key: &Ident, errors: &mut Vec<syn::Error>) -> Type {
              data that lives as long as the program)"
         ),
     ));
+    if key == "context" {
+        // A stand-in a run accepts any reference for: a run passing a local borrow adds no
+        // "does not live long enough".
+        let sdk = crate::crate_path::sdk_path();
+        return syn::parse_quote_spanned!(reference.span()=> #sdk::__private::agent::BorrowedContext);
+    }
     reference.lifetime = Some(syn::Lifetime::new(
         "'static",
         proc_macro2::Span::call_site(),

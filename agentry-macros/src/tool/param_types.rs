@@ -82,6 +82,48 @@ pub(super) fn find_borrow(ty: &Type) -> Option<&dyn ToTokens> {
     }
 }
 
+/// The error for a borrow inside a parameter's type (`Vec<&str>`, `Context<&str>`), at the
+/// borrow: the type to write instead, with each borrowed part owned.
+pub(super) fn inner_borrow_message(ty: &Type, borrow: &dyn ToTokens) -> String {
+    let written = tidy(&ty.to_token_stream().to_string());
+    let borrowed = tidy(&borrow.to_token_stream().to_string());
+    let owned = match syn::parse_str::<TypeReference>(&borrowed) {
+        Ok(reference) => owned_text(&reference),
+        // A lifetime argument (`Cow<'a, str>`): the type without it is not known here.
+        Err(_) => {
+            return format!(
+                "a tool parameter must be an owned type, without the lifetime `{borrowed}`: the \
+                 model's arguments are parsed into owned values"
+            );
+        }
+    };
+    let fixed = written.replacen(&borrowed, &owned, 1);
+    match extractor_name(ty) {
+        Some("Context") => format!(
+            "an agent's context is owned, and a tool reads it as `{fixed}`: write `{fixed}` \
+             here and `context = {owned}` on the agent"
+        ),
+        Some("State") => format!(
+            "an agent's state is owned, and a tool reads it as `{fixed}`: write `{fixed}` \
+             here and `state = {owned}` on the agent"
+        ),
+        _ => format!(
+            "a tool parameter must be an owned type: write `{fixed}`, not `{written}`; the \
+             model's arguments are parsed into owned values"
+        ),
+    }
+}
+
+/// The owned type a person means by a reference: `String` for `&str`, `Vec<T>` for `&[T]`,
+/// `T` for `&T`.
+fn owned_text(reference: &TypeReference) -> String {
+    match &*reference.elem {
+        Type::Path(p) if p.path.is_ident("str") => "String".to_string(),
+        Type::Slice(slice) => format!("Vec<{}>", tidy(&slice.elem.to_token_stream().to_string())),
+        other => tidy(&other.to_token_stream().to_string()),
+    }
+}
+
 /// The error for a parameter taken by reference: an extractor type by value, anything else
 /// owned.
 pub(super) fn reference_message(ident: &Ident, reference: &TypeReference) -> String {
@@ -118,4 +160,5 @@ fn tidy(tokens: &str) -> String {
         .replace(" :: ", "::")
         .replace(":: ", "::")
         .replace(" ,", ",")
+        .replace("& ", "&")
 }

@@ -6,7 +6,8 @@ use syn::{Attribute, FnArg, Ident, Pat, ReturnType, Type};
 
 use super::param_checks;
 use super::param_types::{
-    contains_impl_trait, extractor_name, find_borrow, reference_message, wrapped_extractor,
+    contains_impl_trait, extractor_name, find_borrow, inner_borrow_message, reference_message,
+    wrapped_extractor,
 };
 use super::schema_override::SchemaPath;
 use crate::docs;
@@ -307,12 +308,8 @@ fn classify(
         errors.push(spanned(&ty, &reference_message(&ident, reference)));
         return None;
     }
-    if let Some(reference) = find_borrow(&ty) {
-        errors.push(spanned(
-            reference,
-            "a tool parameter must be an owned type (`Vec<String>`, not `Vec<&str>`): the \
-             model's arguments are parsed into owned values",
-        ));
+    if let Some(borrow) = find_borrow(&ty) {
+        errors.push(spanned(borrow, &inner_borrow_message(&ty, borrow)));
         return None;
     }
     if contains_impl_trait(&ty) {

@@ -45,3 +45,17 @@ impl<C> IntoContext<C> for Arc<C> {
         self
     }
 }
+
+/// The stand-in context of an agent declared with a borrowed context (`context = &str`), which
+/// `#[agent]` already reports as a compile error: a run takes any reference for it, so a run
+/// passing a local borrow adds no "does not live long enough" to that error. Used only by
+/// `#[agent]`'s expansions (`__private::agent`).
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct BorrowedContext;
+
+impl<T: ?Sized> IntoContext<BorrowedContext> for &T {
+    fn into_context(self) -> Arc<BorrowedContext> {
+        Arc::new(BorrowedContext)
+    }
+}

@@ -113,6 +113,7 @@ mod output_probe;
 pub(crate) mod support {
     use std::future::Future;
 
+    pub use super::context::BorrowedContext;
     pub use super::output_probe::{
         CheckDerived, CheckRejected, CheckStructured, NotStructured, OutputOk, OutputProbe,
         ProbeRejected, ProbeStructured, rejected_spec,
