@@ -317,3 +317,26 @@ fn refusal_is_an_outcome() {
         matches!(spec.parse(&message), OutputParse::Refused(r) if r == "I can't help with that.")
     );
 }
+
+/// A quoted bound (`min = "1"`) is read as the number it holds: `#[output(..)]` is parsed by
+/// darling, which reads an expression from a string literal (as serde's attributes do). A
+/// decision, not an accident: the bound the model sees is the one written.
+#[derive(Debug, PartialEq, Deserialize, JsonSchema, StructuredOutput)]
+struct Stars {
+    /// Out of five.
+    #[output(range(min = "1", max = "5"))]
+    stars: u8,
+}
+
+#[test]
+fn a_quoted_range_bound_is_the_number_it_holds() {
+    let spec = StructuredSpec::<Stars>::default();
+    let stars = &spec.schema()["properties"]["stars"];
+    assert_eq!(stars["minimum"], 1);
+    assert_eq!(stars["maximum"], 5);
+    assert!(agentry::output::parse_output::<Stars>(r#"{"stars": 6}"#, false).is_err());
+    assert_eq!(
+        agentry::output::parse_output::<Stars>(r#"{"stars": 5}"#, false).unwrap(),
+        Stars { stars: 5 }
+    );
+}

@@ -173,6 +173,24 @@ pub fn parse_review(input: ParseStream<'_>, key: &Ident) -> syn::Result<Vec<Revi
                 errors.push(syn::Error::new(d.span(), message));
             }
         }
+        for (i, d) in decisions.iter().enumerate() {
+            if decisions[..i].contains(d) {
+                let once: Vec<String> = decisions
+                    .iter()
+                    .enumerate()
+                    .filter(|(j, e)| !decisions[..*j].contains(e))
+                    .map(|(_, e)| e.to_string())
+                    .collect();
+                errors.push(syn::Error::new(
+                    d.span(),
+                    format!(
+                        "`{d}` is listed twice for `{tool}`: list each decision once, `{tool}({})`",
+                        once.join(", ")
+                    ),
+                ));
+                break;
+            }
+        }
         if let Some(first) = reviews.iter().find(|r: &&ReviewAttr| r.tool == tool) {
             let mut all: Vec<String> = first.decisions.iter().map(ToString::to_string).collect();
             for d in &decisions {

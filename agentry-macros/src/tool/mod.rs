@@ -125,6 +125,15 @@ fn expand_external(attr: TokenStream, mut func: syn::ForeignItemFn) -> TokenStre
             )
             .into(),
         );
+    } else if let Some(asyncness) = &func.sig.asyncness {
+        errors.push(
+            syn::Error::new_spanned(
+                asyncness,
+                "`async` has no meaning on an `external` tool: it has no body, the caller runs \
+                 it and the run waits for its result either way; remove `async`",
+            )
+            .into(),
+        );
     }
     let signature = errors.handle(params::Signature::parse(
         &mut func.sig,
