@@ -54,6 +54,8 @@ impl<C> IntoContext<C> for Arc<C> {
 #[derive(Debug)]
 pub struct BorrowedContext;
 
+// Never offered as a hint when another value is not the agent's context.
+#[diagnostic::do_not_recommend]
 impl<T: ?Sized> IntoContext<BorrowedContext> for &T {
     fn into_context(self) -> Arc<BorrowedContext> {
         Arc::new(BorrowedContext)
