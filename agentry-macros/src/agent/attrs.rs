@@ -2,8 +2,8 @@
 
 use proc_macro2::{Span, TokenStream};
 use syn::ext::IdentExt;
-use syn::spanned::Spanned;
 use syn::parse::{ParseStream, Parser};
+use syn::spanned::Spanned;
 use syn::{Expr, ExprLit, Ident, Lit, LitInt, LitStr, Path, Token, Type};
 
 use super::guardrails::GuardrailAttr;

@@ -261,7 +261,8 @@ pub fn generate(
     let (spec_ty, spec) = output(&sdk, attrs);
     // A struct with fields is made with `Default` and cloned per call, both through a probe
     // of its own, so that one check, where it is declared, reports what it lacks.
-    let fields_probe = quote_spanned!(name.span()=> (&#sdk::__private::multi::FieldsProbe::<#name>::new()));
+    let fields_probe =
+        quote_spanned!(name.span()=> (&#sdk::__private::multi::FieldsProbe::<#name>::new()));
     let toolset = if unit {
         quote!(#name)
     } else {

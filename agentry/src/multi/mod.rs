@@ -27,10 +27,10 @@
 //! `transfer_to_<agent>` tools (the OpenAI Agents SDK's handoffs), see [`handoff`].
 
 pub(crate) mod agent_tool;
-pub(crate) mod sub_agent_fields;
 pub mod handoff;
 mod handoff_input;
 mod member;
+pub(crate) mod sub_agent_fields;
 mod team_builder;
 mod team_error;
 mod team_result;
