@@ -144,9 +144,27 @@ pub(super) fn reference_message(ident: &Ident, reference: &TypeReference) -> Str
              take `State<T>` and queue changes with `state.update(|s| ...)`"
                 .to_string()
         }
-        None => "a tool parameter must be an owned type (`String`, not `&str`): the model's \
-                 arguments are parsed into owned values"
-            .to_string(),
+        None => {
+            let owned = owned_text(reference);
+            // A type of the program's own (`&User`) may be meant as the agent's context.
+            let own_type = match &*reference.elem {
+                Type::Path(p) => p.qself.is_none() && p.path.get_ident().is_some_and(|i| {
+                    i.to_string().starts_with(|c: char| c.is_ascii_uppercase()) && i != "String"
+                }),
+                _ => false,
+            };
+            let context = if own_type {
+                format!(
+                    "; to read the agent's context instead, write `{ident}: Context<{owned}>`"
+                )
+            } else {
+                String::new()
+            };
+            format!(
+                "a tool parameter must be an owned type: write `{ident}: {owned}`; the model's \
+                 arguments are parsed into owned values{context}"
+            )
+        }
     }
 }
 
