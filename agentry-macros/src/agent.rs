@@ -44,10 +44,32 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
             let docs = doc_text(&i.attrs);
             let (attrs, attr_error) = attrs::parse(attr, false);
             let result = match attrs.as_tool.as_ref().and_then(|a| a.span) {
-                Some(span) => Err(syn::Error::new(
-                    span,
-                    "`as_tool` goes on an `#[agent]` struct (`#[agent(tools(search), as_tool())] struct Researcher;`); an impl-block agent cannot be a tool of another agent",
-                )),
+                // The agent as it would be without `as_tool`, and a stand-in tool of its type
+                // (made without `Default`), so neither its own uses nor a parent listing it
+                // add an error.
+                Some(span) => {
+                    let self_ty = i.self_ty.clone();
+                    let name = impl_block_name(&self_ty);
+                    impl_block::generate(i, &attrs, &docs).map(|mut out| {
+                        let sdk = crate::crate_path::sdk_path();
+                        out.extend(crate::tool::stand_in::impls(&quote::quote!(#self_ty), &name));
+                        out.extend(quote::quote! {
+                            impl #sdk::__private::checks::MadeBySubAgent for #self_ty {
+                                fn make_tool() -> Self {
+                                    ::core::unreachable!("`as_tool` on an impl block is a compile error")
+                                }
+                            }
+                        });
+                        out.extend(
+                            syn::Error::new(
+                                span,
+                                "`as_tool` goes on an `#[agent]` struct (`#[agent(tools(search), as_tool())] struct Researcher;`); an impl-block agent cannot be a tool of another agent",
+                            )
+                            .to_compile_error(),
+                        );
+                        out
+                    })
+                }
                 None => impl_block::generate(i, &attrs, &docs),
             };
             (result, fallback, attr_error)
@@ -80,6 +102,15 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         out.extend(e.to_compile_error());
     }
     out
+}
+
+/// The tool name of an impl-block agent's type (`Notes` → `notes`).
+fn impl_block_name(ty: &syn::Type) -> String {
+    let last = match ty {
+        syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+        _ => None,
+    };
+    sub_agent::snake_case(&last.unwrap_or_default())
 }
 
 /// The first few tokens of an item, to span an error on its head rather than its body.

@@ -13,7 +13,7 @@ mod param_checks;
 mod param_types;
 mod params;
 mod schema_override;
-mod stand_in;
+pub(crate) mod stand_in;
 
 use darling::Error;
 use darling::ast::NestedMeta;

@@ -148,15 +148,17 @@ pub(super) fn reference_message(ident: &Ident, reference: &TypeReference) -> Str
             let owned = owned_text(reference);
             // A type of the program's own (`&User`) may be meant as the agent's context.
             let own_type = match &*reference.elem {
-                Type::Path(p) => p.qself.is_none() && p.path.get_ident().is_some_and(|i| {
-                    i.to_string().starts_with(|c: char| c.is_ascii_uppercase()) && i != "String"
-                }),
+                Type::Path(p) => {
+                    p.qself.is_none()
+                        && p.path.get_ident().is_some_and(|i| {
+                            i.to_string().starts_with(|c: char| c.is_ascii_uppercase())
+                                && i != "String"
+                        })
+                }
                 _ => false,
             };
             let context = if own_type {
-                format!(
-                    "; to read the agent's context instead, write `{ident}: Context<{owned}>`"
-                )
+                format!("; to read the agent's context instead, write `{ident}: Context<{owned}>`")
             } else {
                 String::new()
             };

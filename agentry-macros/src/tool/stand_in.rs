@@ -15,16 +15,26 @@ pub fn generate(func: &ItemFn) -> TokenStream {
 /// The stand-in marker named `ident`, as [`generate`] makes it (also for a rejected
 /// `#[tool(external)]` declaration, which has no body).
 pub fn named(vis: &syn::Visibility, ident: &syn::Ident) -> TokenStream {
-    let sdk = sdk_path();
     let name = ident.to_string();
     let name = name.strip_prefix("r#").unwrap_or(&name);
+    let impls = impls(&quote!(#ident), name);
     quote! {
         #[doc(hidden)]
         #[allow(non_camel_case_types, dead_code)]
         #[derive(Default)]
         #vis struct #ident {}
 
-        impl #sdk::Tool for #ident {
+        #impls
+    }
+}
+
+/// The stand-in's `Tool` and `CallTool` impls for the type `ty`, named `name` (also for an
+/// impl-block agent given `as_tool`, which cannot be a tool: its parent then adds no "not a
+/// tool" to that error).
+pub fn impls(ty: &TokenStream, name: &str) -> TokenStream {
+    let sdk = sdk_path();
+    quote! {
+        impl #sdk::Tool for #ty {
             const NAME: &'static str = #name;
             type Args = #sdk::serde_json::Value;
 
@@ -33,7 +43,7 @@ pub fn named(vis: &syn::Visibility, ident: &syn::Ident) -> TokenStream {
             }
         }
 
-        impl<C, S> #sdk::CallTool<C, S> for #ident {
+        impl<C, S> #sdk::CallTool<C, S> for #ty {
             fn call(
                 &self,
                 _args: #sdk::serde_json::Value,
