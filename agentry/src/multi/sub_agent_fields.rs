@@ -30,12 +30,6 @@ impl<T> FieldsProbe<T> {
     }
 }
 
-impl<T> Default for FieldsProbe<T> {
-    fn default() -> Self {
-        FieldsProbe::new()
-    }
-}
-
 /// Chosen when the sub-agent is `Clone + Default`.
 pub trait FieldsOk<T> {
     /// `T::default()`.
