@@ -273,15 +273,7 @@ fn owned(ty: Type, key: &Ident, errors: &mut Vec<syn::Error>) -> Type {
     {
         return Type::Reference(reference);
     }
-    let elem = &reference.elem;
-    let owned = match &**elem {
-        Type::Path(p) if p.path.is_ident("str") => "String".to_string(),
-        Type::Slice(slice) => {
-            let item = &slice.elem;
-            format!("Vec<{}>", quote::quote!(#item).to_string().replace(' ', ""))
-        }
-        other => quote::quote!(#other).to_string().replace(' ', ""),
-    };
+    let owned = crate::tool::owned_text(&reference);
     errors.push(syn::Error::new_spanned(
         &reference,
         format!(

@@ -15,6 +15,8 @@ mod params;
 mod schema_override;
 pub(crate) mod stand_in;
 
+pub(crate) use param_types::owned_text;
+
 use darling::Error;
 use darling::ast::NestedMeta;
 use proc_macro2::TokenStream;

@@ -115,8 +115,8 @@ pub(super) fn inner_borrow_message(ty: &Type, borrow: &dyn ToTokens) -> String {
 }
 
 /// The owned type a person means by a reference: `String` for `&str`, `Vec<T>` for `&[T]`,
-/// `T` for `&T`.
-fn owned_text(reference: &TypeReference) -> String {
+/// `T` for `&T` (also for an agent's borrowed `context` or `state`).
+pub(crate) fn owned_text(reference: &TypeReference) -> String {
     match &*reference.elem {
         Type::Path(p) if p.path.is_ident("str") => "String".to_string(),
         Type::Slice(slice) => format!("Vec<{}>", tidy(&slice.elem.to_token_stream().to_string())),
