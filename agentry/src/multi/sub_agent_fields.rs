@@ -30,6 +30,12 @@ impl<T> FieldsProbe<T> {
     }
 }
 
+impl<T> Default for FieldsProbe<T> {
+    fn default() -> Self {
+        FieldsProbe::new()
+    }
+}
+
 /// Chosen when the sub-agent is `Clone + Default`.
 pub trait FieldsOk<T> {
     /// `T::default()`.
