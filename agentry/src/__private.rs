@@ -31,9 +31,7 @@ pub mod multi {
     pub use crate::multi::agent_tool::{
         AgentTool, ProjectContext, SubAgent, SubAgentBuilder, SubAgentOutput, SubAgentState,
     };
-    pub use crate::multi::sub_agent_fields::{
-        FieldsMissing, FieldsOk, FieldsProbe, SubAgentFields,
-    };
+    pub use crate::multi::sub_agent_fields::{FieldsMissing, FieldsOk, SubAgentFields};
 }
 
 /// Probing a tool parameter's type for what it lacks (see `ArgumentProbe`).

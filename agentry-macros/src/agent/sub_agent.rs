@@ -259,10 +259,10 @@ pub fn generate(
     // error, at `output = ...` (the agent's output check), and not again where the sub-agent
     // is listed.
     let (spec_ty, spec) = output(&sdk, attrs);
-    // A struct with fields is made with `Default` and cloned per call, both through a probe
-    // of its own, so that one check, where it is declared, reports what it lacks.
+    // A struct with fields is made with `Default` and cloned per call, both through the
+    // listed-tool probe, so that one check, where it is declared, reports what it lacks.
     let fields_probe =
-        quote_spanned!(name.span()=> (&#sdk::__private::multi::FieldsProbe::<#name>::new()));
+        quote_spanned!(name.span()=> (&#sdk::__private::checks::ToolProbe::<#name>::new()));
     let toolset = if unit {
         quote!(#name)
     } else {

@@ -1,12 +1,14 @@
 //! A sub-agent struct with fields (its tools' resources): a parent that lists it makes it with
 //! `Default`, and each call clones it. `#[agent(as_tool)]` checks both where the struct is
-//! declared, as one error, and makes and clones it through [`FieldsProbe`], so a missing
+//! declared, as one error, and makes and clones it through the listed-tool probe
+//! (`(&ToolProbe::<T>::new())`, auto-ref: [`FieldsOk`] when it has both, else
+//! [`FieldsMissing`], which the check reports), so a missing
 //! `Clone` or `Default` is not reported again where it is used (at the parent's
 //! `tools(...)`, or in the generated `Tool` impl).
 //!
 //! Re-exported from `agentry::__private::multi`.
 
-use std::marker::PhantomData;
+use crate::agent::checks::ToolProbe;
 
 /// What a sub-agent with fields needs: checked once, where it is declared.
 #[diagnostic::on_unimplemented(
@@ -19,23 +21,6 @@ pub trait SubAgentFields: Clone + Default {}
 #[diagnostic::do_not_recommend]
 impl<T: Clone + Default> SubAgentFields for T {}
 
-/// Probes a sub-agent with fields for `Clone` and `Default` (auto-ref: `(&FieldsProbe::<T>::new())`
-/// picks [`FieldsOk`] when it has both, else [`FieldsMissing`], which the check reports).
-pub struct FieldsProbe<T>(PhantomData<fn() -> T>);
-
-impl<T> FieldsProbe<T> {
-    /// A probe for `T`.
-    pub const fn new() -> Self {
-        FieldsProbe(PhantomData)
-    }
-}
-
-impl<T> Default for FieldsProbe<T> {
-    fn default() -> Self {
-        FieldsProbe::new()
-    }
-}
-
 /// Chosen when the sub-agent is `Clone + Default`.
 pub trait FieldsOk<T> {
     /// `T::default()`.
@@ -44,7 +29,7 @@ pub trait FieldsOk<T> {
     fn clone_fields(&self, value: &T) -> T;
 }
 
-impl<T: Clone + Default> FieldsOk<T> for FieldsProbe<T> {
+impl<T: Clone + Default> FieldsOk<T> for ToolProbe<T> {
     fn make_fields(&self) -> T {
         T::default()
     }
@@ -68,7 +53,7 @@ pub trait FieldsMissing<T> {
     }
 }
 
-impl<T> FieldsMissing<T> for &FieldsProbe<T> {}
+impl<T> FieldsMissing<T> for &ToolProbe<T> {}
 
 #[cfg(test)]
 // The borrows are the point: they pick the impl, as the generated code's do.
@@ -83,10 +68,10 @@ mod tests {
 
     #[test]
     fn a_sub_agent_with_both_is_made_and_cloned() {
-        let made = (&FieldsProbe::<Lookup>::new()).make_fields();
+        let made = (&ToolProbe::<Lookup>::new()).make_fields();
         assert_eq!(made, Lookup::default());
         let value = Lookup { key: "k".into() };
-        assert_eq!((&FieldsProbe::<Lookup>::new()).clone_fields(&value), value);
+        assert_eq!((&ToolProbe::<Lookup>::new()).clone_fields(&value), value);
     }
 
     fn needs<T: SubAgentFields>() {}
