@@ -57,10 +57,28 @@ pub(super) fn contains_impl_trait(ty: &Type) -> bool {
     }
 }
 
+/// A borrowed part of a parameter type.
+pub(super) enum Borrow<'a> {
+    /// `&str` in `Vec<&str>`.
+    Reference(&'a TypeReference),
+    /// `'a` in `Cow<'a, str>`.
+    Lifetime(&'a syn::Lifetime),
+}
+
+impl Borrow<'_> {
+    /// Its tokens, to span an error on.
+    pub(super) fn tokens(&self) -> &dyn ToTokens {
+        match self {
+            Borrow::Reference(r) => *r,
+            Borrow::Lifetime(l) => *l,
+        }
+    }
+}
+
 /// The first borrowed part of a parameter type (`&str` in `Vec<&str>`, `'a` in `Cow<'a, str>`).
-pub(super) fn find_borrow(ty: &Type) -> Option<&dyn ToTokens> {
+pub(super) fn find_borrow(ty: &Type) -> Option<Borrow<'_>> {
     match ty {
-        Type::Reference(r) => Some(r as &dyn ToTokens),
+        Type::Reference(r) => Some(Borrow::Reference(r)),
         Type::Array(a) => find_borrow(&a.elem),
         Type::Slice(s) => find_borrow(&s.elem),
         Type::Paren(p) => find_borrow(&p.elem),
@@ -71,7 +89,7 @@ pub(super) fn find_borrow(ty: &Type) -> Option<&dyn ToTokens> {
                 args.args.iter().find_map(|arg| match arg {
                     syn::GenericArgument::Type(t) => find_borrow(t),
                     syn::GenericArgument::Lifetime(l) if l.ident != "static" => {
-                        Some(l as &dyn ToTokens)
+                        Some(Borrow::Lifetime(l))
                     }
                     _ => None,
                 })
@@ -84,13 +102,13 @@ pub(super) fn find_borrow(ty: &Type) -> Option<&dyn ToTokens> {
 
 /// The error for a borrow inside a parameter's type (`Vec<&str>`, `Context<&str>`), at the
 /// borrow: the type to write instead, with each borrowed part owned.
-pub(super) fn inner_borrow_message(ty: &Type, borrow: &dyn ToTokens) -> String {
+pub(super) fn inner_borrow_message(ty: &Type, borrow: &Borrow<'_>) -> String {
     let written = tidy(&ty.to_token_stream().to_string());
-    let borrowed = tidy(&borrow.to_token_stream().to_string());
-    let owned = match syn::parse_str::<TypeReference>(&borrowed) {
-        Ok(reference) => owned_text(&reference),
+    let borrowed = tidy(&borrow.tokens().to_token_stream().to_string());
+    let owned = match borrow {
+        Borrow::Reference(reference) => owned_text(reference),
         // A lifetime argument (`Cow<'a, str>`): the type without it is not known here.
-        Err(_) => {
+        Borrow::Lifetime(_) => {
             return format!(
                 "a tool parameter must be an owned type, without the lifetime `{borrowed}`: the \
                  model's arguments are parsed into owned values"

@@ -309,7 +309,7 @@ fn classify(
         return None;
     }
     if let Some(borrow) = find_borrow(&ty) {
-        errors.push(spanned(borrow, &inner_borrow_message(&ty, borrow)));
+        errors.push(spanned(borrow.tokens(), &inner_borrow_message(&ty, &borrow)));
         return None;
     }
     if contains_impl_trait(&ty) {
