@@ -11,6 +11,7 @@ use super::params::{Param, ParamKind, spanned};
 pub(super) fn check_arguments_section(
     section: &[(String, String)],
     params: &[Param],
+    rejected: &[Ident],
     attrs: &[Attribute],
     errors: &mut darling::error::Accumulator,
 ) {
@@ -32,10 +33,15 @@ pub(super) fn check_arguments_section(
             }
             continue;
         }
-        let known = params.iter().any(|p| {
-            let ident = p.ident.to_string();
-            ident.strip_prefix("r#").unwrap_or(&ident) == name
-        });
+        // A parameter already rejected (reported at its type) is still a parameter.
+        let known = params
+            .iter()
+            .map(|p| &p.ident)
+            .chain(rejected)
+            .any(|ident| {
+                let ident = ident.to_string();
+                ident.strip_prefix("r#").unwrap_or(&ident) == name
+            });
         if !known {
             let message = format!(
                 "the `# Arguments` section documents `{name}`, but the function has no \

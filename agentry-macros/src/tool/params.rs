@@ -136,6 +136,7 @@ impl Signature {
         let section = docs::arguments_section(&docs::doc_lines(fn_attrs));
         let mut has_receiver = false;
         let mut params = Vec::new();
+        let mut rejected = Vec::new();
         for input in sig.inputs.iter_mut() {
             match input {
                 FnArg::Receiver(r) => match receiver {
@@ -169,10 +170,15 @@ impl Signature {
                     let Some(ident) = param_ident(&pat_type.pat, &mut errors) else {
                         continue;
                     };
-                    if let Some(param) =
-                        classify(ident, (*pat_type.ty).clone(), taken, &section, &mut errors)
-                    {
-                        params.push(param);
+                    match classify(
+                        ident.clone(),
+                        (*pat_type.ty).clone(),
+                        taken,
+                        &section,
+                        &mut errors,
+                    ) {
+                        Some(param) => params.push(param),
+                        None => rejected.push(ident),
                     }
                 }
             }
@@ -196,7 +202,7 @@ impl Signature {
             }
         }
 
-        param_checks::check_arguments_section(&section, &params, fn_attrs, &mut errors);
+        param_checks::check_arguments_section(&section, &params, &rejected, fn_attrs, &mut errors);
         param_checks::check_duplicate_names(&params, &mut errors);
         param_checks::check_duplicate_injections(&params, &mut errors);
 
@@ -309,7 +315,10 @@ fn classify(
         return None;
     }
     if let Some(borrow) = find_borrow(&ty) {
-        errors.push(spanned(borrow.tokens(), &inner_borrow_message(&ty, &borrow)));
+        errors.push(spanned(
+            borrow.tokens(),
+            &inner_borrow_message(&ty, &borrow),
+        ));
         return None;
     }
     if contains_impl_trait(&ty) {
