@@ -325,7 +325,10 @@ async fn decisions_that_do_not_fit_the_pause_are_refused() {
     }
     let mut old = pause.clone();
     old.format_version = 99;
-    let err = agent.resume(old, [], Mailer::default()).await.unwrap_err();
+    let err = agent
+        .resume(old, Vec::<(String, Decision)>::new(), Mailer::default())
+        .await
+        .unwrap_err();
     assert!(matches!(
         err.kind(),
         RunErrorKind::Resume(ResumeError::Version { found: 99, .. })

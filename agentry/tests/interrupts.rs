@@ -260,7 +260,11 @@ async fn a_wrong_shaped_answer_is_a_resume_error_and_nothing_runs() {
     );
     // No answer, or a review decision in its place, is refused too.
     let err = agent
-        .resume(pause.clone(), [], Arc::clone(&shop))
+        .resume(
+            pause.clone(),
+            Vec::<(String, Decision)>::new(),
+            Arc::clone(&shop),
+        )
         .await
         .unwrap_err();
     assert!(matches!(

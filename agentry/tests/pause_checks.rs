@@ -86,7 +86,11 @@ async fn a_review_removed_from_the_pause_still_needs_its_decision() {
     assert_eq!(pause.reviews().count(), 0);
     let mailer = mailer();
     let err = agent(rest())
-        .resume(pause, [], std::sync::Arc::clone(&mailer))
+        .resume(
+            pause,
+            Vec::<(String, Decision)>::new(),
+            std::sync::Arc::clone(&mailer),
+        )
         .await
         .unwrap_err();
     assert_eq!(

@@ -320,7 +320,10 @@ async fn refused_decisions_leave_the_team_thread_paused() {
             && matches!(error.kind(), RunErrorKind::Resume(ResumeError::NotAllowed { .. }))),
         "{refused:?}"
     );
-    let missing = thread.resume([], ()).await.unwrap_err();
+    let missing = thread
+        .resume(Vec::<(String, Decision)>::new(), ())
+        .await
+        .unwrap_err();
     assert!(
         matches!(&missing, TeamError::Agent { error, .. }
             if matches!(error.kind(), RunErrorKind::Resume(ResumeError::MissingDecision { .. }))),

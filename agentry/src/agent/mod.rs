@@ -36,6 +36,7 @@
 //! # }
 //! ```
 
+mod batch_input;
 mod batch_scope;
 mod builder;
 mod call;
@@ -64,6 +65,7 @@ mod model_settings;
 mod model_turn;
 mod not_built;
 mod one_or_many;
+mod outcome_future;
 mod output;
 mod output_tap;
 mod record;
@@ -78,6 +80,7 @@ mod thread;
 mod thread_safe;
 mod toolset;
 
+pub use batch_input::BatchInput;
 pub use builder::{Agent, AgentBuilder, DEFAULT_MAX_PARALLEL_TOOLS};
 pub use context::IntoContext;
 #[cfg(feature = "mcp-server")]
@@ -86,6 +89,7 @@ pub use dyn_tool::{DynTool, FnTool, SharedDynTool, Typed};
 pub use external::ExternalTool;
 pub use input::Input;
 pub use instructions::{Instructions, InstructionsFn};
+pub use outcome_future::OutcomeFuture;
 pub use output::AgentOutput;
 pub use run_future::RunFuture;
 pub use stream::AgentStream;

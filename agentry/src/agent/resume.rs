@@ -2,23 +2,23 @@
 //! reviewer's decisions fit the [`Pause`].
 
 use futures::FutureExt;
-use futures::future::{self, Either};
 use smallvec::SmallVec;
 
 use super::builder::Agent;
 use super::driver::{Sinks, drive};
 use super::dyn_tool::json_arguments;
 use super::input::Input;
+use super::outcome_future::OutcomeFuture;
 use super::stream::AgentStream;
 use super::thread::saved_result;
 use super::toolset::Toolset;
 use crate::agent::IntoContext;
 use crate::message::ToolCall;
-use crate::middleware::{Decision, DecisionKind};
+use crate::middleware::{Decision, DecisionKind, IntoDecision};
 use crate::model::ChatResponse;
 use crate::output::OutputSpec;
 use crate::run::{
-    OLDEST_READ_FORMAT, Outcome, PAUSE_FORMAT_VERSION, Pause, PendingCall, ResumeError, RunError,
+    OLDEST_READ_FORMAT, PAUSE_FORMAT_VERSION, Pause, PendingCall, ResumeError, RunError,
     RunErrorKind, RunSnapshot,
 };
 use crate::tool::runtime::AnswerBook;
@@ -63,12 +63,12 @@ where
 {
     /// Runs like [`Agent::run`], but a run that stops for review (see
     /// [`HumanInTheLoop`](crate::middleware::HumanInTheLoop)) returns
-    /// [`Outcome::Paused`] instead of an error.
+    /// [`Outcome::Paused`](crate::run::Outcome::Paused) instead of an error.
     pub fn run_or_pause(
         &self,
         input: impl Into<Input>,
         context: impl IntoContext<C>,
-    ) -> impl Future<Output = Result<Outcome<O::Output, S>, RunError>> + Send + '_
+    ) -> OutcomeFuture<'_, O::Output, S>
     where
         S: Default,
     {
@@ -81,14 +81,14 @@ where
         input: impl Into<Input>,
         context: impl IntoContext<C>,
         state: S,
-    ) -> impl Future<Output = Result<Outcome<O::Output, S>, RunError>> + Send + '_ {
+    ) -> OutcomeFuture<'_, O::Output, S> {
         // Not an `async fn`: the run's future is returned as it is, without a second future
         // holding the arguments beside it.
         let start = Start::Fresh {
             input: input.into(),
             state,
         };
-        drive(self, start, context.into_context(), None)
+        OutcomeFuture::run(drive(self, start, context.into_context(), None))
     }
 
     /// Goes on from `pause` with one decision per reviewed call (by call id), without asking
@@ -111,29 +111,30 @@ where
     /// The pause and decisions are checked when this is called; the returned future reports
     /// the outcome and runs nothing if they do not fit.
     ///
-    /// `pause` is the box [`Outcome::Paused`] holds, or a [`Pause`] read back (from JSON, a
+    /// `pause` is the box [`Outcome::Paused`](crate::run::Outcome::Paused) holds, or a [`Pause`] read back (from JSON, a
     /// queue): either is taken as it is, the box without copying the pause out of it.
     pub fn resume(
         &self,
         pause: impl Into<Box<Pause<S>>>,
-        decisions: impl IntoIterator<Item = (String, Decision)>,
+        decisions: impl IntoIterator<Item: IntoDecision>,
         context: impl IntoContext<C>,
-    ) -> impl Future<Output = Result<Outcome<O::Output, S>, RunError>> + Send + '_ {
+    ) -> OutcomeFuture<'_, O::Output, S> {
         // Not an `async fn`, which would keep the pause (≈ 500 bytes) in its future twice:
         // the pause is taken apart here. A pause without an id (nothing records its resume)
         // is the run's own future, as `run`'s is; one with an id is boxed with the write that
         // marks it used, so the caller's future does not hold the run's start beside it.
         let pause = pause.into();
         let id = pause.id.clone();
+        let decisions = decisions.into_iter().map(IntoDecision::into_decision);
         let prepared = self.prepare_resume(pause, decisions, true);
         let context = context.into_context();
         match (prepared, id) {
-            (Err(error), _) => Either::Left(future::ready(Err(error))),
-            (Ok(start), None) => Either::Right(Either::Left(drive(self, start, context, None))),
-            (Ok(start), Some(id)) => Either::Right(Either::Right(Box::pin(async move {
+            (Err(error), _) => OutcomeFuture::failed(error),
+            (Ok(start), None) => OutcomeFuture::run(drive(self, start, context, None)),
+            (Ok(start), Some(id)) => OutcomeFuture::boxed(Box::pin(async move {
                 self.consume_pause(Some(&id), &start, None).await?;
                 drive(self, start, context, None).await
-            }))),
+            })),
         }
     }
 
@@ -141,13 +142,14 @@ where
     pub fn resume_stream(
         &self,
         pause: impl Into<Box<Pause<S>>>,
-        decisions: impl IntoIterator<Item = (String, Decision)>,
+        decisions: impl IntoIterator<Item: IntoDecision>,
         context: impl IntoContext<C>,
     ) -> AgentStream<'_, O::Output, S, T::Event> {
         let (sinks, events) = Sinks::new();
         let pause = pause.into();
         let id = pause.id.clone();
         let context = context.into_context();
+        let decisions = decisions.into_iter().map(IntoDecision::into_decision);
         let run = match self.prepare_resume(pause, decisions, true) {
             Ok(start) => async move {
                 self.consume_pause(id.as_deref(), &start, None).await?;

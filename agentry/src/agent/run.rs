@@ -1,7 +1,9 @@
 //! Running an agent: [`Agent::run`], [`Agent::stream`], [`Agent::batch`].
 
 use futures::StreamExt;
+use futures::future::BoxFuture;
 
+use super::batch_input::BatchInput;
 use super::builder::Agent;
 use super::driver::{Sinks, drive};
 use super::input::Input;
@@ -88,21 +90,27 @@ where
     }
 
     /// Runs many inputs, at most `concurrency` at once (at least one), each with its own
-    /// context; results come back in input order.
-    pub async fn batch<I>(
+    /// context (`(input, context)`, or the input alone for an agent without one: see
+    /// [`BatchInput`]); results come back in input order.
+    ///
+    /// The inputs are read when this is called; the returned future runs them.
+    pub fn batch(
         &self,
-        inputs: impl IntoIterator<Item = (I, C)>,
+        inputs: impl IntoIterator<Item: BatchInput<C>>,
         concurrency: usize,
-    ) -> Vec<RunOutcome<O::Output, S>>
+    ) -> BoxFuture<'_, Vec<RunOutcome<O::Output, S>>>
     where
-        I: Into<Input>,
         S: Default,
     {
-        futures::stream::iter(inputs)
-            .map(|(input, context)| self.run(input, context))
-            .buffered(concurrency.max(1))
-            .collect()
-            .await
+        // A boxed future rather than an `async fn`: its type does not name `inputs`, so an
+        // input that is not one is reported once, at the call.
+        let inputs: Vec<_> = inputs.into_iter().map(BatchInput::into_parts).collect();
+        Box::pin(
+            futures::stream::iter(inputs)
+                .map(|(input, context)| self.run(input, context))
+                .buffered(concurrency.max(1))
+                .collect(),
+        )
     }
 }
 

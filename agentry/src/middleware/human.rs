@@ -6,7 +6,7 @@ use std::sync::Arc;
 use super::{AfterModel, Hook, Middleware, MiddlewareError, RunCx};
 use crate::message::ToolCall;
 use crate::model::ChatResponse;
-pub use crate::run::{Allowed, Decision, DecisionKind, ReviewRequest};
+pub use crate::run::{Allowed, Decision, DecisionKind, IntoDecision, ReviewRequest};
 use crate::tool::Tool;
 
 /// Writes the reviewer's description of a call.

@@ -76,7 +76,7 @@ pub use call_limit::{CallLimit, LimitBehavior};
 pub use compaction::Compacted;
 pub use context_edit::ClearToolResults;
 pub use fallback::ModelFallback;
-pub use human::{Allowed, Decision, DecisionKind, HumanInTheLoop, ReviewRequest};
+pub use human::{Allowed, Decision, DecisionKind, HumanInTheLoop, IntoDecision, ReviewRequest};
 pub use model_select::ModelSelector;
 pub use pii::{Pii, PiiKind, PiiStrategy};
 pub use retry::ModelRetry;

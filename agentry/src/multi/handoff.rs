@@ -33,6 +33,7 @@
 use std::sync::Arc;
 
 use futures::FutureExt;
+use futures::future::BoxFuture;
 use serde_json::Value;
 use tokio::sync::mpsc::UnboundedSender;
 
@@ -142,15 +143,21 @@ fn turn(sent: usize, returned: &[Message]) -> impl Iterator<Item = Message> + '_
 
 impl<O: Send + 'static, C: Send + Sync + 'static> Team<O, C> {
     /// Runs the conversation from the first agent until an agent answers.
-    pub async fn run(
+    pub fn run(
         &self,
         input: impl Into<Input>,
         context: impl IntoContext<C>,
-    ) -> Result<TeamResult<O>, TeamError> {
+    ) -> BoxFuture<'_, Result<TeamResult<O>, TeamError>> {
+        // Not an `async fn`: the returned future's type does not name the arguments, so a
+        // wrong one is one error at the call, not one more at each `.await`.
         let input = input.into().messages().to_vec();
-        self.drive(Vec::new(), input, 0, context.into_context(), None)
-            .await?
-            .finished()
+        let context = context.into_context();
+        async move {
+            self.drive(Vec::new(), input, 0, context, None)
+                .await?
+                .finished()
+        }
+        .boxed()
     }
 
     /// Runs like [`Team::run`], streaming each agent's events, the handoffs, and finally

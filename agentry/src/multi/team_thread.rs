@@ -8,6 +8,7 @@
 use std::sync::Arc;
 
 use futures::FutureExt;
+use futures::future::BoxFuture;
 use serde_json::{Value, json};
 
 use serde::Deserialize;
@@ -19,7 +20,7 @@ use crate::agent::{
     Input, PendingCall, ResumeError, RunError, RunErrorKind, ThreadError, ThreadStatus,
 };
 use crate::message::{AssistantMessage, Message};
-use crate::middleware::{Decision, ReviewRequest};
+use crate::middleware::{Decision, IntoDecision, ReviewRequest};
 use crate::persist::{Checkpoint, CheckpointWrite, Checkpointer, PersistError};
 use crate::usage::Usage;
 
@@ -148,12 +149,14 @@ impl<'a, O: Send + 'static, C: Send + Sync + 'static> TeamThread<'a, O, C> {
     /// [`pending`](TeamThreadState::pending) lists the calls, and [`TeamThread::resume`]
     /// goes on with the decisions. A paused thread refuses a new run
     /// ([`ThreadError::Status`]).
-    pub async fn run(
+    pub fn run(
         &self,
         input: impl Into<Input>,
         context: impl IntoContext<C>,
-    ) -> Result<TeamResult<O>, TeamError> {
-        self.stream(input, context).result().await
+    ) -> BoxFuture<'a, Result<TeamResult<O>, TeamError>> {
+        // Not an `async fn` (nor `resume`): the returned future's type does not name the
+        // arguments, so a wrong one is one error at the call, not one more at each `.await`.
+        self.stream(input, context).result().boxed()
     }
 
     /// Runs like [`TeamThread::run`], streaming the events (see [`Team::stream`]).
@@ -242,21 +245,24 @@ impl<'a, O: Send + 'static, C: Send + Sync + 'static> TeamThread<'a, O, C> {
     /// assert_eq!(run.output, "Refunded.");
     /// # });
     /// ```
-    pub async fn resume(
+    pub fn resume(
         &self,
-        decisions: impl IntoIterator<Item = (String, Decision)>,
+        decisions: impl IntoIterator<Item: IntoDecision>,
         context: impl IntoContext<C>,
-    ) -> Result<TeamResult<O>, TeamError> {
-        self.resume_stream(decisions, context).result().await
+    ) -> BoxFuture<'a, Result<TeamResult<O>, TeamError>> {
+        self.resume_stream(decisions, context).result().boxed()
     }
 
     /// Resumes like [`TeamThread::resume`], streaming the events.
     pub fn resume_stream(
         &self,
-        decisions: impl IntoIterator<Item = (String, Decision)>,
+        decisions: impl IntoIterator<Item: IntoDecision>,
         context: impl IntoContext<C>,
     ) -> TeamStream<'a, O> {
-        let decisions: Vec<(String, Decision)> = decisions.into_iter().collect();
+        let decisions: Vec<(String, Decision)> = decisions
+            .into_iter()
+            .map(IntoDecision::into_decision)
+            .collect();
         let context = context.into_context();
         let (team, id) = (self.team, self.id.clone());
         let checkpointer = self.checkpointer();

@@ -14,6 +14,7 @@
 mod counters;
 mod error;
 mod event;
+mod into_decision;
 mod limits;
 mod middleware_error;
 mod pause;
@@ -30,6 +31,7 @@ mod thread_error;
 pub use counters::Counters;
 pub use error::{PartialRun, RunError, RunErrorKind};
 pub use event::AgentEvent;
+pub use into_decision::IntoDecision;
 pub use limits::{DEFAULT_MAX_TURNS, Limit, LimitPolicy, Limits, RunPolicy, ToolErrorPolicy};
 pub use middleware_error::MiddlewareError;
 pub(crate) use pause::OLDEST_READ_FORMAT;

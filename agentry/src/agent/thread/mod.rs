@@ -16,6 +16,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures::FutureExt;
+use futures::future::BoxFuture;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
@@ -23,6 +24,7 @@ use super::builder::Agent;
 use super::driver::{Sinks, drive_saving};
 use super::dyn_tool::DynTool;
 use super::input::Input;
+use super::outcome_future::OutcomeFuture;
 use super::resume::Start;
 use super::run::{RunOutcome, finished};
 use super::single_use::InThread;
@@ -30,7 +32,7 @@ use super::stream::AgentStream;
 use super::toolset::Toolset;
 use crate::agent::IntoContext;
 use crate::message::{Message, ToolCall};
-use crate::middleware::Decision;
+use crate::middleware::{Decision, IntoDecision};
 use crate::output::OutputSpec;
 use crate::persist::{Checkpoint, Checkpointer, Lease, ThreadInfo};
 use crate::run::RunSnapshot;
@@ -266,24 +268,28 @@ where
     /// thread), then `input`. The run is checkpointed as it goes; a pause for review is an
     /// error here (use [`Thread::run_or_pause`]). Fails with [`ThreadError::Status`] when the
     /// thread's last run did not end (see [`Thread::recover`] and [`Thread::resume`]).
-    pub async fn run(
+    pub fn run(
         &self,
         input: impl Into<Input>,
         context: impl IntoContext<C>,
-    ) -> RunOutcome<O::Output, S>
+    ) -> BoxFuture<'_, RunOutcome<O::Output, S>>
     where
         S: Default,
     {
-        self.run_or_pause(input, context).await.and_then(finished)
+        // Not an `async fn` (here and below): the returned future's type does not name the
+        // arguments, so a wrong one is one error at the call, not one more at each `.await`.
+        self.run_or_pause(input, context)
+            .map(|outcome| outcome.and_then(finished))
+            .boxed()
     }
 
     /// [`Thread::run`], returning a pause for review as [`Outcome::Paused`]; the pause is
     /// saved in the thread too (see [`Thread::resume`]).
-    pub async fn run_or_pause(
+    pub fn run_or_pause(
         &self,
         input: impl Into<Input>,
         context: impl IntoContext<C>,
-    ) -> Result<Outcome<O::Output, S>, RunError>
+    ) -> OutcomeFuture<'_, O::Output, S>
     where
         S: Default,
     {
@@ -291,7 +297,7 @@ where
             input: input.into(),
             new_state: S::default,
         };
-        self.go(how, context.into_context(), None).await
+        OutcomeFuture::boxed(self.go(how, context.into_context(), None).boxed())
     }
 
     /// [`Thread::run`], streaming events like [`Agent::stream`].
@@ -314,22 +320,32 @@ where
     /// [`Agent::resume`]), in this process or another, any time later. A pause of the thread
     /// that was resumed already (by [`Agent::resume`] of [`Thread::pending`], say) is refused
     /// with [`ResumeError::AlreadyResumed`](crate::agent::ResumeError::AlreadyResumed).
-    pub async fn resume(
+    pub fn resume(
         &self,
-        decisions: impl IntoIterator<Item = (String, Decision)>,
+        decisions: impl IntoIterator<Item: IntoDecision>,
         context: impl IntoContext<C>,
-    ) -> Result<Outcome<O::Output, S>, RunError> {
-        let how = How::Resume(decisions.into_iter().collect());
-        self.go(how, context.into_context(), None).await
+    ) -> OutcomeFuture<'_, O::Output, S> {
+        let how = How::Resume(
+            decisions
+                .into_iter()
+                .map(IntoDecision::into_decision)
+                .collect(),
+        );
+        OutcomeFuture::boxed(self.go(how, context.into_context(), None).boxed())
     }
 
     /// [`Thread::resume`], streaming events.
     pub fn resume_stream(
         &self,
-        decisions: impl IntoIterator<Item = (String, Decision)>,
+        decisions: impl IntoIterator<Item: IntoDecision>,
         context: impl IntoContext<C>,
     ) -> AgentStream<'_, O::Output, S, T::Event> {
-        let how = How::Resume(decisions.into_iter().collect());
+        let how = How::Resume(
+            decisions
+                .into_iter()
+                .map(IntoDecision::into_decision)
+                .collect(),
+        );
         self.streamed(how, context.into_context())
     }
 
@@ -337,11 +353,8 @@ where
     /// from the thread's newest checkpoint, under the contract in the
     /// [`Thread`](Thread#crashes-at-most-once-and-at-least-once). Fails with
     /// [`ThreadError::Status`] when no run is going on.
-    pub async fn recover(
-        &self,
-        context: impl IntoContext<C>,
-    ) -> Result<Outcome<O::Output, S>, RunError> {
-        self.go(How::Recover, context.into_context(), None).await
+    pub fn recover(&self, context: impl IntoContext<C>) -> OutcomeFuture<'_, O::Output, S> {
+        OutcomeFuture::boxed(self.go(How::Recover, context.into_context(), None).boxed())
     }
 
     /// [`Thread::recover`], streaming events.
