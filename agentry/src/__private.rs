@@ -47,6 +47,7 @@ pub mod argument {
     };
 }
 pub use crate::tool::interrupt::{InterruptTypes, external, external_ask};
+pub use crate::tool::interrupt_codec::{InterruptProbe, ProbeInterrupt, ProbeInterruptUnfit};
 pub use crate::tool::output::tool_result;
 pub use crate::tool::schema_override::schema_with;
 

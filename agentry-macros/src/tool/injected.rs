@@ -37,8 +37,11 @@ pub fn expand(sdk: &TokenStream, sig: &Signature, name: &str, marker: &Ident) ->
     // without checking it as a trivially false bound, so a context that is not thread-safe is
     // that one error, not two more at every tool taking it. Any other injected type is the
     // tool's own and is checked here, at its token.
+    // An `Interrupt` is made through its probe, below, and needs no bound: its types are
+    // checked once, where the tool checks a resume's answer.
     let bounds = injected
         .iter()
+        .filter(|p| !p.is_interrupt())
         .map(|p| {
             let ty = &p.ty;
             if depends_on_agent(ty) {
@@ -57,8 +60,21 @@ pub fn expand(sdk: &TokenStream, sig: &Signature, name: &str, marker: &Ident) ->
         .iter()
         .map(|p| {
             let (ident, ty) = (&p.ident, &p.ty);
-            quote! {
-                let #ident = <#ty as #sdk::Inject<__C, __S>>::inject(__agentry_runtime);
+            if p.is_interrupt() {
+                // Through the probe, so that a question or answer type that does not
+                // serialize leaves `ask(..)` in the body callable: the one error is the
+                // tool's `InterruptTypes` check.
+                quote! {
+                    let #ident = ::core::result::Result::<_, #sdk::InjectError>::Ok({
+                        #[allow(unused_imports)]
+                        use #sdk::__private::{ProbeInterrupt as _, ProbeInterruptUnfit as _};
+                        (&&#sdk::__private::InterruptProbe::<#ty>::new()).make(__agentry_runtime)
+                    });
+                }
+            } else {
+                quote! {
+                    let #ident = <#ty as #sdk::Inject<__C, __S>>::inject(__agentry_runtime);
+                }
             }
         })
         .collect();

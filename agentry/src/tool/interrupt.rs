@@ -11,7 +11,6 @@
 
 use std::fmt;
 use std::future::Future;
-use std::marker::PhantomData;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::task::{Context as TaskContext, Poll};
@@ -21,6 +20,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use super::interrupt_codec::{Codec, codec};
 use super::invoke::ToolCallError;
 use super::output::{ToolError, ToolOutput};
 use super::runtime::{Inject, InjectError, ToolRuntime, lock};
@@ -164,7 +164,7 @@ impl AskSlot {
 /// ```
 pub struct Interrupt<Q, A> {
     slot: Arc<AskSlot>,
-    _types: PhantomData<fn(Q) -> A>,
+    codec: Codec<Q, A>,
 }
 
 impl<Q, A> fmt::Debug for Interrupt<Q, A> {
@@ -176,7 +176,11 @@ impl<Q, A> fmt::Debug for Interrupt<Q, A> {
     }
 }
 
-impl<Q: InterruptQuestion, A: InterruptAnswer> Interrupt<Q, A> {
+impl<Q, A> Interrupt<Q, A> {
+    pub(crate) fn new(slot: Arc<AskSlot>, codec: Codec<Q, A>) -> Self {
+        Interrupt { slot, codec }
+    }
+
     /// Asks `question`: returns the answer when the run was resumed with one, else pauses
     /// the run here (this future never completes; the runtime stops the call).
     pub async fn ask(&self, question: Q) -> A {
@@ -184,29 +188,20 @@ impl<Q: InterruptQuestion, A: InterruptAnswer> Interrupt<Q, A> {
     }
 
     pub(crate) async fn ask_as(&self, question: Q, kind: QuestionKind) -> A {
-        let serialize = || {
-            serde_json::to_value(&question)
-                .map_err(|e| format!("the tool's question does not serialize: {e}"))
-        };
+        let serialize = || (self.codec.question)(&question);
         if let Some(answer) = self.slot.next(serialize, kind) {
-            match serde_json::from_value::<A>(answer) {
+            match (self.codec.answer)(answer) {
                 Ok(answer) => return answer,
-                Err(e) => self.slot.fail(format!(
-                    "the answer supplied to the tool's question does not fit `{}`: {e}",
-                    std::any::type_name::<A>()
-                )),
+                Err(error) => self.slot.fail(error),
             }
         }
         std::future::pending::<A>().await
     }
 }
 
-impl<C, S, Q, A> Inject<C, S> for Interrupt<Q, A> {
+impl<C, S, Q: InterruptQuestion, A: InterruptAnswer> Inject<C, S> for Interrupt<Q, A> {
     fn inject(rt: &ToolRuntime<C, S>) -> Result<Self, InjectError> {
-        Ok(Interrupt {
-            slot: Arc::clone(rt.ask_slot()),
-            _types: PhantomData,
-        })
+        Ok(Interrupt::new(Arc::clone(rt.ask_slot()), codec()))
     }
 }
 
@@ -255,10 +250,8 @@ impl<Q: InterruptQuestion, A: InterruptAnswer> InterruptTypes for Interrupt<Q, A
 /// The ask of an external tool's call (`#[tool(external)]`). Used by `#[tool]`; public as
 /// `__private::external_ask`.
 pub fn external_ask<C, S, A>(rt: &ToolRuntime<C, S>) -> Interrupt<(), A> {
-    Interrupt {
-        slot: Arc::clone(rt.ask_slot()),
-        _types: PhantomData,
-    }
+    // Its codec is [`External::result`]'s, which knows the result type reads from JSON.
+    Interrupt::new(Arc::clone(rt.ask_slot()), Codec::unfit())
 }
 
 /// A type an external tool returns (`#[tool(external)] fn f(..) -> T;`): the caller's result
@@ -284,7 +277,10 @@ pub struct External<A> {
 /// The reader of an external tool's result. Used by `#[tool]`; public as `__private::external`.
 pub fn external<A: ExternalResult>() -> External<A> {
     External {
-        result: |ask| Box::pin(async move { ask.ask_as((), QuestionKind::External).await }),
+        result: |ask| {
+            let ask = Interrupt::new(ask.slot, codec::<(), A>());
+            Box::pin(async move { ask.ask_as((), QuestionKind::External).await })
+        },
         check: <Interrupt<(), A> as InterruptTypes>::check_answer,
     }
 }

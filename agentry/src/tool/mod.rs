@@ -17,6 +17,7 @@ mod custom_format;
 mod definition;
 mod extract;
 pub(crate) mod interrupt;
+pub(crate) mod interrupt_codec;
 mod invoke;
 pub(crate) mod output;
 pub(crate) mod runtime;
