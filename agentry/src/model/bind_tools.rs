@@ -5,6 +5,7 @@ use std::fmt;
 use std::marker::PhantomData;
 
 use futures::StreamExt;
+use futures::future::BoxFuture;
 
 use super::{ChatModel, ChatRequest, ChatResponse, ModelError, ToolChoice, Tools};
 use crate::agent::Toolset;
@@ -101,31 +102,42 @@ where
     }
 
     /// Sends `messages` with the tools and parses the answer's calls.
-    pub async fn invoke(
+    pub fn invoke(
         &self,
         messages: impl Into<Messages>,
-    ) -> Result<ToolAnswer<T::Call>, ModelError> {
-        let response = self.model.invoke(self.prepare(messages)).await?;
-        Ok(self.parse(response))
+    ) -> BoxFuture<'_, Result<ToolAnswer<T::Call>, ModelError>> {
+        // Not an `async fn` (nor `batch`): the returned future's type does not name
+        // `messages`, so a value of the wrong type is one error at the call, not one more at
+        // each `.await`.
+        let request = self.prepare(messages);
+        Box::pin(async move {
+            let response = self.model.invoke(request).await?;
+            Ok(self.parse(response))
+        })
     }
 
     /// Sends each conversation with the tools, at most `max_concurrency` at once (at least
     /// one); one result per conversation, in order (see
     /// [`ChatModelExt::batch`](super::ChatModelExt::batch)).
-    pub async fn batch<I>(
+    pub fn batch<I>(
         &self,
         conversations: I,
         max_concurrency: usize,
-    ) -> Vec<Result<ToolAnswer<T::Call>, ModelError>>
+    ) -> BoxFuture<'_, Vec<Result<ToolAnswer<T::Call>, ModelError>>>
     where
         I: IntoIterator,
         I::Item: Into<Messages>,
     {
-        futures::stream::iter(conversations)
-            .map(|messages| self.invoke(messages))
-            .buffered(max_concurrency.max(1))
-            .collect()
-            .await
+        let requests: Vec<_> = conversations.into_iter().map(|m| self.prepare(m)).collect();
+        Box::pin(
+            futures::stream::iter(requests)
+                .map(move |request| async move {
+                    let response = self.model.invoke(request).await?;
+                    Ok(self.parse(response))
+                })
+                .buffered(max_concurrency.max(1))
+                .collect(),
+        )
     }
 
     /// Parses the tool calls of an answer.

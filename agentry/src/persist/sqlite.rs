@@ -1,6 +1,6 @@
 //! The SQLite checkpointer: the embedded default.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use futures::FutureExt;
@@ -62,10 +62,10 @@ impl SqliteCheckpointer {
     /// [`PersistError::SchemaMismatch`]; a file that holds another program's tables and none
     /// of ours is [`PersistError::ForeignTables`] (use [`open_shared`](Self::open_shared) to
     /// add ours to it).
-    pub async fn open(path: impl AsRef<Path>) -> Result<Self, PersistError> {
-        let pool = open_sqlite(path.as_ref(), false).await?;
-        let conn = Some(Conn::open(path.as_ref())?);
-        Ok(SqliteCheckpointer { pool, conn })
+    pub fn open(path: impl AsRef<Path>) -> BoxFuture<'static, Result<Self, PersistError>> {
+        // Not an `async fn`: the returned future's type does not name `path`, so a path of
+        // the wrong type is one error at the call, not one more at each `.await`.
+        Self::open_path(path.as_ref().to_owned(), false).boxed()
     }
 
     /// [`open`](Self::open) a database that other programs use too (an application's own
@@ -88,9 +88,13 @@ impl SqliteCheckpointer {
     /// # drop((conn, checkpointer));
     /// # }
     /// ```
-    pub async fn open_shared(path: impl AsRef<Path>) -> Result<Self, PersistError> {
-        let pool = open_sqlite(path.as_ref(), true).await?;
-        let conn = Some(Conn::open(path.as_ref())?);
+    pub fn open_shared(path: impl AsRef<Path>) -> BoxFuture<'static, Result<Self, PersistError>> {
+        Self::open_path(path.as_ref().to_owned(), true).boxed()
+    }
+
+    async fn open_path(path: PathBuf, shared: bool) -> Result<Self, PersistError> {
+        let pool = open_sqlite(&path, shared).await?;
+        let conn = Some(Conn::open(&path)?);
         Ok(SqliteCheckpointer { pool, conn })
     }
 

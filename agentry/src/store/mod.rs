@@ -215,8 +215,14 @@ impl Store {
     /// holds another program's tables and none of agentry's is refused: for an application's
     /// database, use `Store::new(SqliteStore::open_shared(path).await?)`.
     #[cfg(feature = "sqlite")]
-    pub async fn sqlite(path: impl AsRef<std::path::Path>) -> Result<Self, StoreError> {
-        Ok(Store::new(SqliteStore::open(path).await?))
+    pub fn sqlite(
+        path: impl AsRef<std::path::Path>,
+    ) -> futures::future::BoxFuture<'static, Result<Self, StoreError>> {
+        use futures::FutureExt;
+        // Not an `async fn`, as `SqliteStore::open`.
+        SqliteStore::open(path)
+            .map(|opened| Ok(Store::new(opened?)))
+            .boxed()
     }
 
     /// A store in the Postgres database at `url`.

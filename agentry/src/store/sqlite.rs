@@ -1,6 +1,6 @@
 //! The SQLite store backend: documents as JSON text, an FTS5 index over their strings.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use futures::FutureExt;
@@ -37,11 +37,10 @@ impl SqliteStore {
     /// A file that holds another program's tables and none of ours is refused (see
     /// [`PersistError::ForeignTables`](crate::persist::PersistError::ForeignTables)); use
     /// [`open_shared`](Self::open_shared) for it.
-    pub async fn open(path: impl AsRef<Path>) -> Result<Self, StoreError> {
-        let pool = open_sqlite(path.as_ref(), false)
-            .await
-            .map_err(open_error("open"))?;
-        Ok(SqliteStore { pool })
+    pub fn open(path: impl AsRef<Path>) -> BoxFuture<'static, Result<Self, StoreError>> {
+        // Not an `async fn`: the returned future's type does not name `path`, so a path of
+        // the wrong type is one error at the call, not one more at each `.await`.
+        Self::open_path(path.as_ref().to_owned(), false).boxed()
     }
 
     /// [`open`](Self::open) a database that other programs use too (an application's own
@@ -62,8 +61,12 @@ impl SqliteStore {
     /// SqliteStore::open_shared(&path).await.unwrap();
     /// # }
     /// ```
-    pub async fn open_shared(path: impl AsRef<Path>) -> Result<Self, StoreError> {
-        let pool = open_sqlite(path.as_ref(), true)
+    pub fn open_shared(path: impl AsRef<Path>) -> BoxFuture<'static, Result<Self, StoreError>> {
+        Self::open_path(path.as_ref().to_owned(), true).boxed()
+    }
+
+    async fn open_path(path: PathBuf, shared: bool) -> Result<Self, StoreError> {
+        let pool = open_sqlite(&path, shared)
             .await
             .map_err(open_error("open"))?;
         Ok(SqliteStore { pool })

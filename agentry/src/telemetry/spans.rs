@@ -40,8 +40,13 @@ tokio::task_local! {
 /// assert_eq!(run.output, "hi");
 /// # }
 /// ```
-pub async fn in_conversation<F: Future>(id: impl Into<Arc<str>>, fut: F) -> F::Output {
-    CONVERSATION.scope(id.into(), fut).await
+pub fn in_conversation<F: Future>(
+    id: impl Into<Arc<str>>,
+    fut: F,
+) -> tokio::task::futures::TaskLocalFuture<Arc<str>, F> {
+    // Not an `async fn`: the returned future's type does not name `id`, so an id of the wrong
+    // type is one error at the call, not one more at the `.await`.
+    CONVERSATION.scope(id.into(), fut)
 }
 
 /// The current conversation's id, if there is one.

@@ -25,6 +25,7 @@
 //! Test suites can also call [`deny_real_network`](crate::http::deny_real_network) (re-exported
 //! here) so that a model accidentally pointed at a real provider fails instead of sending.
 
+use futures::future::BoxFuture;
 use std::collections::VecDeque;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
@@ -100,15 +101,19 @@ impl MockServer {
     }
 
     /// A server answering with these responses, in order; when they run out it answers 500.
-    pub async fn with_script(responses: impl IntoIterator<Item = MockResponse>) -> MockServer {
-        MockServer::launch(responses.into_iter().collect(), None).await
+    pub fn with_script(
+        responses: impl IntoIterator<Item = MockResponse>,
+    ) -> BoxFuture<'static, MockServer> {
+        // Not an `async fn` (nor `with_handler`): the returned future's type does not name the
+        // argument, so one of the wrong type is one error at the call.
+        Box::pin(MockServer::launch(responses.into_iter().collect(), None))
     }
 
     /// A server answering every request with `handler(request)`.
-    pub async fn with_handler(
+    pub fn with_handler(
         handler: impl Fn(&RecordedRequest) -> MockResponse + Send + Sync + 'static,
-    ) -> MockServer {
-        MockServer::launch(VecDeque::new(), Some(Box::new(handler))).await
+    ) -> BoxFuture<'static, MockServer> {
+        Box::pin(MockServer::launch(VecDeque::new(), Some(Box::new(handler))))
     }
 
     async fn launch(script: VecDeque<MockResponse>, handler: Option<Handler>) -> MockServer {

@@ -160,12 +160,21 @@ where
     /// Time travel: a new thread `new_id` starting at this thread's checkpoint `step` (its
     /// messages, state and, when the checkpoint was taken mid-run, the run to
     /// [`recover`](Thread::recover)); this thread is unchanged.
-    pub async fn fork(
+    pub fn fork(
         &self,
         step: u64,
         new_id: impl Into<String>,
+    ) -> futures::future::BoxFuture<'_, Result<Thread<'a, T, O, C, S>, ThreadError>> {
+        // Not an `async fn`: the returned future's type does not name `new_id`, so an id of
+        // the wrong type is one error at the call, not one more at each `.await`.
+        Box::pin(self.fork_to(step, new_id.into()))
+    }
+
+    async fn fork_to(
+        &self,
+        step: u64,
+        new_id: String,
     ) -> Result<Thread<'a, T, O, C, S>, ThreadError> {
-        let new_id = new_id.into();
         let from = CheckpointRef::new(self.id.clone(), step);
         self.checkpointer()?.fork(&from, &new_id).await?;
         Ok(Thread {

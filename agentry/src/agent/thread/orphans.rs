@@ -24,6 +24,9 @@ pub struct Orphan<T, S> {
     pub outcome: Result<Outcome<T, S>, RunError>,
 }
 
+/// What [`Agent::recover_orphans`] returns.
+type Recovered<T, S> = Result<Vec<Orphan<T, S>>, ThreadError>;
+
 impl<T, O, C, S> Agent<T, O, C, S>
 where
     T: Toolset<C, S>,
@@ -60,19 +63,30 @@ where
     /// assert!(recovered.is_empty()); // no thread was left running
     /// # });
     /// ```
-    pub async fn recover_orphans(
+    pub fn recover_orphans<'a>(
+        &'a self,
+        older_than: Duration,
+        worker: &'a str,
+        ttl: Duration,
+        context: impl IntoContext<C>,
+    ) -> futures::future::BoxFuture<'a, Recovered<O::Output, S>> {
+        // Not an `async fn`: the returned future's type does not name `context`, so a context
+        // of the wrong type is one error at the call, not one more at each `.await`.
+        Box::pin(self.recover_orphans_with(older_than, worker, ttl, context.into_context()))
+    }
+
+    async fn recover_orphans_with(
         &self,
         older_than: Duration,
         worker: &str,
         ttl: Duration,
-        context: impl IntoContext<C>,
-    ) -> Result<Vec<Orphan<O::Output, S>>, ThreadError> {
+        context: Arc<C>,
+    ) -> Recovered<O::Output, S> {
         let checkpointer = self
             .parts
             .checkpointer
             .as_ref()
             .ok_or(ThreadError::NoCheckpointer)?;
-        let context = context.into_context();
         let before = SystemTime::now()
             .checked_sub(older_than)
             .unwrap_or(SystemTime::UNIX_EPOCH);
