@@ -102,11 +102,14 @@ async fn syntax_errors_are_located() {
         Turn::text("{\"score\": 8,\n \"currency\": \"EUR\" \"points\": []}"),
         Turn::text(GOOD),
     ]);
-    model
-        .structured::<Review>()
-        .invoke(vec![Message::user("go")])
-        .await
-        .unwrap();
+    // A plain prompt is the conversation's one user message.
+    model.structured::<Review>().invoke("go").await.unwrap();
+    let first = &model.requests()[0];
+    assert_eq!(
+        first.messages.last().map(Message::text).as_deref(),
+        Some("go")
+    );
+    assert!(matches!(first.messages.last(), Some(Message::User(_))));
     let text = correction(&model);
     assert!(
         text.contains("not valid JSON: invalid JSON at line 2, column 20: expected `,` or `}`"),

@@ -30,3 +30,32 @@ use crate::shared_list::SharedList;
 ///
 /// An empty list (`Messages::new()`, `Default`) allocates nothing until a message is added.
 pub type Messages = SharedList<Message>;
+
+/// A conversation of one user message: what a plain prompt means wherever messages are taken
+/// (`model.structured::<T>().invoke("...")`, `BoundTools::invoke`).
+///
+/// ```
+/// use agentry::{Message, Messages};
+///
+/// let asked = Messages::from("Weather in Paris?");
+/// assert_eq!(asked.as_slice(), [Message::user("Weather in Paris?")]);
+/// ```
+impl From<&str> for Messages {
+    fn from(text: &str) -> Self {
+        Messages::from(vec![Message::user(text)])
+    }
+}
+
+/// A conversation of one user message (see `From<&str>`).
+impl From<String> for Messages {
+    fn from(text: String) -> Self {
+        Messages::from(vec![Message::user(text)])
+    }
+}
+
+/// A conversation of this one message.
+impl From<Message> for Messages {
+    fn from(message: Message) -> Self {
+        Messages::from(vec![message])
+    }
+}

@@ -21,6 +21,11 @@ use crate::tool::{
 /// separate, explicit path: add them with
 /// [`AgentBuilder::dyn_tool`](super::AgentBuilder::dyn_tool). A dynamic tool whose name
 /// collides with a static tool is never called (the static tool wins).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a dynamic tool for an agent with context `{C}` and state `{S}`",
+    label = "not a `DynTool<{C}, {S}>`",
+    note = "wrap an async function of the JSON arguments in `FnTool::new(ToolDefinition::new(name, description, schema, strict), f)`, or implement `DynTool<C, S>` for `{Self}`; a `#[tool]` function goes in `#[agent(tools(..))]` instead"
+)]
 pub trait DynTool<C, S>: Send + Sync + 'static {
     /// The definition sent to the model.
     fn definition(&self) -> DefinitionRef;

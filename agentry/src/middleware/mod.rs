@@ -131,9 +131,9 @@ pub enum AfterModel {
 /// Implement `Middleware<C, S>` for every `C`/`S` when the middleware does not look at them
 /// (as the built-ins do), or for your own context type to read it.
 #[diagnostic::on_unimplemented(
-    message = "middleware `{Self}` cannot run in an agent with context `{C}` and state `{S}`",
-    label = "this middleware is written for another context or state",
-    note = "a middleware implementing `Middleware<A, B>` runs in agents with `context = A` and `state = B`: declare them on the agent, or implement `Middleware<C, S>` generically over the one it does not read"
+    message = "`{Self}` is not a middleware for an agent with context `{C}` and state `{S}`",
+    label = "not a `Middleware<{C}, {S}>`",
+    note = "implement `agentry::middleware::Middleware<C, S>` for `{Self}`, generically over the context and state it does not read; a middleware implementing `Middleware<A, B>` runs only in agents with `context = A` and `state = B`: declare them on the agent"
 )]
 pub trait Middleware<C = (), S = ()>: Send + Sync + 'static
 where

@@ -12,6 +12,7 @@ use super::reask::{DEFAULT_MAX_RETRIES, correction_messages};
 use super::strategy::{Interpretation, OutputMode, StructuredSpec};
 use super::structured::StructuredOutput;
 use crate::message::{AssistantMessage, Message};
+use crate::messages::Messages;
 use crate::model::{ChatModel, ChatRequest, ChatResponse, FinishReason, ModelError};
 use crate::usage::Usage;
 
@@ -143,11 +144,14 @@ impl<'m, T, M: ChatModel + ?Sized> StructuredModel<'m, T, M> {
     /// Asks for a `T`, re-asking with a correction after each invalid answer while the budget
     /// lasts.
     ///
-    /// The future is boxed, so a `T` that is not a [`StructuredOutput`] is one error, here.
-    pub fn invoke(&self, messages: Vec<Message>) -> BoxFuture<'_, Result<T, StructuredError>>
+    /// `messages` is the conversation: a `Vec<Message>`, or a plain prompt (`&str`, `String`)
+    /// as one user message. The future is boxed, so a `T` that is not a [`StructuredOutput`]
+    /// is one error, here.
+    pub fn invoke(&self, messages: impl Into<Messages>) -> BoxFuture<'_, Result<T, StructuredError>>
     where
         T: StructuredOutput,
     {
+        let messages = messages.into().into_vec();
         Box::pin(async move {
             let outcome = self.raw(messages).await?;
             match outcome.parsed {
@@ -169,11 +173,12 @@ impl<'m, T, M: ChatModel + ?Sized> StructuredModel<'m, T, M> {
     /// request is an `Err`.
     pub fn invoke_with_raw(
         &self,
-        messages: Vec<Message>,
+        messages: impl Into<Messages>,
     ) -> BoxFuture<'_, Result<WithRaw<T>, ModelError>>
     where
         T: StructuredOutput,
     {
+        let messages = messages.into().into_vec();
         Box::pin(self.raw(messages))
     }
 

@@ -2,6 +2,7 @@
 
 use std::time::Duration;
 
+use futures::future::BoxFuture;
 use serde::de::DeserializeOwned;
 
 use super::runtime::InjectError;
@@ -275,16 +276,26 @@ fn strip_nulls(value: &mut serde_json::Value) {
 /// The call must name `T` (the agent runtime dispatches by name before calling this). A
 /// call that asks an [`Interrupt`](crate::Interrupt) question with no answer supplied
 /// ([`ToolRuntime::with_answers`]) returns [`ToolCallError::Interrupted`] with the question.
-pub async fn invoke<T, C, S>(
-    tool: &T,
+///
+/// The future is boxed: its type does not name `T`, so a value that is not a tool (or not one
+/// for this runtime's context and state) is one error at the call, not one more at `.await`.
+pub fn invoke<'a, T, C, S>(
+    tool: &'a T,
     call: &ToolCall,
-    runtime: &ToolRuntime<C, S>,
-) -> Result<ToolOutput, ToolCallError>
+    runtime: &'a ToolRuntime<C, S>,
+) -> BoxFuture<'a, Result<ToolOutput, ToolCallError>>
 where
     T: CallTool<C, S>,
+    C: Send + Sync + 'static,
+    S: Send + Sync + 'static,
 {
-    let args = parse_arguments::<T::Args>(T::NAME, &call.arguments, T::definition().strict)?;
-    super::interrupt::until_asked(runtime.asks(), tool.call(args, runtime))
-        .await
-        .map_err(|e| e.name_tool(T::NAME))
+    let args = match parse_arguments::<T::Args>(T::NAME, &call.arguments, T::definition().strict) {
+        Ok(args) => args,
+        Err(error) => return Box::pin(std::future::ready(Err(error))),
+    };
+    Box::pin(async move {
+        super::interrupt::until_asked(runtime.asks(), tool.call(args, runtime))
+            .await
+            .map_err(|e| e.name_tool(T::NAME))
+    })
 }

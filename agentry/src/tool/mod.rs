@@ -93,9 +93,9 @@ pub trait Tool: Send + Sync + 'static {
 
 /// Running a tool with a runtime that carries context `C` and state `S`.
 #[diagnostic::on_unimplemented(
-    message = "tool `{Self}` cannot run in an agent with context `{C}` and state `{S}`",
-    label = "this tool asks the runtime for something this agent does not provide",
-    note = "a tool taking `Context<T>` needs `context = T` on the agent, and one taking `State<T>` needs `state = T`"
+    message = "`{Self}` is not a tool that runs with context `{C}` and state `{S}`",
+    label = "not a tool for this context and state",
+    note = "a tool is a function with `#[tool]` (its value is `name {{}}`) or a type implementing `Tool` and `CallTool`; a tool taking `Context<T>` needs `context = T` on the agent (or the runtime), and one taking `State<T>` needs `state = T`"
 )]
 pub trait CallTool<C = (), S = ()>: Tool {
     /// Calls the tool with parsed arguments.

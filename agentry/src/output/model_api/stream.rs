@@ -13,6 +13,7 @@ use super::super::strategy::{OutputMode, StructuredSpec};
 use super::super::structured::StructuredOutput;
 use super::{Step, StructuredEvent, StructuredModel, step};
 use crate::message::Message;
+use crate::messages::Messages;
 use crate::model::{ChatModel, ChatRequest, EventStream, ModelError, ModelProfile, StreamEvent};
 use crate::usage::Usage;
 
@@ -25,11 +26,12 @@ impl<'m, T, M: ChatModel + ?Sized> StructuredModel<'m, T, M> {
     /// whole stream costs time linear in the bytes received.
     pub fn stream(
         &self,
-        messages: Vec<Message>,
+        messages: impl Into<Messages>,
     ) -> BoxStream<'m, Result<StructuredEvent<T>, StructuredError>>
     where
         T: StructuredOutput,
     {
+        let messages = messages.into().into_vec();
         let run = StreamRun {
             model: self.model,
             spec: self.spec().clone(),
