@@ -1,10 +1,17 @@
 use agentry::prelude::*;
 
-/// Plans.
-#[agent(tools(), instructions = |_| "Be brief.".to_string())]
-struct Planner;
+/// You answer.
+#[agent(tools())]
+struct Helper;
+
+async fn ask() {
+    // `instructions` takes text; a function of the context is `dynamic_instructions`.
+    let agent = Helper::builder(agentry::testing::TestModel::new())
+        .instructions(|| "Be brief.".to_string())
+        .build();
+    let _ = agent.run("hi", ()).await;
+}
 
 fn main() {
-    let agent = Planner::builder(agentry::testing::TestModel::new()).build();
-    let _ = agent.run("plan", ());
+    let _ = ask();
 }

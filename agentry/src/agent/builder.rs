@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use super::dyn_args::ArgsSchema;
 use super::dyn_tool::{DynTool, SharedDynTool};
-use super::instructions::Instructions;
+use super::instructions::{Instructions, InstructionsText};
 use super::toolset::Toolset;
 use crate::cost::{Cost, PriceTable};
 use crate::guard::set::Guards;
@@ -151,8 +151,8 @@ where
     }
 
     /// Sets fixed instructions (the system message).
-    pub fn instructions(mut self, text: impl Into<Arc<str>>) -> Self {
-        self.parts.instructions = Instructions::text(text);
+    pub fn instructions(mut self, text: impl InstructionsText) -> Self {
+        self.parts.instructions = Instructions::text(text.into_text());
         self
     }
 

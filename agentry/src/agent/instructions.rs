@@ -47,6 +47,66 @@ impl<C, S> Instructions<C, S> {
     }
 }
 
+/// Text an agent's fixed instructions can be made of ([`AgentBuilder::instructions`]):
+/// `&str`, `String`, `Arc<str>`, `Box<str>`, `Cow<str>`.
+///
+/// [`AgentBuilder::instructions`]: super::AgentBuilder::instructions
+///
+/// ```
+/// use agentry::agent::{AgentBuilder, NoTools};
+/// use agentry::testing::ScriptedModel;
+///
+/// let rules = String::from("Answer in French.");
+/// let _agent = AgentBuilder::<_, _, (), ()>::new(ScriptedModel::new([]), NoTools)
+///     .instructions(rules)
+///     .build();
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not text for an agent's instructions",
+    label = "`instructions` takes fixed text",
+    note = "pass text (`&str`, `String`, `Arc<str>`); for instructions computed before each request from the context and state, use `.dynamic_instructions(|context, state| ..)`"
+)]
+pub trait InstructionsText {
+    /// The text, shared.
+    fn into_text(self) -> Arc<str>;
+}
+
+impl InstructionsText for &str {
+    fn into_text(self) -> Arc<str> {
+        self.into()
+    }
+}
+
+impl InstructionsText for &String {
+    fn into_text(self) -> Arc<str> {
+        self.as_str().into()
+    }
+}
+
+impl InstructionsText for String {
+    fn into_text(self) -> Arc<str> {
+        self.into()
+    }
+}
+
+impl InstructionsText for Arc<str> {
+    fn into_text(self) -> Arc<str> {
+        self
+    }
+}
+
+impl InstructionsText for Box<str> {
+    fn into_text(self) -> Arc<str> {
+        self.into()
+    }
+}
+
+impl InstructionsText for std::borrow::Cow<'_, str> {
+    fn into_text(self) -> Arc<str> {
+        self.into()
+    }
+}
+
 impl<C, S> Clone for Instructions<C, S> {
     fn clone(&self) -> Self {
         match self {

@@ -88,7 +88,7 @@ pub(crate) use dyn_args::ArgsSchema;
 pub use dyn_tool::{DynTool, FnTool, SharedDynTool, Typed};
 pub use external::ExternalTool;
 pub use input::Input;
-pub use instructions::{Instructions, InstructionsFn};
+pub use instructions::{Instructions, InstructionsFn, InstructionsText};
 pub use outcome_future::OutcomeFuture;
 pub use output::AgentOutput;
 pub use run_future::RunFuture;
