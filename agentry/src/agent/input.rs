@@ -62,6 +62,32 @@ impl Input {
     }
 }
 
+/// What a run takes as its input: text (`&str`, `String`), a [`Message`], a `Vec<Message>`,
+/// [`Messages`] or an [`Input`]. Anything that converts `Into<Input>` is one.
+///
+/// ```
+/// use agentry::agent::{AgentBuilder, IntoInput, NoTools};
+/// use agentry::testing::{ScriptedModel, Turn};
+///
+/// async fn ask(question: impl IntoInput) -> String {
+///     let agent = AgentBuilder::<_, _, (), ()>::new(ScriptedModel::new([Turn::text("Paris.")]), NoTools)
+///         .build();
+///     agent.run(question, ()).await.unwrap().output
+/// }
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// assert_eq!(ask("Capital of France?").await, "Paris.");
+/// # });
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a run's input",
+    label = "the run's input",
+    note = "pass text (`&str`, `String`), a `Message`, a `Vec<Message>` or an `Input`; for a type of your own, implement `From<YourType> for agentry::agent::Input`"
+)]
+pub trait IntoInput: Into<Input> {}
+
+#[diagnostic::do_not_recommend]
+impl<T: Into<Input>> IntoInput for T {}
+
 impl From<&str> for Input {
     fn from(text: &str) -> Self {
         Input::new(text)

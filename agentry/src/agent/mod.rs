@@ -87,7 +87,7 @@ pub use context::IntoContext;
 pub(crate) use dyn_args::ArgsSchema;
 pub use dyn_tool::{DynTool, FnTool, SharedDynTool, Typed};
 pub use external::ExternalTool;
-pub use input::Input;
+pub use input::{Input, IntoInput};
 pub use instructions::{Instructions, InstructionsFn, InstructionsText};
 pub use outcome_future::OutcomeFuture;
 pub use output::AgentOutput;

@@ -4,10 +4,10 @@
 
 use super::builder::AgentBuilder;
 use super::context::IntoContext;
-use super::input::Input;
 use super::run_future::RunFuture;
 use super::stream::AgentStream;
 use super::toolset::Toolset;
+use crate::agent::IntoInput;
 use crate::output::OutputSpec;
 
 /// Implemented by no type: the bound of the builder's `run` and `stream`, which exist only to
@@ -33,7 +33,7 @@ where
     #[doc(hidden)]
     pub fn run(
         &self,
-        _input: impl Into<Input>,
+        _input: impl IntoInput,
         _context: impl IntoContext<C>,
     ) -> RunFuture<'_, O::Output, S>
     where
@@ -46,7 +46,7 @@ where
     #[doc(hidden)]
     pub fn stream(
         &self,
-        _input: impl Into<Input>,
+        _input: impl IntoInput,
         _context: impl IntoContext<C>,
     ) -> AgentStream<'_, O::Output, S, T::Event>
     where

@@ -12,7 +12,7 @@ use super::outcome_future::OutcomeFuture;
 use super::stream::AgentStream;
 use super::thread::saved_result;
 use super::toolset::Toolset;
-use crate::agent::IntoContext;
+use crate::agent::{IntoContext, IntoInput};
 use crate::message::ToolCall;
 use crate::middleware::{Decision, DecisionKind, IntoDecision};
 use crate::model::ChatResponse;
@@ -66,7 +66,7 @@ where
     /// [`Outcome::Paused`](crate::run::Outcome::Paused) instead of an error.
     pub fn run_or_pause(
         &self,
-        input: impl Into<Input>,
+        input: impl IntoInput,
         context: impl IntoContext<C>,
     ) -> OutcomeFuture<'_, O::Output, S>
     where
@@ -78,7 +78,7 @@ where
     /// [`Agent::run_or_pause`] starting from `state`.
     pub fn run_or_pause_with_state(
         &self,
-        input: impl Into<Input>,
+        input: impl IntoInput,
         context: impl IntoContext<C>,
         state: S,
     ) -> OutcomeFuture<'_, O::Output, S> {

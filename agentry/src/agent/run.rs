@@ -6,12 +6,11 @@ use futures::future::BoxFuture;
 use super::batch_input::BatchInput;
 use super::builder::Agent;
 use super::driver::{Sinks, drive};
-use super::input::Input;
 use super::resume::Start;
 use super::run_future::RunFuture;
 use super::stream::AgentStream;
 use super::toolset::Toolset;
-use crate::agent::IntoContext;
+use crate::agent::{IntoContext, IntoInput};
 use crate::output::OutputSpec;
 use crate::run::Outcome;
 use crate::run::RunResult;
@@ -35,7 +34,7 @@ where
     /// future cancels the run and its in-flight model and tool calls.
     pub fn run(
         &self,
-        input: impl Into<Input>,
+        input: impl IntoInput,
         context: impl IntoContext<C>,
     ) -> RunFuture<'_, O::Output, S>
     where
@@ -47,7 +46,7 @@ where
     /// [`Agent::run`] starting from `state`.
     pub fn run_with_state(
         &self,
-        input: impl Into<Input>,
+        input: impl IntoInput,
         context: impl IntoContext<C>,
         state: S,
     ) -> RunFuture<'_, O::Output, S> {
@@ -64,7 +63,7 @@ where
     /// [`AgentStream::result`] returns the same result `run` returns.
     pub fn stream(
         &self,
-        input: impl Into<Input>,
+        input: impl IntoInput,
         context: impl IntoContext<C>,
     ) -> AgentStream<'_, O::Output, S, T::Event>
     where
@@ -76,7 +75,7 @@ where
     /// [`Agent::stream`] starting from `state`.
     pub fn stream_with_state(
         &self,
-        input: impl Into<Input>,
+        input: impl IntoInput,
         context: impl IntoContext<C>,
         state: S,
     ) -> AgentStream<'_, O::Output, S, T::Event> {

@@ -43,8 +43,8 @@ pub use super::team_builder::{AnswersWith, DEFAULT_MAX_HANDOFFS, TeamBuilder};
 pub use super::team_error::{TeamBuildError, TeamError};
 pub use super::team_result::{TeamEvent, TeamResult};
 pub use super::team_stream::TeamStream;
-use crate::agent::IntoContext;
-use crate::agent::{AgentEvent, Input, RequestUsage, ThreadError};
+use crate::agent::{AgentEvent, RequestUsage, ThreadError};
+use crate::agent::{IntoContext, IntoInput};
 use crate::message::Message;
 use crate::middleware::Decision;
 use crate::persist::Checkpointer;
@@ -145,7 +145,7 @@ impl<O: Send + 'static, C: Send + Sync + 'static> Team<O, C> {
     /// Runs the conversation from the first agent until an agent answers.
     pub fn run(
         &self,
-        input: impl Into<Input>,
+        input: impl IntoInput,
         context: impl IntoContext<C>,
     ) -> BoxFuture<'_, Result<TeamResult<O>, TeamError>> {
         // Not an `async fn`: the returned future's type does not name the arguments, so a
@@ -162,11 +162,7 @@ impl<O: Send + 'static, C: Send + Sync + 'static> Team<O, C> {
 
     /// Runs like [`Team::run`], streaming each agent's events, the handoffs, and finally
     /// [`TeamEvent::Done`].
-    pub fn stream(
-        &self,
-        input: impl Into<Input>,
-        context: impl IntoContext<C>,
-    ) -> TeamStream<'_, O> {
+    pub fn stream(&self, input: impl IntoInput, context: impl IntoContext<C>) -> TeamStream<'_, O> {
         let input = input.into().messages().to_vec();
         let context = context.into_context();
         TeamStream::new(move |sender| {

@@ -15,10 +15,8 @@ use serde::Deserialize;
 
 use super::handoff::{Driven, SavedPause, Team, TeamError, TeamResult};
 use super::team_stream::TeamStream;
-use crate::agent::IntoContext;
-use crate::agent::{
-    Input, PendingCall, ResumeError, RunError, RunErrorKind, ThreadError, ThreadStatus,
-};
+use crate::agent::{IntoContext, IntoInput};
+use crate::agent::{PendingCall, ResumeError, RunError, RunErrorKind, ThreadError, ThreadStatus};
 use crate::message::{AssistantMessage, Message};
 use crate::middleware::{Decision, IntoDecision, ReviewRequest};
 use crate::persist::{Checkpoint, CheckpointWrite, Checkpointer, PersistError};
@@ -151,7 +149,7 @@ impl<'a, O: Send + 'static, C: Send + Sync + 'static> TeamThread<'a, O, C> {
     /// ([`ThreadError::Status`]).
     pub fn run(
         &self,
-        input: impl Into<Input>,
+        input: impl IntoInput,
         context: impl IntoContext<C>,
     ) -> BoxFuture<'a, Result<TeamResult<O>, TeamError>> {
         // Not an `async fn` (nor `resume`): the returned future's type does not name the
@@ -160,11 +158,7 @@ impl<'a, O: Send + 'static, C: Send + Sync + 'static> TeamThread<'a, O, C> {
     }
 
     /// Runs like [`TeamThread::run`], streaming the events (see [`Team::stream`]).
-    pub fn stream(
-        &self,
-        input: impl Into<Input>,
-        context: impl IntoContext<C>,
-    ) -> TeamStream<'a, O> {
+    pub fn stream(&self, input: impl IntoInput, context: impl IntoContext<C>) -> TeamStream<'a, O> {
         let input = input.into().messages().to_vec();
         let context = context.into_context();
         let (team, id) = (self.team, self.id.clone());

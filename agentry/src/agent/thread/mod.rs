@@ -30,7 +30,7 @@ use super::run::{RunOutcome, finished};
 use super::single_use::InThread;
 use super::stream::AgentStream;
 use super::toolset::Toolset;
-use crate::agent::IntoContext;
+use crate::agent::{IntoContext, IntoInput};
 use crate::message::{Message, ToolCall};
 use crate::middleware::{Decision, IntoDecision};
 use crate::output::OutputSpec;
@@ -270,7 +270,7 @@ where
     /// thread's last run did not end (see [`Thread::recover`] and [`Thread::resume`]).
     pub fn run(
         &self,
-        input: impl Into<Input>,
+        input: impl IntoInput,
         context: impl IntoContext<C>,
     ) -> BoxFuture<'_, RunOutcome<O::Output, S>>
     where
@@ -287,7 +287,7 @@ where
     /// saved in the thread too (see [`Thread::resume`]).
     pub fn run_or_pause(
         &self,
-        input: impl Into<Input>,
+        input: impl IntoInput,
         context: impl IntoContext<C>,
     ) -> OutcomeFuture<'_, O::Output, S>
     where
@@ -303,7 +303,7 @@ where
     /// [`Thread::run`], streaming events like [`Agent::stream`].
     pub fn stream(
         &self,
-        input: impl Into<Input>,
+        input: impl IntoInput,
         context: impl IntoContext<C>,
     ) -> AgentStream<'_, O::Output, S, T::Event>
     where
