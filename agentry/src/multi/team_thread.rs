@@ -18,8 +18,9 @@ use super::team_stream::TeamStream;
 use crate::agent::{IntoContext, IntoInput};
 use crate::agent::{PendingCall, ResumeError, RunError, RunErrorKind, ThreadError, ThreadStatus};
 use crate::message::{AssistantMessage, Message};
-use crate::middleware::{Decision, IntoDecision, ReviewRequest};
+use crate::middleware::{IntoDecision, ReviewRequest};
 use crate::persist::{Checkpoint, CheckpointWrite, Checkpointer, PersistError};
+use crate::run::collect_decisions;
 use crate::usage::Usage;
 
 /// The conversation `id` of a [`Team`], in the team's checkpointer
@@ -253,10 +254,7 @@ impl<'a, O: Send + 'static, C: Send + Sync + 'static> TeamThread<'a, O, C> {
         decisions: impl IntoIterator<Item: IntoDecision>,
         context: impl IntoContext<C>,
     ) -> TeamStream<'a, O> {
-        let decisions: Vec<(String, Decision)> = decisions
-            .into_iter()
-            .map(IntoDecision::into_decision)
-            .collect();
+        let decisions = collect_decisions(decisions);
         let context = context.into_context();
         let (team, id) = (self.team, self.id.clone());
         let checkpointer = self.checkpointer();

@@ -31,3 +31,13 @@ impl<K: Into<String>> IntoDecision for (K, Decision) {
         (self.0.into(), self.1)
     }
 }
+
+/// The decisions as `(call_id, Decision)` pairs.
+pub(crate) fn collect_decisions(
+    decisions: impl IntoIterator<Item: IntoDecision>,
+) -> Vec<(String, Decision)> {
+    decisions
+        .into_iter()
+        .map(IntoDecision::into_decision)
+        .collect()
+}

@@ -32,6 +32,7 @@ pub use counters::Counters;
 pub use error::{PartialRun, RunError, RunErrorKind};
 pub use event::AgentEvent;
 pub use into_decision::IntoDecision;
+pub(crate) use into_decision::collect_decisions;
 pub use limits::{DEFAULT_MAX_TURNS, Limit, LimitPolicy, Limits, RunPolicy, ToolErrorPolicy};
 pub use middleware_error::MiddlewareError;
 pub(crate) use pause::OLDEST_READ_FORMAT;

@@ -35,9 +35,9 @@ use crate::message::{Message, ToolCall};
 use crate::middleware::{Decision, IntoDecision};
 use crate::output::OutputSpec;
 use crate::persist::{Checkpoint, Checkpointer, Lease, ThreadInfo};
-use crate::run::RunSnapshot;
 use crate::run::{Outcome, Pause};
 use crate::run::{PartialRun, RunError, RunErrorKind};
+use crate::run::{RunSnapshot, collect_decisions};
 
 pub(super) use crate::run::{ThreadError, ThreadStatus};
 pub use cache::DEFAULT_THREAD_CACHE;
@@ -278,7 +278,11 @@ where
     {
         // Not an `async fn` (here and below): the returned future's type does not name the
         // arguments, so a wrong one is one error at the call, not one more at each `.await`.
-        self.run_or_pause(input, context)
+        let how = How::Fresh {
+            input: input.into(),
+            new_state: S::default,
+        };
+        self.go(how, context.into_context(), None)
             .map(|outcome| outcome.and_then(finished))
             .boxed()
     }
@@ -325,12 +329,7 @@ where
         decisions: impl IntoIterator<Item: IntoDecision>,
         context: impl IntoContext<C>,
     ) -> OutcomeFuture<'_, O::Output, S> {
-        let how = How::Resume(
-            decisions
-                .into_iter()
-                .map(IntoDecision::into_decision)
-                .collect(),
-        );
+        let how = How::Resume(collect_decisions(decisions));
         OutcomeFuture::boxed(self.go(how, context.into_context(), None).boxed())
     }
 
@@ -340,12 +339,7 @@ where
         decisions: impl IntoIterator<Item: IntoDecision>,
         context: impl IntoContext<C>,
     ) -> AgentStream<'_, O::Output, S, T::Event> {
-        let how = How::Resume(
-            decisions
-                .into_iter()
-                .map(IntoDecision::into_decision)
-                .collect(),
-        );
+        let how = How::Resume(collect_decisions(decisions));
         self.streamed(how, context.into_context())
     }
 
