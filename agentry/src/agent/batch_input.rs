@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use super::context::IntoContext;
-use super::input::Input;
+use super::input::{Input, IntoInput};
 
 /// One input of [`Agent::batch`](super::Agent::batch): `(input, context)`, or, for an agent
 /// without a context, the input alone.
@@ -39,20 +39,8 @@ impl<I: Into<Input>, X: IntoContext<C>, C> BatchInput<C> for (I, X) {
     }
 }
 
-impl BatchInput<()> for &str {
+impl<I: IntoInput> BatchInput<()> for I {
     fn into_parts(self) -> (Input, Arc<()>) {
         (self.into(), Arc::new(()))
-    }
-}
-
-impl BatchInput<()> for String {
-    fn into_parts(self) -> (Input, Arc<()>) {
-        (self.into(), Arc::new(()))
-    }
-}
-
-impl BatchInput<()> for Input {
-    fn into_parts(self) -> (Input, Arc<()>) {
-        (self, Arc::new(()))
     }
 }
