@@ -65,11 +65,11 @@ pub fn expand(sdk: &TokenStream, sig: &Signature, name: &str, marker: &Ident) ->
                 // serialize leaves `ask(..)` in the body callable: the one error is the
                 // tool's `InterruptTypes` check.
                 quote! {
-                    let #ident = ::core::result::Result::<_, #sdk::InjectError>::Ok({
+                    let #ident = {
                         #[allow(unused_imports)]
                         use #sdk::__private::{ProbeInterrupt as _, ProbeInterruptUnfit as _};
                         (&&#sdk::__private::InterruptProbe::<#ty>::new()).make(__agentry_runtime)
-                    });
+                    };
                 }
             } else {
                 quote! {

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::interrupt::{Interrupt, InterruptAnswer, InterruptQuestion};
-use super::runtime::ToolRuntime;
+use super::runtime::{Inject, InjectError, ToolRuntime};
 
 /// Writes an interrupt's question as JSON and reads its answer back.
 pub(crate) struct Codec<Q, A> {
@@ -76,28 +76,29 @@ impl<T> Default for InterruptProbe<T> {
     }
 }
 
-/// The probe's first choice, `(&&probe).make(rt)`: the interrupt with its codec.
+/// The probe's first choice, `(&&probe).make(rt)`: the interrupt as [`Inject`] makes it,
+/// with its codec.
 pub trait ProbeInterrupt<Q, A> {
     /// This call's interrupt.
-    fn make<C, S>(&self, rt: &ToolRuntime<C, S>) -> Interrupt<Q, A>;
+    fn make<C, S>(&self, rt: &ToolRuntime<C, S>) -> Result<Interrupt<Q, A>, InjectError>;
 }
 
 impl<Q: InterruptQuestion, A: InterruptAnswer> ProbeInterrupt<Q, A>
     for &InterruptProbe<Interrupt<Q, A>>
 {
-    fn make<C, S>(&self, rt: &ToolRuntime<C, S>) -> Interrupt<Q, A> {
-        Interrupt::new(Arc::clone(rt.ask_slot()), codec())
+    fn make<C, S>(&self, rt: &ToolRuntime<C, S>) -> Result<Interrupt<Q, A>, InjectError> {
+        <Interrupt<Q, A> as Inject<C, S>>::inject(rt)
     }
 }
 
 /// The probe's fallback, for types that do not serialize (see the module's docs).
 pub trait ProbeInterruptUnfit<Q, A> {
     /// This call's interrupt, which fails at its first ask.
-    fn make<C, S>(&self, rt: &ToolRuntime<C, S>) -> Interrupt<Q, A>;
+    fn make<C, S>(&self, rt: &ToolRuntime<C, S>) -> Result<Interrupt<Q, A>, InjectError>;
 }
 
 impl<Q, A> ProbeInterruptUnfit<Q, A> for InterruptProbe<Interrupt<Q, A>> {
-    fn make<C, S>(&self, rt: &ToolRuntime<C, S>) -> Interrupt<Q, A> {
-        Interrupt::new(Arc::clone(rt.ask_slot()), Codec::unfit())
+    fn make<C, S>(&self, rt: &ToolRuntime<C, S>) -> Result<Interrupt<Q, A>, InjectError> {
+        Ok(Interrupt::new(Arc::clone(rt.ask_slot()), Codec::unfit()))
     }
 }
