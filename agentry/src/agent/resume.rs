@@ -111,8 +111,9 @@ where
     /// The pause and decisions are checked when this is called; the returned future reports
     /// the outcome and runs nothing if they do not fit.
     ///
-    /// `pause` is the box [`Outcome::Paused`](crate::run::Outcome::Paused) holds, or a [`Pause`] read back (from JSON, a
-    /// queue): either is taken as it is, the box without copying the pause out of it.
+    /// `pause` is the box [`Outcome::Paused`](crate::run::Outcome::Paused) holds, or a
+    /// [`Pause`] read back (from JSON, a queue): either is taken as it is, the box without
+    /// copying the pause out of it.
     pub fn resume(
         &self,
         pause: impl Into<Box<Pause<S>>>,

@@ -29,9 +29,9 @@ where
     /// Runs the loop — model, tool calls, results, model — until a final answer, starting
     /// from `S::default()`.
     ///
-    /// `input` is a user message (`&str`, `String`) or an [`Input`](super::Input) with prior messages;
-    /// `context` is shared read-only with every tool (`Context<C>`). Dropping the returned
-    /// future cancels the run and its in-flight model and tool calls.
+    /// `input` is a user message (`&str`, `String`) or an [`Input`](super::Input) with prior
+    /// messages; `context` is shared read-only with every tool (`Context<C>`). Dropping the
+    /// returned future cancels the run and its in-flight model and tool calls.
     pub fn run(
         &self,
         input: impl IntoInput,
