@@ -53,12 +53,13 @@ pub(crate) use recover::{minus, saved_result};
 /// A state type that can be saved in a thread: `Serialize + DeserializeOwned` (derive both).
 /// Only runs in a thread need it.
 #[diagnostic::on_unimplemented(
-    message = "the state `{Self}` cannot be saved in a thread: it does not implement `Serialize` and `Deserialize`",
+    message = "the state `{Self}` cannot be saved in a thread: it needs `Serialize` and `Deserialize`",
     label = "this agent's state",
     note = "add `#[derive(serde::Serialize, serde::Deserialize)]` to `{Self}`, or run without a thread (`agent.run(..)`), which does not save the state"
 )]
 pub trait ThreadState: Serialize + DeserializeOwned + Send + Sync + 'static {}
 
+#[diagnostic::do_not_recommend]
 impl<S: Serialize + DeserializeOwned + Send + Sync + 'static> ThreadState for S {}
 
 /// Running an agent in a thread: a conversation saved by a
