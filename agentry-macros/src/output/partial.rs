@@ -110,7 +110,15 @@ pub fn expand(
         let span = syn::spanned::Spanned::span(ty);
         let sdk_at = respan(sdk, span);
         assertions.push(quote::quote_spanned! {span=>
-            const _: () = #sdk_at::__private::output::assert_has_partial::<#ty>();
+            const _: () = {
+                #[allow(unused_imports)]
+                use #sdk_at::__private::output::{PartialOfSchema as _, PartialWithoutSchema as _};
+                fn __agentry_has_partial() {
+                    #sdk_at::__private::output::assert_has_partial(
+                        (&&#sdk_at::__private::output::PartialProbe::<#ty>::new()).field_type(),
+                    );
+                }
+            };
         });
         // A recursive field (`Vec<Tree>` in `Tree`) is no bound: it would be the impl's own
         // requirement, a cycle.
