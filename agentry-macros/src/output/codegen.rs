@@ -75,10 +75,15 @@ pub fn expand(input: &DeriveInput) -> darling::Result<TokenStream> {
         // Nothing to generate: the union is no output at all (and no impl is better than one
         // that reports the union's missing derives besides).
         Data::Union(data) => {
-            return Err(Error::custom(
-                "`StructuredOutput` cannot be derived for a union: use a struct or an enum",
-            )
-            .with_span(&data.union_token));
+            errors.push(
+                Error::custom(
+                    "`StructuredOutput` cannot be derived for a union: use a struct or an enum",
+                )
+                .with_span(&data.union_token),
+            );
+            // Finished, not dropped (an unfinished accumulator panics on drop): the union's
+            // error and any the attributes had.
+            return errors.finish_with(TokenStream::new());
         }
     };
     let partial = partial.unwrap_or_else(|| super::partial::expand(&sdk, input, None));
