@@ -40,7 +40,14 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
                     method.attrs.retain(|a| !a.path().is_ident("tool"));
                 }
             }
-            let fallback = stripped.to_token_stream();
+            // A block for a type without a name (`impl (A, B)`) is not kept: it is not Rust an
+            // inherent impl can be written for, a second error about the same tokens.
+            let named = matches!(&*i.self_ty, syn::Type::Path(p) if p.qself.is_none());
+            let fallback = if named {
+                stripped.to_token_stream()
+            } else {
+                TokenStream::new()
+            };
             let docs = doc_text(&i.attrs);
             let (attrs, attr_error) = attrs::parse(attr, false);
             let result = match attrs.as_tool.as_ref().and_then(|a| a.span) {

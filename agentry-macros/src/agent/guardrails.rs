@@ -38,15 +38,17 @@ pub fn parse(input: ParseStream<'_>, key: &Ident) -> syn::Result<Vec<GuardrailAt
     let mut errors: Vec<syn::Error> = Vec::new();
     for entry in entries {
         match kind_of(&entry) {
-            Some((method, values)) if values.is_empty() => errors.push(syn::Error::new_spanned(
-                &entry,
-                format!("`{method}` declares no guardrail: write the guardrail inside the parentheses"),
-            )),
+            Some((method, values)) if values.is_empty() => {
+                let kind = kind_name(&method);
+                errors.push(syn::Error::new_spanned(
+                    &entry,
+                    format!(
+                        "`{kind}()` declares no guardrail: write the guardrail inside the parentheses, e.g. `{kind}(MaxLength::chars(4000))`, or remove `{kind}()`"
+                    ),
+                ))
+            }
             Some((method, values)) => {
-                let kind = KINDS
-                    .iter()
-                    .find(|(_, m)| method == m)
-                    .map_or("input", |(kind, _)| kind);
+                let kind = kind_name(&method);
                 let literals: Vec<_> = values
                     .iter()
                     .filter_map(super::middleware::literal_entry(kind, "guardrail", "MaxLength::chars(4000)"))
@@ -92,6 +94,14 @@ fn kind_of(entry: &Expr) -> Option<(Ident, Vec<Expr>)> {
         Ident::new(method, ident.span()),
         call.args.iter().cloned().collect(),
     ))
+}
+
+/// The kind as written (`input`) for its builder method (`input_guardrail`).
+fn kind_name(method: &Ident) -> &'static str {
+    KINDS
+        .iter()
+        .find(|(_, m)| method == m)
+        .map_or("input", |(kind, _)| kind)
 }
 
 /// The builder calls, in the order declared.

@@ -54,7 +54,30 @@ impl ToolAttrs {
         fn_attrs: &[syn::Attribute],
         is_async: bool,
     ) -> darling::Result<Self> {
-        let (metas, unknown) = crate::keys::known_keys(metas, &KEYS, "tool", &[]);
+        let (metas, mut unknown) = crate::keys::known_keys(metas, &KEYS, "tool", &[]);
+        // A bare literal (`#[tool("lookup")]`, or `#[tool = "lookup"]`, which rustc reports
+        // and then passes on as the literal) is said in our words, not as darling's "meta-item
+        // format".
+        let metas: Vec<_> = metas
+            .into_iter()
+            .filter(|meta| {
+                let darling::ast::NestedMeta::Lit(lit) = meta else {
+                    return true;
+                };
+                let message = match lit {
+                    syn::Lit::Str(name) => format!(
+                        "write the tool's name as a key: `#[tool(name = \"{}\")]`",
+                        name.value()
+                    ),
+                    _ => format!(
+                        "`#[tool]` takes keys, not a bare value: `#[tool(name = \"..\", timeout = \"5s\")]`; valid keys: {}",
+                        KEYS.join(", ")
+                    ),
+                };
+                unknown.push(Error::custom(message).with_span(lit));
+                false
+            })
+            .collect();
         let raw = match RawToolAttrs::from_list(&metas) {
             Ok(raw) => raw,
             Err(e) => return Err(Error::multiple(unknown.into_iter().chain([e]).collect())),

@@ -1,0 +1,12 @@
+use agentry::prelude::*;
+
+/// You answer.
+#[agent(tools(), max_turns = 100000000000000000000)]
+struct Answerer;
+
+#[tokio::main]
+async fn main() {
+    let agent = Answerer::builder(agentry::testing::TestModel::new()).build();
+    let run = agent.run("Hi", ()).await.unwrap();
+    println!("{}", run.output);
+}

@@ -1,0 +1,14 @@
+use agentry::prelude::*;
+
+/// A rating.
+#[derive(Debug, Deserialize, JsonSchema, StructuredOutput)]
+struct Rating {
+    #[output(description = "From 1 to 5.")]
+    stars: u32,
+}
+
+fn main() {
+    let rating: Rating = serde_json::from_str(r#"{"stars": 3}"#).unwrap();
+    rating.validate().unwrap();
+    println!("{:?}", rating);
+}
