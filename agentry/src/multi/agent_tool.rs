@@ -145,6 +145,7 @@ pub trait SubAgentState<P = ()>: Sized {
     fn initial() -> Self;
 }
 
+#[diagnostic::do_not_recommend]
 impl<P, T: Default> SubAgentState<P> for T {
     fn initial() -> Self {
         T::default()

@@ -95,8 +95,11 @@ pub struct LlmJudge<V = SafetyVerdict> {
     verdict: PhantomData<fn() -> V>,
 }
 
-impl<V: JudgeVerdict> LlmJudge<V> {
-    /// A judge on `model` enforcing `policy` (the judge's instructions).
+impl<V> LlmJudge<V> {
+    /// A judge on `model` enforcing `policy` (the judge's instructions). (`V: JudgeVerdict`
+    /// is asked where the judge is used as a guardrail, so a verdict type that is not one is
+    /// one error there naming `JudgeVerdict`, not "`new` exists but its trait bounds were not
+    /// satisfied".)
     pub fn new(model: impl IntoSharedModel, policy: impl Into<String>) -> Self {
         LlmJudge {
             name: "llm_judge".to_string(),
@@ -106,7 +109,9 @@ impl<V: JudgeVerdict> LlmJudge<V> {
             verdict: PhantomData,
         }
     }
+}
 
+impl<V: JudgeVerdict> LlmJudge<V> {
     /// Names the guardrail (default `llm_judge`), as a block reports it.
     pub fn named(mut self, name: impl Into<String>) -> Self {
         self.name = name.into();
