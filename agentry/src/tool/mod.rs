@@ -35,7 +35,9 @@ pub use interrupt::{
     Interrupt, InterruptAnswer, InterruptQuestion, InterruptTypes, Question, QuestionKind,
 };
 pub use invoke::{ToolCallError, invoke, parse_arguments};
-pub use output::{Artifact, IntoToolOutput, IntoToolResult, ToolError, ToolOutput, WithArtifact};
+pub use output::{
+    Artifact, IntoToolOutput, IntoToolResult, ToolError, ToolErrorMessage, ToolOutput, WithArtifact,
+};
 pub use runtime::{Inject, InjectError, StateUpdates, ToolRuntime};
 pub use schema_override::SchemaFn;
 pub use writer::{CustomEvent, StreamWriter, ToolEvent};

@@ -105,13 +105,14 @@ impl<T, A> WithArtifact<T, A> {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be returned by a tool",
     label = "the model must receive this value as text",
-    note = "return a `String`, a type that implements `serde::Serialize`, `agentry::WithArtifact<T, A>` or `agentry::ToolOutput`"
+    note = "derive `serde::Serialize` for `{Self}` (`use agentry::prelude::*` brings the derive), or return a `String`, `agentry::WithArtifact<T, A>` or `agentry::ToolOutput`"
 )]
 pub trait IntoToolOutput {
     /// The conversion; fails only when serialization fails.
     fn into_tool_output(self) -> Result<ToolOutput, ToolError>;
 }
 
+#[diagnostic::do_not_recommend]
 impl<T: Serialize> IntoToolOutput for T {
     fn into_tool_output(self) -> Result<ToolOutput, ToolError> {
         let value = serde_json::to_value(&self).map_err(|e| {
@@ -152,7 +153,7 @@ pub trait IntoToolResult {
     fn into_tool_result(self) -> Result<ToolOutput, ToolError>;
 }
 
-impl<T: IntoToolOutput, E: fmt::Display> IntoToolResult for Result<T, E> {
+impl<T: IntoToolOutput, E: ToolErrorMessage> IntoToolResult for Result<T, E> {
     fn into_tool_result(self) -> Result<ToolOutput, ToolError> {
         match self {
             Ok(v) => v.into_tool_output(),
@@ -160,6 +161,19 @@ impl<T: IntoToolOutput, E: fmt::Display> IntoToolResult for Result<T, E> {
         }
     }
 }
+
+/// The error type of a tool returning `Result<T, E>`: any `E: Display`, whose text is the
+/// message the model reads. A trait of its own so that an error type without `Display` is
+/// told what the text is for and how to give it one.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool's error: the model reads a failed call as text, and `{Self}` does not implement `Display`",
+    label = "the error type of this tool",
+    note = "implement `std::fmt::Display` for `{Self}` (with `thiserror`: `#[derive(thiserror::Error)] #[error(\"..\")]`), or return `Result<T, String>` or `Result<T, agentry::ToolError>`"
+)]
+pub trait ToolErrorMessage: fmt::Display {}
+
+#[diagnostic::do_not_recommend]
+impl<E: fmt::Display> ToolErrorMessage for E {}
 
 /// An error a tool returned, as the model will read it.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
