@@ -54,6 +54,11 @@ pub type EventStream = BoxStream<'static, Result<StreamEvent, ModelError>>;
 /// A chat model: one provider, one model name, its settings and its HTTP client.
 ///
 /// The trait is object safe; models are usually held as [`SharedModel`].
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a chat model",
+    label = "a model is expected here",
+    note = "use a provider's model (an `OpenAiModel`, `AnthropicModel` or `GeminiModel` from its builder, or `init_chat_model(\"openai:gpt-4o\")?`), a test double from `agentry::testing`, or implement `agentry::model::ChatModel` for `{Self}`"
+)]
 pub trait ChatModel: Send + Sync + 'static {
     /// The model name sent to the provider, e.g. `gpt-4o-mini`.
     fn model_name(&self) -> &str;

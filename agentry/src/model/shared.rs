@@ -6,6 +6,11 @@ use super::{ChatModel, SharedModel};
 
 /// Anything that can be an agent's model: a [`SharedModel`], an `Arc<M>`, a `Box<dyn
 /// ChatModel>` or a model by value.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a chat model",
+    label = "an agent's model goes here",
+    note = "pass a model value (an `OpenAiModel`, `AnthropicModel` or `GeminiModel` from its builder; `agentry::testing::ScriptedModel` in tests), a `SharedModel` or an `Arc` of a model; a model named in text is made by `init_chat_model(\"openai:gpt-4o\")?`, which returns a `Result` to unwrap with `?`"
+)]
 pub trait IntoSharedModel {
     /// The conversion.
     fn into_shared_model(self) -> SharedModel;
@@ -29,6 +34,7 @@ impl<M: ChatModel> IntoSharedModel for Arc<M> {
     }
 }
 
+#[diagnostic::do_not_recommend]
 impl<M: ChatModel> IntoSharedModel for M {
     fn into_shared_model(self) -> SharedModel {
         Arc::new(self)

@@ -287,6 +287,7 @@ pub(crate) trait ProviderModel: Send + Sync + 'static {
     fn driver(&self) -> &Driver<Self::Format>;
 }
 
+#[diagnostic::do_not_recommend]
 impl<M: ProviderModel> ChatModel for M {
     fn model_name(&self) -> &str {
         &self.driver().inner.model
