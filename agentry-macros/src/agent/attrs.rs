@@ -126,8 +126,9 @@ pub fn parse(attr: TokenStream, tools_required: bool) -> (AgentAttrs, Option<syn
                 "guardrails" => super::guardrails::parse(input, &key)
                     .map(|g| set(&mut guardrails, g, &key, &mut errors)),
                 _ => {
-                    let hint = suggestion(&name)
-                        .map(|s| format!(" (did you mean `{s}`?)"))
+                    let hint = elsewhere(&name)
+                        .map(|s| format!(": {s}"))
+                        .or_else(|| suggestion(&name).map(|s| format!(" (did you mean `{s}`?)")))
                         .unwrap_or_default();
                     errors.push(syn::Error::new(
                         key.span(),
@@ -487,6 +488,32 @@ fn skip_value(input: ParseStream<'_>) {
 }
 
 /// The closest known key, for typos.
+/// Where what other frameworks set on an agent goes here, for keys that are not ours.
+fn elsewhere(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "model" | "llm" => {
+            "the model is a value, passed when the agent is built: `MyAgent::builder(model)`"
+        }
+        "handoffs" | "handoff" | "agents" | "sub_agents" | "subagents" => {
+            "an agent another agent calls is listed in its `tools(...)` (`tools(Researcher)`, \
+             with `as_tool(..)` on `Researcher` for its description); agents that hand the \
+             conversation to each other form a `multi::Team`"
+        }
+        "retries" | "max_retries" | "max_tool_retries" => {
+            "retries are set when the agent is built: `.max_tool_retries(n)` on its builder"
+        }
+        "temperature" | "max_tokens" | "top_p" | "seed" => {
+            "sampling settings are set when the agent is built: `.temperature(..)`, `.max_tokens(..)` or \
+             `.model_settings(..)` on its builder"
+        }
+        "name" | "description" => {
+            "an agent's description is its `///` doc comment (its instructions); as another \
+             agent's tool, its name and description go in `as_tool(name = \"..\", description = \"..\")`"
+        }
+        _ => return None,
+    })
+}
+
 fn suggestion(name: &str) -> Option<&'static str> {
     const ALL: [&str; 12] = [
         "tools",

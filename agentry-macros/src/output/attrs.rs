@@ -115,6 +115,33 @@ fn bounds(
         max: Option<Expr>,
     }
     let attr = format!("output({key}(..))");
+    // Bounds written by position (`length(1, 10)`) are one error naming them, not one
+    // "meta-item format" per number.
+    let positional: Vec<_> = items
+        .iter()
+        .filter_map(|item| match item {
+            darling::ast::NestedMeta::Lit(lit) => Some(lit),
+            _ => None,
+        })
+        .collect();
+    let text = |lit: &syn::Lit| quote::ToTokens::to_token_stream(lit).to_string();
+    let named = match positional.as_slice() {
+        [] => None,
+        [only] => Some((
+            only,
+            format!("`{key}(min = {0})` or `{key}(max = {0})`", text(only)),
+        )),
+        [min, max, ..] => Some((
+            min,
+            format!("`{key}(min = {}, max = {})`", text(min), text(max)),
+        )),
+    };
+    if let Some((first, example)) = named {
+        return Err(Error::custom(format!(
+            "name the bounds: {example} (both inclusive; either may be left out)"
+        ))
+        .with_span(*first));
+    }
     let (known, unknown) = crate::keys::known_keys(items, &["min", "max"], &attr, &BOUND_ALIASES);
     if !unknown.is_empty() {
         return Err(Error::multiple(unknown));

@@ -54,7 +54,7 @@ impl ToolAttrs {
         fn_attrs: &[syn::Attribute],
         is_async: bool,
     ) -> darling::Result<Self> {
-        let (metas, mut unknown) = crate::keys::known_keys(metas, &KEYS, "tool", &[]);
+        let (metas, mut unknown) = crate::keys::known_keys(metas, &KEYS, "tool", &ALIASES);
         // A bare literal (`#[tool("lookup")]`, or `#[tool = "lookup"]`, which rustc reports
         // and then passes on as the literal) is said in our words, not as darling's "meta-item
         // format".
@@ -207,6 +207,30 @@ const KEYS: [&str; 10] = [
     "external",
     "timeout",
     "schema",
+];
+
+/// Keys other frameworks have, and what to write here instead.
+const ALIASES: [(&str, &str); 5] = [
+    (
+        "retries",
+        "`.max_tool_retries(n)` on the agent's builder (retries are the agent's, for every tool)",
+    ),
+    (
+        "max_retries",
+        "`.max_tool_retries(n)` on the agent's builder (retries are the agent's, for every tool)",
+    ),
+    (
+        "parallel",
+        "`sequential` for a tool that must run alone (tools run in parallel by default)",
+    ),
+    (
+        "blocking",
+        "`inline` for a quick sync tool called in place (a sync tool runs on the blocking pool by default)",
+    ),
+    (
+        "doc",
+        "the function's `///` doc comment, which is the tool's description",
+    ),
 ];
 
 /// `"500ms"`, `"5s"`, `"2m"`, `"1h"` → milliseconds.
