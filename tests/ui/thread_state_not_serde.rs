@@ -8,9 +8,12 @@ struct Cart {
     items: Vec<String>,
 }
 
-fn main() {
+#[tokio::main]
+async fn main() {
     let agent = AgentBuilder::<_, _, (), Cart>::new(ScriptedModel::new([Turn::text("ok")]), NoTools)
         .checkpointer(InMemoryCheckpointer::default())
         .build();
-    let _thread = agent.thread("user-7");
+    let thread = agent.thread("user-7");
+    let run = thread.run("Add milk", ()).await.unwrap();
+    println!("{} {}", run.output, run.state.items.len());
 }

@@ -19,7 +19,7 @@ where
     T: Toolset<C, S>,
     O: OutputSpec,
     C: Send + Sync + 'static,
-    S: ThreadState,
+    S: Send + Sync + 'static,
 {
     /// Ends the run going on in the thread without running anything more: for a run whose
     /// future was dropped (its caller went away). Everything the run saved stays; the calls of
@@ -53,7 +53,10 @@ where
     /// assert_eq!(thread.messages().await.unwrap().len(), 1); // the input is kept
     /// # });
     /// ```
-    pub async fn cancel(&self) -> Result<bool, ThreadError> {
+    pub async fn cancel(&self) -> Result<bool, ThreadError>
+    where
+        S: ThreadState,
+    {
         let checkpointer = self.checkpointer()?;
         // A save of the dropped run may land between the read and the write: read again.
         for _ in 0..3 {
@@ -95,7 +98,10 @@ where
     }
 
     /// Whether the thread's last run was cancelled ([`Thread::cancel`]).
-    pub async fn was_cancelled(&self) -> Result<bool, ThreadError> {
+    pub async fn was_cancelled(&self) -> Result<bool, ThreadError>
+    where
+        S: ThreadState,
+    {
         let latest = self.checkpointer()?.latest(&self.id).await?;
         match latest {
             None => Ok(false),

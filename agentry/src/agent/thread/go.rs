@@ -12,14 +12,17 @@ where
     T: Toolset<C, S>,
     O: OutputSpec,
     C: Send + Sync + 'static,
-    S: ThreadState,
+    S: Send + Sync + 'static,
 {
     pub(super) async fn go(
         &self,
         how: How<S>,
         context: Arc<C>,
         sinks: Option<Sinks<O::Output, S, T::Event>>,
-    ) -> Result<Outcome<O::Output, S>, RunError> {
+    ) -> Result<Outcome<O::Output, S>, RunError>
+    where
+        S: ThreadState,
+    {
         let checkpointer = self.checkpointer().map_err(fail)?;
         // A fresh run goes through the cache; a resumed or recovered one loads the thread
         // whole (the cache holds idle threads only) and forgets the entry.

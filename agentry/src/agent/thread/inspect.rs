@@ -30,10 +30,13 @@ where
     T: Toolset<C, S>,
     O: OutputSpec,
     C: Send + Sync + 'static,
-    S: ThreadState,
+    S: Send + Sync + 'static,
 {
     /// Where the thread stands.
-    pub async fn status(&self) -> Result<ThreadStatus, ThreadError> {
+    pub async fn status(&self) -> Result<ThreadStatus, ThreadError>
+    where
+        S: ThreadState,
+    {
         let latest = self.checkpointer()?.latest(&self.id).await?;
         match latest {
             None => Ok(ThreadStatus::New),
@@ -44,7 +47,10 @@ where
     /// The thread's messages (without the agent's instructions), oldest first; empty for a new
     /// thread. The full history: a compacted thread keeps every original message here (what
     /// the model sees is [`Thread::view`]).
-    pub async fn messages(&self) -> Result<Vec<Message>, ThreadError> {
+    pub async fn messages(&self) -> Result<Vec<Message>, ThreadError>
+    where
+        S: ThreadState,
+    {
         let latest = self.checkpointer()?.latest(&self.id).await?;
         Ok(latest.map(|c| c.messages).unwrap_or_default())
     }
@@ -52,7 +58,10 @@ where
     /// What the model sees of the thread (without the agent's instructions): its messages,
     /// or, once a summarizing middleware compacted it, the summary then the messages kept.
     /// [`Thread::messages`] is the full history, every original message kept for audit.
-    pub async fn view(&self) -> Result<Vec<Message>, ThreadError> {
+    pub async fn view(&self) -> Result<Vec<Message>, ThreadError>
+    where
+        S: ThreadState,
+    {
         let Some(latest) = self.checkpointer()?.latest(&self.id).await? else {
             return Ok(Vec::new());
         };
@@ -64,19 +73,28 @@ where
     }
 
     /// The thread's typed state; `None` for a new thread.
-    pub async fn state(&self) -> Result<Option<S>, ThreadError> {
+    pub async fn state(&self) -> Result<Option<S>, ThreadError>
+    where
+        S: ThreadState,
+    {
         let latest = self.checkpointer()?.latest(&self.id).await?;
         latest.map(|c| self.decode(c.state)).transpose()
     }
 
     /// The typed state at checkpoint `step`; `None` when there is no such checkpoint.
-    pub async fn state_at(&self, step: u64) -> Result<Option<S>, ThreadError> {
+    pub async fn state_at(&self, step: u64) -> Result<Option<S>, ThreadError>
+    where
+        S: ThreadState,
+    {
         let checkpoint = self.checkpointer()?.get(&self.id, step).await?;
         checkpoint.map(|c| self.decode(c.state)).transpose()
     }
 
     /// The pause saved in the thread, with the thread's messages; `None` when not paused.
-    pub async fn pending(&self) -> Result<Option<Pause<S>>, ThreadError> {
+    pub async fn pending(&self) -> Result<Option<Pause<S>>, ThreadError>
+    where
+        S: ThreadState,
+    {
         let Some(latest) = self.checkpointer()?.latest(&self.id).await? else {
             return Ok(None);
         };
@@ -85,7 +103,10 @@ where
 
     /// The pause of checkpoint `latest`, sealed: read from the thread's storage, it leaves
     /// the process from here (its messages are the thread's).
-    fn sealed_pause(&self, latest: Checkpoint) -> Result<Option<Pause<S>>, ThreadError> {
+    fn sealed_pause(&self, latest: Checkpoint) -> Result<Option<Pause<S>>, ThreadError>
+    where
+        S: ThreadState,
+    {
         let Some((mut pause, ..)) = self.pause_of(latest)? else {
             return Ok(None);
         };
@@ -118,7 +139,10 @@ where
     /// assert!(snapshot.pending.is_none() && !snapshot.cancelled);
     /// # });
     /// ```
-    pub async fn snapshot(&self) -> Result<ThreadSnapshot<S>, ThreadError> {
+    pub async fn snapshot(&self) -> Result<ThreadSnapshot<S>, ThreadError>
+    where
+        S: ThreadState,
+    {
         let Some(latest) = self.checkpointer()?.latest(&self.id).await? else {
             return Ok(ThreadSnapshot {
                 status: ThreadStatus::New,
@@ -140,17 +164,26 @@ where
     }
 
     /// Checkpoint `step`, with its messages, untyped.
-    pub async fn checkpoint(&self, step: u64) -> Result<Option<Checkpoint>, ThreadError> {
+    pub async fn checkpoint(&self, step: u64) -> Result<Option<Checkpoint>, ThreadError>
+    where
+        S: ThreadState,
+    {
         Ok(self.checkpointer()?.get(&self.id, step).await?)
     }
 
     /// The thread's checkpoints, newest first, at most `limit`.
-    pub async fn history(&self, limit: usize) -> Result<Vec<CheckpointMeta>, ThreadError> {
+    pub async fn history(&self, limit: usize) -> Result<Vec<CheckpointMeta>, ThreadError>
+    where
+        S: ThreadState,
+    {
         Ok(self.checkpointer()?.history(&self.id, limit).await?)
     }
 
     /// Deletes the thread with its messages and checkpoints; whether it existed.
-    pub async fn delete(&self) -> Result<bool, ThreadError> {
+    pub async fn delete(&self) -> Result<bool, ThreadError>
+    where
+        S: ThreadState,
+    {
         if let Some(cache) = self.cache {
             cache.forget(&self.id);
         }
@@ -164,7 +197,10 @@ where
         &self,
         step: u64,
         new_id: impl Into<String>,
-    ) -> futures::future::BoxFuture<'_, Result<Thread<'a, T, O, C, S>, ThreadError>> {
+    ) -> futures::future::BoxFuture<'_, Result<Thread<'a, T, O, C, S>, ThreadError>>
+    where
+        S: ThreadState,
+    {
         // Not an `async fn`: the returned future's type does not name `new_id`, so an id of
         // the wrong type is one error at the call, not one more at each `.await`.
         Box::pin(self.fork_to(step, new_id.into()))
@@ -174,7 +210,10 @@ where
         &self,
         step: u64,
         new_id: String,
-    ) -> Result<Thread<'a, T, O, C, S>, ThreadError> {
+    ) -> Result<Thread<'a, T, O, C, S>, ThreadError>
+    where
+        S: ThreadState,
+    {
         let from = CheckpointRef::new(self.id.clone(), step);
         self.checkpointer()?.fork(&from, &new_id).await?;
         Ok(Thread {

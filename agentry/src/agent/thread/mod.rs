@@ -132,10 +132,9 @@ impl<T, O, C, S> std::fmt::Debug for Thread<'_, T, O, C, S> {
 impl<T, O, C, S> Agent<T, O, C, S> {
     /// The conversation `id` in this agent's checkpointer (see [`Thread`]).
     /// Without a checkpointer, every call on it fails with [`ThreadError::NoCheckpointer`].
-    pub fn thread(&self, id: impl Into<String>) -> Thread<'_, T, O, C, S>
-    where
-        S: ThreadState,
-    {
+    /// (`S: ThreadState` is asked by the thread's methods, not here: a state without serde
+    /// derives is one error, at the call that would save it.)
+    pub fn thread(&self, id: impl Into<String>) -> Thread<'_, T, O, C, S> {
         Thread {
             agent: self,
             checkpointer: self.parts.checkpointer.clone(),
@@ -152,10 +151,7 @@ impl<T, O, C, S> Agent<T, O, C, S> {
         &self,
         checkpointer: Arc<dyn Checkpointer>,
         id: impl Into<String>,
-    ) -> Thread<'_, T, O, C, S>
-    where
-        S: ThreadState,
-    {
+    ) -> Thread<'_, T, O, C, S> {
         Thread {
             agent: self,
             checkpointer: Some(checkpointer),
@@ -217,10 +213,13 @@ where
     T: Toolset<C, S>,
     O: OutputSpec,
     C: Send + Sync + 'static,
-    S: ThreadState,
+    S: Send + Sync + 'static,
 {
     /// The thread's id.
-    pub fn id(&self) -> &str {
+    pub fn id(&self) -> &str
+    where
+        S: ThreadState,
+    {
         &self.id
     }
 
@@ -238,7 +237,10 @@ where
     /// [`PersistError::LeaseLost`](crate::persist::PersistError::LeaseLost) or
     /// [`PersistError::LeaseExpired`](crate::persist::PersistError::LeaseExpired). The
     /// lease is not released when the run ends (release it, or run again under it).
-    pub fn with_lease(mut self, lease: Lease) -> Self {
+    pub fn with_lease(mut self, lease: Lease) -> Self
+    where
+        S: ThreadState,
+    {
         self.lease_ttl = Keeper::ttl_left(&lease);
         self.lease = Some(lease);
         self
@@ -246,7 +248,10 @@ where
 
     /// The TTL the heartbeat renews the lease for (see [`Thread::with_lease`]); call it after
     /// `with_lease`.
-    pub fn lease_ttl(mut self, ttl: Duration) -> Self {
+    pub fn lease_ttl(mut self, ttl: Duration) -> Self
+    where
+        S: ThreadState,
+    {
         self.lease_ttl = ttl;
         self
     }
@@ -254,12 +259,18 @@ where
     /// When this run writes its checkpoints (the agent's
     /// [`AgentBuilder::durability`](super::AgentBuilder::durability) by default): at every
     /// step, or once when it ends. See [`Durability`] for what each keeps after a crash.
-    pub fn durability(mut self, durability: Durability) -> Self {
+    pub fn durability(mut self, durability: Durability) -> Self
+    where
+        S: ThreadState,
+    {
         self.durability = durability;
         self
     }
 
-    fn checkpointer(&self) -> Result<&Arc<dyn Checkpointer>, ThreadError> {
+    fn checkpointer(&self) -> Result<&Arc<dyn Checkpointer>, ThreadError>
+    where
+        S: ThreadState,
+    {
         self.checkpointer
             .as_ref()
             .ok_or(ThreadError::NoCheckpointer)
@@ -276,6 +287,7 @@ where
     ) -> BoxFuture<'_, RunOutcome<O::Output, S>>
     where
         S: Default,
+        S: ThreadState,
     {
         // Not an `async fn` (here and below): the returned future's type does not name the
         // arguments, so a wrong one is one error at the call, not one more at each `.await`.
@@ -297,6 +309,7 @@ where
     ) -> OutcomeFuture<'_, O::Output, S>
     where
         S: Default,
+        S: ThreadState,
     {
         let how = How::Fresh {
             input: input.into(),
@@ -313,6 +326,7 @@ where
     ) -> AgentStream<'_, O::Output, S, T::Event>
     where
         S: Default,
+        S: ThreadState,
     {
         let how = How::Fresh {
             input: input.into(),
@@ -329,7 +343,10 @@ where
         &self,
         decisions: impl IntoIterator<Item: IntoDecision>,
         context: impl IntoContext<C>,
-    ) -> OutcomeFuture<'_, O::Output, S> {
+    ) -> OutcomeFuture<'_, O::Output, S>
+    where
+        S: ThreadState,
+    {
         let how = How::Resume(collect_decisions(decisions));
         OutcomeFuture::boxed(self.go(how, context.into_context(), None).boxed())
     }
@@ -339,7 +356,10 @@ where
         &self,
         decisions: impl IntoIterator<Item: IntoDecision>,
         context: impl IntoContext<C>,
-    ) -> AgentStream<'_, O::Output, S, T::Event> {
+    ) -> AgentStream<'_, O::Output, S, T::Event>
+    where
+        S: ThreadState,
+    {
         let how = How::Resume(collect_decisions(decisions));
         self.streamed(how, context.into_context())
     }
@@ -348,7 +368,10 @@ where
     /// from the thread's newest checkpoint, under the contract in the
     /// [`Thread`](Thread#crashes-at-most-once-and-at-least-once). Fails with
     /// [`ThreadError::Status`] when no run is going on.
-    pub fn recover(&self, context: impl IntoContext<C>) -> OutcomeFuture<'_, O::Output, S> {
+    pub fn recover(&self, context: impl IntoContext<C>) -> OutcomeFuture<'_, O::Output, S>
+    where
+        S: ThreadState,
+    {
         OutcomeFuture::boxed(self.go(How::Recover, context.into_context(), None).boxed())
     }
 
@@ -356,17 +379,26 @@ where
     pub fn recover_stream(
         &self,
         context: impl IntoContext<C>,
-    ) -> AgentStream<'_, O::Output, S, T::Event> {
+    ) -> AgentStream<'_, O::Output, S, T::Event>
+    where
+        S: ThreadState,
+    {
         self.streamed(How::Recover, context.into_context())
     }
 
-    fn streamed(&self, how: How<S>, context: Arc<C>) -> AgentStream<'_, O::Output, S, T::Event> {
+    fn streamed(&self, how: How<S>, context: Arc<C>) -> AgentStream<'_, O::Output, S, T::Event>
+    where
+        S: ThreadState,
+    {
         let (sinks, events) = Sinks::new();
         let run = self.go(how, context, Some(sinks)).boxed();
         AgentStream::new(run, events)
     }
 
-    fn decode<V: DeserializeOwned>(&self, value: serde_json::Value) -> Result<V, ThreadError> {
+    fn decode<V: DeserializeOwned>(&self, value: serde_json::Value) -> Result<V, ThreadError>
+    where
+        S: ThreadState,
+    {
         serde_json::from_value(value)
             .map_err(|e| ThreadError::state::<V>(&self.id, "does not deserialize", e))
     }
@@ -380,7 +412,10 @@ where
     fn pause_of(
         &self,
         checkpoint: Checkpoint,
-    ) -> Result<Option<(Pause<S>, RunInfo, usize)>, ThreadError> {
+    ) -> Result<Option<(Pause<S>, RunInfo, usize)>, ThreadError>
+    where
+        S: ThreadState,
+    {
         let info = RunInfo::read(&self.id, &checkpoint.counters)?;
         let (RunStatus::Paused, Some(pending)) = (info.status, checkpoint.pending) else {
             return Ok(None);
@@ -400,7 +435,10 @@ where
     }
 
     /// Whether `call` runs again when it was in flight at a crash.
-    fn reruns(&self, call: &ToolCall) -> bool {
+    fn reruns(&self, call: &ToolCall) -> bool
+    where
+        S: ThreadState,
+    {
         self.agent.reruns_after_crash(call)
     }
 
@@ -411,7 +449,10 @@ where
         saved: usize,
         run_start: usize,
         state: serde_json::Value,
-    ) -> ThreadJournal {
+    ) -> ThreadJournal
+    where
+        S: ThreadState,
+    {
         ThreadJournal {
             checkpointer: Arc::clone(checkpointer),
             thread_id: self.id.clone(),
@@ -431,7 +472,10 @@ where
     }
 
     /// The system message a resumed transcript starts with, rendered for `state`.
-    fn with_system(&self, context: &C, state: &S, messages: Vec<Message>) -> Vec<Message> {
+    fn with_system(&self, context: &C, state: &S, messages: Vec<Message>) -> Vec<Message>
+    where
+        S: ThreadState,
+    {
         match self.agent.parts.instructions.render(context, state) {
             Some(text) => std::iter::once(Message::system(text))
                 .chain(messages)
