@@ -183,3 +183,41 @@ mod private_tools {
 async fn private_tool_methods_in_a_submodule_compile_without_warnings() {
     assert_eq!(private_tools::run().await, "Hello Ada");
 }
+
+/// A counter with `Default`: its agent is also built with `Tally::builder(model)`, on
+/// `Tally::default()`, as a struct agent is.
+#[derive(Default)]
+struct Tally {
+    calls: AtomicUsize,
+}
+
+/// You count.
+#[agent]
+impl Tally {
+    /// Count one more.
+    #[tool]
+    fn bump(&self) -> usize {
+        self.calls.fetch_add(1, Ordering::SeqCst) + 1
+    }
+}
+
+#[tokio::test]
+async fn builder_builds_on_the_default_value() {
+    let model = ScriptedModel::new([
+        Turn::tool_call("bump", json!({})),
+        Turn::tool_call("bump", json!({})),
+        Turn::text("Twice."),
+    ]);
+    let run = Tally::builder(model)
+        .build()
+        .run("Count twice", ())
+        .await
+        .unwrap();
+    let results: Vec<String> = run
+        .steps
+        .iter()
+        .map(|s| s.result.as_ref().unwrap().text_content())
+        .collect();
+    assert_eq!(results, ["1", "2"], "both calls share one default value");
+    assert_eq!(run.output, "Twice.");
+}

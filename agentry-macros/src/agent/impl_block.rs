@@ -155,6 +155,18 @@ pub fn generate(mut item: ItemImpl, attrs: &AgentAttrs, docs: &str) -> syn::Resu
                 Self::shared_builder(::std::sync::Arc::new(self), model)
             }
 
+            /// Starts configuring this agent on `Self::default()` with `model` (for a type
+            /// with `Default`; else `value.into_builder(model)`). Finish with `.build()`.
+            #vis fn builder(model: impl #sdk::agent::IntoSharedModel) -> #builder_ty
+            where
+                for<'__agentry> Self: #sdk::__private::agent::DefaultValue,
+            {
+                Self::shared_builder(
+                    ::std::sync::Arc::new(<Self as ::core::default::Default>::default()),
+                    model,
+                )
+            }
+
             /// Like `into_builder`, for a value that is already shared.
             #vis fn shared_builder(
                 this: ::std::sync::Arc<Self>,

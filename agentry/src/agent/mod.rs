@@ -54,6 +54,7 @@ mod future_size;
 mod group_done;
 mod history;
 mod hooks;
+mod impl_default;
 mod input;
 mod instructions;
 mod interrupted;
@@ -118,6 +119,7 @@ pub(crate) mod support {
     use std::future::Future;
 
     pub use super::context::BorrowedContext;
+    pub use super::impl_default::DefaultValue;
     pub use super::output_probe::{
         CheckDerived, CheckRejected, CheckStructured, NotStructured, OutputOk, OutputProbe,
         ProbeRejected, ProbeStructured, rejected_spec,

@@ -377,7 +377,7 @@ pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     message = "`{Self}` cannot be injected into a tool run with context `{C}` and state `{S}`",
     label = "the runtime fills this parameter, but cannot provide `{Self}` here",
     note = "`Context<T>` needs an agent with `context = T`, and `State<T>` one with `state = T`",
-    note = "if the model should fill this parameter, give its type `Deserialize + JsonSchema` and mark it `#[arg]`; to inject your own type, implement `agentry::Inject` for it"
+    note = "a parameter the model fills takes no attribute: remove `#[inject]` (where written) and give its type `Deserialize + JsonSchema`; to inject a type of your own, implement `agentry::Inject` for it"
 )]
 pub trait Inject<C, S>: Sized {
     /// Extracts the value for one call.
