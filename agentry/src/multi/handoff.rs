@@ -39,7 +39,7 @@ use tokio::sync::mpsc::UnboundedSender;
 
 use super::handoff_input::HandoffInput;
 use super::member::{Leg, Runner};
-pub use super::team_builder::{AnswersWith, DEFAULT_MAX_HANDOFFS, TeamBuilder};
+pub use super::team_builder::{AnswersWith, DEFAULT_MAX_HANDOFFS, TeamBuilder, TeamOutput};
 pub use super::team_error::{TeamBuildError, TeamError};
 pub use super::team_result::{TeamEvent, TeamResult};
 pub use super::team_stream::TeamStream;

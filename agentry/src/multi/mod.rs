@@ -44,7 +44,7 @@ pub use agent_tool::{AgentInput, FromParentContext, Prompt, call_agent};
 // The traits `#[agent]` implements and names are public only as `__private::multi`.
 pub use handoff::{
     AnswersWith, DEFAULT_MAX_HANDOFFS, Team, TeamBuildError, TeamBuilder, TeamError, TeamEvent,
-    TeamResult, TeamStream,
+    TeamOutput, TeamResult, TeamStream,
 };
 pub use handoff_input::HandoffInput;
 pub use team_thread::{TeamPending, TeamThread, TeamThreadState};

@@ -12,16 +12,37 @@ use crate::output::OutputSpec;
 use crate::persist::Checkpointer;
 
 /// An output spec whose output is the team's output `O`: what [`TeamBuilder::agent`] asks of
-/// an agent (another output type is a type mismatch naming both types; add such an agent with
-/// [`TeamBuilder::agent_with`]).
+/// an agent (another output type is one error naming both types, [`TeamOutput`]'s; add such
+/// an agent with [`TeamBuilder::agent_with`]).
 pub trait AnswersWith<O>: OutputSpec {
     /// The output, as the team's.
     fn into_team_output(output: Self::Output) -> O;
 }
 
-impl<Sp: OutputSpec> AnswersWith<Sp::Output> for Sp {
-    fn into_team_output(output: Sp::Output) -> Sp::Output {
-        output
+impl<Sp: OutputSpec, O> AnswersWith<O> for Sp
+where
+    Sp::Output: TeamOutput<O>,
+{
+    fn into_team_output(output: Sp::Output) -> O {
+        output.into_team_output()
+    }
+}
+
+/// An agent's output that is the team's output `O`: `O` itself. A trait so that an agent
+/// answering another type is one error naming both types and what to write.
+#[diagnostic::on_unimplemented(
+    message = "this agent answers `{Self}`, not the team's output `{O}`",
+    label = "every agent of a `Team<{O}>` answers with the team's output",
+    note = "declare `output = {O}` on the agent's `#[agent(..)]`, or add it with `.agent_with(name, description, builder, |answer| ..)`, mapping its answer into the team's output"
+)]
+pub trait TeamOutput<O> {
+    /// The output, as the team's.
+    fn into_team_output(self) -> O;
+}
+
+impl<O> TeamOutput<O> for O {
+    fn into_team_output(self) -> O {
+        self
     }
 }
 
