@@ -16,6 +16,8 @@ use serde_json::json;
 
 #[path = "human_in_the_loop/across_processes.rs"]
 mod across_processes;
+#[path = "human_in_the_loop/unknown_tool.rs"]
+mod unknown_tool;
 
 #[derive(Debug, Default)]
 struct Mailer {

@@ -389,6 +389,15 @@ where
             }
             definitions.push(def);
         }
+        for (by, tool) in self.parts.middleware.reviewed_tools() {
+            if !definitions.iter().any(|d| d.name == *tool) {
+                tracing::warn!(
+                    middleware = %by,
+                    tool = %tool,
+                    "a middleware reviews a tool this agent does not have: no call of it will come, so the review never pauses; add the tool to the agent, or correct the name"
+                );
+            }
+        }
         let mut parts = self.parts;
         let protocol = parts.protocol.take().unwrap_or_else(|| {
             if definitions.is_empty() {

@@ -22,6 +22,9 @@ use crate::usage::Usage;
 /// An agent's middleware, in declaration order.
 pub(crate) struct Chain<C, S> {
     list: Vec<Entry<C, S>>,
+    /// The tools the middlewares review by name (`Middleware::reviewed_tools`), each with
+    /// its reviewer's name, taken as they are added: what `build` checks against the tools.
+    reviewed: Vec<(String, String)>,
 }
 
 /// One middleware of a chain, with the hooks it was seen to leave at their default.
@@ -139,14 +142,28 @@ pub(crate) struct Counters<'a> {
     pub(crate) thread_model_calls: u32,
 }
 
+impl<C, S> Chain<C, S> {
+    /// The tools the middlewares review by name, as `(middleware, tool)`.
+    pub(crate) fn reviewed_tools(&self) -> &[(String, String)] {
+        &self.reviewed
+    }
+}
+
 impl<C, S> Default for Chain<C, S> {
     fn default() -> Self {
-        Chain { list: Vec::new() }
+        Chain {
+            list: Vec::new(),
+            reviewed: Vec::new(),
+        }
     }
 }
 
 impl<C: Send + Sync + 'static, S: Send + Sync + 'static> Chain<C, S> {
     pub(crate) fn push(&mut self, middleware: SharedMiddleware<C, S>) {
+        let by = middleware.name();
+        for tool in middleware.reviewed_tools() {
+            self.reviewed.push((by.to_string(), tool.to_string()));
+        }
         self.list.push(Entry {
             middleware,
             defaults: AtomicU8::new(0),

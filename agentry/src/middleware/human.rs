@@ -141,6 +141,10 @@ impl<C: Send + Sync + 'static, S: Send + Sync + 'static> Middleware<C, S> for Hu
         HumanInTheLoop::reviews(self, calls)
     }
 
+    fn reviewed_tools(&self) -> Vec<&str> {
+        HumanInTheLoop::reviewed_tools(self).collect()
+    }
+
     fn review_policy(&self, call: &ToolCall) -> Option<Allowed> {
         self.policies
             .iter()

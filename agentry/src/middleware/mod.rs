@@ -239,6 +239,20 @@ where
             .map(|review| review.allowed)
     }
 
+    /// The tools this middleware reviews by name, when it knows them ([`HumanInTheLoop`]
+    /// does; the default knows none). An agent being built warns about a name it has no tool
+    /// for: calls of it never come, so the review never pauses.
+    ///
+    /// ```
+    /// use agentry::middleware::{DecisionKind::*, HumanInTheLoop, Middleware};
+    ///
+    /// let hitl = HumanInTheLoop::new().review("send_email", Approve | Edit);
+    /// assert_eq!(Middleware::<(), ()>::reviewed_tools(&hitl), ["send_email"]);
+    /// ```
+    fn reviewed_tools(&self) -> Vec<&str> {
+        Vec::new()
+    }
+
     /// Around each tool call, with the call's own runtime (its context, state snapshot and
     /// state-update queue). The default calls the next handler once.
     fn wrap_tool_call<'a>(
