@@ -116,3 +116,35 @@ async fn grandchild_options_come_from_the_top() {
         1
     );
 }
+
+/// An agent no agent here lists as a tool.
+#[agent(tools())]
+struct Bystander;
+
+/// Options for an agent that no descendant lists are kept and never used: the builder cannot
+/// tell at compile time (options reach grandchildren, whose lists the parent's type does not
+/// carry, and an agent may list itself), so the run goes on as without them. A documented
+/// decision (`docs/src/multi-agent.md`), pinned here.
+#[tokio::test]
+async fn options_for_an_agent_no_descendant_lists_are_unused() {
+    let parent = Arc::new(ScriptedModel::new([
+        Turn::tool_call("researcher", json!({ "prompt": "Rust?" })),
+        Turn::text("Done."),
+    ]));
+    let researcher = Arc::new(ScriptedModel::new([Turn::text(r#"{"facts": ["fast"]}"#)]));
+    let unused = Arc::new(ScriptedModel::new([]));
+    let run = Planner::builder(parent.clone())
+        .sub_agent::<Researcher>(SubAgentOptions::new().model(researcher.clone()))
+        .sub_agent::<Bystander>(SubAgentOptions::new().model(unused.clone()).max_turns(1))
+        .build()
+        .run("Rust?", ())
+        .await
+        .unwrap();
+    assert_eq!(run.output, "Done.");
+    parent.assert_complete();
+    researcher.assert_complete();
+    assert!(
+        unused.requests().is_empty(),
+        "the bystander's model is never asked"
+    );
+}
