@@ -32,8 +32,7 @@ fn warned_while(build: impl FnOnce()) -> Vec<String> {
     let warned = Warned::default();
     let subscriber = tracing_subscriber::registry().with(warned.clone());
     tracing::subscriber::with_default(subscriber, build);
-    let tools = warned.0.lock().unwrap().clone();
-    tools
+    warned.0.lock().unwrap().clone()
 }
 
 #[test]
