@@ -216,10 +216,7 @@ where
     S: Send + Sync + 'static,
 {
     /// The thread's id.
-    pub fn id(&self) -> &str
-    where
-        S: ThreadState,
-    {
+    pub fn id(&self) -> &str {
         &self.id
     }
 
@@ -237,10 +234,7 @@ where
     /// [`PersistError::LeaseLost`](crate::persist::PersistError::LeaseLost) or
     /// [`PersistError::LeaseExpired`](crate::persist::PersistError::LeaseExpired). The
     /// lease is not released when the run ends (release it, or run again under it).
-    pub fn with_lease(mut self, lease: Lease) -> Self
-    where
-        S: ThreadState,
-    {
+    pub fn with_lease(mut self, lease: Lease) -> Self {
         self.lease_ttl = Keeper::ttl_left(&lease);
         self.lease = Some(lease);
         self
@@ -248,10 +242,7 @@ where
 
     /// The TTL the heartbeat renews the lease for (see [`Thread::with_lease`]); call it after
     /// `with_lease`.
-    pub fn lease_ttl(mut self, ttl: Duration) -> Self
-    where
-        S: ThreadState,
-    {
+    pub fn lease_ttl(mut self, ttl: Duration) -> Self {
         self.lease_ttl = ttl;
         self
     }
@@ -259,18 +250,12 @@ where
     /// When this run writes its checkpoints (the agent's
     /// [`AgentBuilder::durability`](super::AgentBuilder::durability) by default): at every
     /// step, or once when it ends. See [`Durability`] for what each keeps after a crash.
-    pub fn durability(mut self, durability: Durability) -> Self
-    where
-        S: ThreadState,
-    {
+    pub fn durability(mut self, durability: Durability) -> Self {
         self.durability = durability;
         self
     }
 
-    fn checkpointer(&self) -> Result<&Arc<dyn Checkpointer>, ThreadError>
-    where
-        S: ThreadState,
-    {
+    fn checkpointer(&self) -> Result<&Arc<dyn Checkpointer>, ThreadError> {
         self.checkpointer
             .as_ref()
             .ok_or(ThreadError::NoCheckpointer)
@@ -286,8 +271,7 @@ where
         context: impl IntoContext<C>,
     ) -> BoxFuture<'_, RunOutcome<O::Output, S>>
     where
-        S: Default,
-        S: ThreadState,
+        S: Default + ThreadState,
     {
         // Not an `async fn` (here and below): the returned future's type does not name the
         // arguments, so a wrong one is one error at the call, not one more at each `.await`.
@@ -308,8 +292,7 @@ where
         context: impl IntoContext<C>,
     ) -> OutcomeFuture<'_, O::Output, S>
     where
-        S: Default,
-        S: ThreadState,
+        S: Default + ThreadState,
     {
         let how = How::Fresh {
             input: input.into(),
@@ -325,8 +308,7 @@ where
         context: impl IntoContext<C>,
     ) -> AgentStream<'_, O::Output, S, T::Event>
     where
-        S: Default,
-        S: ThreadState,
+        S: Default + ThreadState,
     {
         let how = How::Fresh {
             input: input.into(),
