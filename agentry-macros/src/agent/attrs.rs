@@ -487,8 +487,7 @@ fn skip_value(input: ParseStream<'_>) {
     });
 }
 
-/// The closest known key, for typos.
-/// Where what other frameworks set on an agent goes here, for keys that are not ours.
+/// Where a setting other frameworks put on the agent goes here, for keys that are not ours.
 fn elsewhere(name: &str) -> Option<&'static str> {
     Some(match name {
         "model" | "llm" => {
@@ -506,14 +505,19 @@ fn elsewhere(name: &str) -> Option<&'static str> {
             "sampling settings are set when the agent is built: `.temperature(..)`, `.max_tokens(..)` or \
              `.model_settings(..)` on its builder"
         }
-        "name" | "description" => {
-            "an agent's description is its `///` doc comment (its instructions); as another \
-             agent's tool, its name and description go in `as_tool(name = \"..\", description = \"..\")`"
+        "name" => {
+            "an agent's name is set when it is built, `.name(\"..\")` on its builder; as \
+             another agent's tool, its name goes in `as_tool(name = \"..\")`"
+        }
+        "description" => {
+            "an agent's `///` doc comment is its instructions; as another agent's tool, its \
+             description goes in `as_tool(description = \"..\")`"
         }
         _ => return None,
     })
 }
 
+/// The closest known key, for typos.
 fn suggestion(name: &str) -> Option<&'static str> {
     const ALL: [&str; 12] = [
         "tools",
