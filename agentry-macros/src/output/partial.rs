@@ -115,7 +115,7 @@ pub fn expand(
                 use #sdk_at::__private::output::{PartialOfSchema as _, PartialWithoutSchema as _};
                 fn __agentry_has_partial() {
                     #sdk_at::__private::output::assert_has_partial(
-                        (&&#sdk_at::__private::output::PartialProbe::<#ty>::new()).field_type(),
+                        (&&#sdk_at::__private::output::TypeProbe::<#ty>::new()).field_type(),
                     );
                 }
             };

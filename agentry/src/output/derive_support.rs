@@ -34,27 +34,13 @@ pub trait OutputJsonSchema {}
 impl<T: JsonSchema> OutputJsonSchema for T {}
 
 /// Checks that a field's type has a typed partial, where the field's type is written: `T` is
-/// what [`PartialProbe`] picks.
+/// what [`TypeProbe`]'s `field_type` picks.
 pub fn assert_has_partial<T: crate::output::HasPartial + ?Sized>(_: PhantomData<fn() -> Box<T>>) {}
 
-/// Picks, by auto-ref, the type whose typed partial a field needs: the field's own type when it
-/// has a JSON schema ([`PartialOfSchema`]), else `String` ([`PartialWithoutSchema`]): a field
-/// type without a schema is reported once, by schemars, and asking it for a partial too would
-/// be a second error about the same missing derive.
-pub struct PartialProbe<T: ?Sized>(PhantomData<fn() -> Box<T>>);
-
-impl<T: ?Sized> PartialProbe<T> {
-    /// A probe for `T`.
-    pub const fn new() -> Self {
-        PartialProbe(PhantomData)
-    }
-}
-
-impl<T: ?Sized> Default for PartialProbe<T> {
-    fn default() -> Self {
-        PartialProbe::new()
-    }
-}
+// `(&&TypeProbe::<T>::new()).field_type()` picks, by auto-ref, the type whose typed partial a
+// field needs: the field's own type when it has a JSON schema ([`PartialOfSchema`]), else
+// `String` ([`PartialWithoutSchema`]): a field type without a schema is reported once, by
+// schemars, and asking it for a partial too would be a second error about the same derive.
 
 /// Chosen first: a field type with a schema, which needs a partial.
 pub trait PartialOfSchema<T: ?Sized> {
@@ -62,7 +48,7 @@ pub trait PartialOfSchema<T: ?Sized> {
     fn field_type(&self) -> PhantomData<fn() -> Box<T>>;
 }
 
-impl<T: JsonSchema + ?Sized> PartialOfSchema<T> for &PartialProbe<T> {
+impl<T: JsonSchema + ?Sized> PartialOfSchema<T> for &TypeProbe<T> {
     fn field_type(&self) -> PhantomData<fn() -> Box<T>> {
         PhantomData
     }
@@ -76,7 +62,7 @@ pub trait PartialWithoutSchema {
     }
 }
 
-impl<T: ?Sized> PartialWithoutSchema for PartialProbe<T> {}
+impl<T: ?Sized> PartialWithoutSchema for TypeProbe<T> {}
 
 /// Checks that a derived output can cross threads (`Send + 'static`, which `StructuredOutput`
 /// asks); the companion derives are checked through `BoundsProbe`.
