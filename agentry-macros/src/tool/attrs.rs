@@ -209,16 +209,14 @@ const KEYS: [&str; 10] = [
     "schema",
 ];
 
+/// Where retries go, for `retries` and `max_retries`.
+const RETRIES: &str =
+    "`.max_tool_retries(n)` on the agent's builder (retries are the agent's, for every tool)";
+
 /// Keys other frameworks have, and what to write here instead.
 const ALIASES: [(&str, &str); 5] = [
-    (
-        "retries",
-        "`.max_tool_retries(n)` on the agent's builder (retries are the agent's, for every tool)",
-    ),
-    (
-        "max_retries",
-        "`.max_tool_retries(n)` on the agent's builder (retries are the agent's, for every tool)",
-    ),
+    ("retries", RETRIES),
+    ("max_retries", RETRIES),
     (
         "parallel",
         "`sequential` for a tool that must run alone (tools run in parallel by default)",
