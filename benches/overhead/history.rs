@@ -135,5 +135,6 @@ pub async fn measure(mode: Mode, url: &str, k: usize, plan: Plan) -> Result<Meas
         },
         peak_rss_kib: measure::peak_rss_kib(),
         rss_split_kib: measure::rss_split_kib(),
+        sockets: measure::open_sockets(),
     })
 }

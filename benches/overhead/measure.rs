@@ -54,6 +54,10 @@ pub struct Measurement {
     /// executable's and libraries' code and data), KiB; what the peak is made of.
     #[serde(default)]
     pub rss_split_kib: Option<RssSplit>,
+    /// Sockets open at the end: the HTTP connections the client's pool opened and keeps (an
+    /// idle one is kept 90 s), which is what a concurrent client's peak mostly holds.
+    #[serde(default)]
+    pub sockets: Option<u64>,
 }
 
 /// The resident set split by kind (`RssAnon`, `RssFile` in /proc/self/status), KiB.
@@ -190,6 +194,7 @@ where
         concurrent,
         peak_rss_kib: peak_rss_kib(),
         rss_split_kib: rss_split_kib(),
+        sockets: open_sockets(),
     })
 }
 
@@ -247,6 +252,16 @@ pub fn rss_split_kib() -> Option<RssSplit> {
         anon: status_kib("RssAnon:")?,
         file: status_kib("RssFile:")?,
     })
+}
+
+/// How many of this process's file descriptors are sockets (/proc/self/fd).
+pub fn open_sockets() -> Option<u64> {
+    let fds = std::fs::read_dir("/proc/self/fd").ok()?;
+    let sockets = fds
+        .filter_map(|fd| std::fs::read_link(fd.ok()?.path()).ok())
+        .filter(|target| target.to_string_lossy().starts_with("socket:"))
+        .count();
+    Some(sockets as u64)
 }
 
 /// A `kB` line of /proc/self/status.

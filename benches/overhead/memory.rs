@@ -77,8 +77,16 @@ pub fn run(settings: Settings) -> Result<(), BenchError> {
         drop(server);
     }
     println!(
-        "{:<18} {:>9} {:>9} {:>9} {:>15}   {:>19} {:>19}",
-        "mode", "base MiB", "sdk MiB", "sdk-base", "per round", "base anon/file", "sdk anon/file"
+        "{:<18} {:>9} {:>9} {:>9} {:>15}   {:>19} {:>19} {:>11} {:>9}",
+        "mode",
+        "base MiB",
+        "sdk MiB",
+        "sdk-base",
+        "per round",
+        "base anon/file",
+        "sdk anon/file",
+        "connections",
+        "same conn"
     );
     let mut worst = f64::NEG_INFINITY;
     for (c, &(name, _, _)) in CASES.iter().enumerate() {
@@ -111,8 +119,19 @@ pub fn run(settings: Settings) -> Result<(), BenchError> {
             );
             format!("{anon:.1} / {file:.1}")
         };
+        let sockets = |side: usize| -> Vec<f64> {
+            results[c][side]
+                .iter()
+                .filter_map(|m| m.sockets.map(|n| n as f64))
+                .collect()
+        };
+        let connections = format!("{:.0} / {:.0}", median(sockets(0)), median(sockets(1)));
+        let same = match at_equal_connections([(&base, &sockets(0)), (&sdk, &sockets(1))]) {
+            Some(diff) => format!("{diff:+.2}"),
+            None => "-".to_owned(),
+        };
         println!(
-            "{name:<18} {:>9.2} {:>9.2} {:>+9.2} {:>+6.2}..{:>+6.2}   {:>19} {:>19}",
+            "{name:<18} {:>9.2} {:>9.2} {:>+9.2} {:>+6.2}..{:>+6.2}   {:>19} {:>19} {connections:>11} {same:>9}",
             median(base),
             median(sdk),
             diff,
@@ -124,7 +143,11 @@ pub fn run(settings: Settings) -> Result<(), BenchError> {
     }
     println!(
         "\n(sdk-base: median of the per-round differences, MiB; anon/file: the resident set at \
-         the end, anonymous and file pages, MiB)\ntarget: the SDK's peak RSS within +{TARGET_MIB:.1} MiB \
+         the end, anonymous and file pages, MiB; connections: sockets open at the end, base / \
+         sdk, the connections each client's pool opened, which depends on how its requests \
+         interleave; same conn: sdk-base at an equal number of connections, the mean \
+         difference less the common slope of peak over connections times the difference in \
+         connections, '-' where neither side's count varies)\ntarget: the SDK's peak RSS within +{TARGET_MIB:.1} MiB \
          of the baseline's in every mode: {} (worst {worst:+.2} MiB)",
         if worst <= TARGET_MIB {
             "met"
@@ -133,4 +156,31 @@ pub fn run(settings: Settings) -> Result<(), BenchError> {
         }
     );
     Ok(())
+}
+
+/// The SDK's excess over the baseline at an equal number of open connections: both sides'
+/// peaks (MiB) against their connection counts, one common slope fitted within each side
+/// (ordinary least squares on the values centred per side), and the difference of the means
+/// less that slope times the difference of the mean connection counts. `None` when no
+/// side's count varies, so no slope can be fitted.
+fn at_equal_connections(sides: [(&Vec<f64>, &Vec<f64>); 2]) -> Option<f64> {
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    let (mut sxy, mut sxx) = (0.0, 0.0);
+    let mut means = [(0.0, 0.0); 2];
+    for (i, (peaks, conns)) in sides.iter().enumerate() {
+        if peaks.len() != conns.len() || peaks.is_empty() {
+            return None;
+        }
+        let (mp, mc) = (mean(peaks), mean(conns));
+        for (p, c) in peaks.iter().zip(conns.iter()) {
+            sxy += (c - mc) * (p - mp);
+            sxx += (c - mc) * (c - mc);
+        }
+        means[i] = (mp, mc);
+    }
+    if sxx == 0.0 {
+        return None;
+    }
+    let slope = sxy / sxx;
+    Some((means[1].0 - means[0].0) - slope * (means[1].1 - means[0].1))
 }
