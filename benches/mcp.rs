@@ -34,6 +34,10 @@ use agentry::{ToolDefinition, ToolOutput};
 use criterion::Criterion;
 use serde_json::{Value, json};
 
+#[path = "shared/process_cpu.rs"]
+mod process_cpu;
+use process_cpu::cpu_now;
+
 /// Say how far it is between two cities.
 ///
 /// # Arguments
@@ -222,17 +226,6 @@ impl Client {
             }
         })
     }
-}
-
-fn cpu_now() -> std::time::Duration {
-    // SAFETY: getrusage writes into the zeroed struct we own.
-    let usage = unsafe {
-        let mut usage: libc::rusage = std::mem::zeroed();
-        libc::getrusage(libc::RUSAGE_SELF, &mut usage);
-        usage
-    };
-    let tv = |t: libc::timeval| std::time::Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
-    tv(usage.ru_utime) + tv(usage.ru_stime)
 }
 
 fn median(mut v: Vec<f64>) -> f64 {

@@ -31,7 +31,6 @@
 
 use std::hint::black_box;
 use std::sync::Arc;
-use std::time::Duration;
 
 use agentry::model::{ChatModel, ChatRequest};
 use agentry::prelude::*;
@@ -43,6 +42,10 @@ use tracing::field::Empty;
 use tracing::level_filters::LevelFilter;
 use tracing_subscriber::Layer as _;
 use tracing_subscriber::layer::SubscriberExt;
+
+#[path = "shared/process_cpu.rs"]
+mod process_cpu;
+use process_cpu::cpu_now;
 
 /// Add two integers.
 ///
@@ -136,20 +139,6 @@ async fn by_hand(
         gen_ai.usage.output_tokens = Empty,
     );
     job.instrument(span).await
-}
-
-/// Process CPU time (user + system, every thread: the batch processor's included).
-fn cpu_now() -> Duration {
-    // SAFETY: getrusage writes into the zeroed struct we own.
-    let usage = unsafe {
-        let mut usage: libc::rusage = std::mem::zeroed();
-        libc::getrusage(libc::RUSAGE_SELF, &mut usage);
-        usage
-    };
-    let tv = |t: libc::timeval| {
-        Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64)
-    };
-    tv(usage.ru_utime) + tv(usage.ru_stime)
 }
 
 fn median(values: &mut [f64]) -> f64 {

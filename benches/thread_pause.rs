@@ -30,7 +30,6 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Duration;
 
 use agentry::agent::{Durability, Input, Outcome};
 use agentry::middleware::Decision;
@@ -38,6 +37,10 @@ use agentry::persist::{CheckpointWrite, Checkpointer, SqliteCheckpointer};
 use agentry::prelude::*;
 use agentry::providers::openai::OpenAiModel;
 use agentry::testing::{MockResponse, RecordedRequest};
+
+#[path = "shared/process_cpu.rs"]
+mod process_cpu;
+use process_cpu::cpu_now;
 
 #[path = "shared/process_server.rs"]
 mod process_server;
@@ -221,20 +224,6 @@ fn measured(rt: &tokio::runtime::Runtime, agents: &Agents, side: &str, ids: &[St
             black_box(run_one(agents, side, id).await);
         }
     });
-}
-
-/// Process CPU time (user + system, every thread).
-fn cpu_now() -> Duration {
-    // SAFETY: getrusage writes into the zeroed struct we own.
-    let usage = unsafe {
-        let mut usage: libc::rusage = std::mem::zeroed();
-        libc::getrusage(libc::RUSAGE_SELF, &mut usage);
-        usage
-    };
-    let tv = |t: libc::timeval| {
-        Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64)
-    };
-    tv(usage.ru_utime) + tv(usage.ru_stime)
 }
 
 fn median(mut values: Vec<f64>) -> f64 {

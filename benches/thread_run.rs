@@ -36,6 +36,10 @@ use agentry::prelude::*;
 use agentry::testing::{FunctionModel, MockResponse, MockServer, RecordedRequest};
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 
+#[path = "shared/process_cpu.rs"]
+mod process_cpu;
+use process_cpu::cpu_now;
+
 #[path = "thread_run/continued.rs"]
 mod continued;
 
@@ -223,21 +227,6 @@ const SIDES: [&str; 4] = [
     "thread, sqlite",
     "sqlite, at exit",
 ];
-
-/// Process CPU time (user + system, every thread: the runtime's and the blocking pool's).
-fn cpu_now() -> std::time::Duration {
-    // SAFETY: getrusage writes into the zeroed struct we own.
-    let usage = unsafe {
-        let mut usage: libc::rusage = std::mem::zeroed();
-        libc::getrusage(libc::RUSAGE_SELF, &mut usage);
-        usage
-    };
-    let tv = |t: libc::timeval| {
-        std::time::Duration::from_secs(t.tv_sec as u64)
-            + std::time::Duration::from_micros(t.tv_usec as u64)
-    };
-    tv(usage.ru_utime) + tv(usage.ru_stime)
-}
 
 /// CPU time per run, in interleaved rounds: on a shared, loaded machine wall time mostly
 /// measures waiting for a core (a statement on a busy file waits on the blocking pool), CPU time
