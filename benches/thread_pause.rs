@@ -316,7 +316,7 @@ fn main() {
         return;
     }
 
-    let (rounds, runs) = (arg(0, 7), arg(1, 200));
+    let (rounds, runs) = (arg(0, 7).max(1), arg(1, 200).max(1));
     println!(
         "thread_pause: process CPU per run, {rounds} interleaved rounds of {runs} runs \
          (the model in another process over loopback HTTP)"

@@ -163,7 +163,7 @@ pub fn run(settings: Settings) -> Result<(), BenchError> {
 /// (ordinary least squares on the values centred per side), and the difference of the means
 /// less that slope times the difference of the mean connection counts. `None` when no
 /// side's count varies, so no slope can be fitted.
-fn at_equal_connections(sides: [(&Vec<f64>, &Vec<f64>); 2]) -> Option<f64> {
+pub fn at_equal_connections(sides: [(&Vec<f64>, &Vec<f64>); 2]) -> Option<f64> {
     let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
     let (mut sxy, mut sxx) = (0.0, 0.0);
     let mut means = [(0.0, 0.0); 2];

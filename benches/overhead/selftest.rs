@@ -7,6 +7,7 @@ use crate::cache::parse_columns;
 use crate::callgrind::{parse_inclusive, parse_total};
 use crate::child::{self, Flags};
 use crate::measure::{Phases, Plan};
+use crate::memory::at_equal_connections;
 
 fn parse(args: &[&str], env: &[(&str, &str)]) -> Result<Command, args::ArgsError> {
     args::parse(args.iter().map(|s| s.to_string()), |name| {
@@ -303,6 +304,21 @@ pub fn run() -> Result<(), String> {
     check(
         "callgrind: not a number",
         parse_total("summary: lots\n").is_none(),
+    );
+
+    // The memory table's excess at an equal number of connections: each side's peak grows
+    // 0.1 MiB a connection; at 100 connections the SDK holds 2 MiB more.
+    let (base_peaks, base_conns) = (vec![10.0, 11.0, 12.0], vec![100.0, 110.0, 120.0]);
+    let (sdk_peaks, sdk_conns) = (vec![12.0, 13.0], vec![100.0, 110.0]);
+    let same = at_equal_connections([(&base_peaks, &base_conns), (&sdk_peaks, &sdk_conns)]);
+    check(
+        "memory: the excess at equal connections",
+        same.is_some_and(|d| (d - 2.0).abs() < 1e-9),
+    );
+    let fixed = vec![5.0, 5.0];
+    check(
+        "memory: no slope when no count varies",
+        at_equal_connections([(&base_peaks[..2].to_vec(), &fixed), (&sdk_peaks, &fixed)]).is_none(),
     );
 
     if failures.is_empty() {
