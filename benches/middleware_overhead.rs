@@ -40,19 +40,9 @@ use agentry::prelude::*;
 use agentry::testing::FunctionModel;
 use serde::{Deserialize, Serialize};
 
-/// Add two integers.
-///
-/// # Arguments
-/// * `a` - The first addend.
-/// * `b` - The second addend.
-#[tool]
-async fn add(a: i64, b: i64) -> i64 {
-    a + b
-}
-
-/// You add numbers with the `add` tool.
-#[agent(tools(add))]
-struct Adder;
+#[path = "shared/adder.rs"]
+mod adder;
+use adder::Adder;
 
 /// A middleware with no hook of its own.
 struct Noop;

@@ -32,19 +32,9 @@ mod http;
 #[path = "shared/process_server.rs"]
 mod process_server;
 
-/// Add two integers.
-///
-/// # Arguments
-/// * `a` - The first addend.
-/// * `b` - The second addend.
-#[tool]
-async fn add(a: i64, b: i64) -> i64 {
-    a + b
-}
-
-/// You add numbers with the `add` tool.
-#[agent(tools(add))]
-struct Adder;
+#[path = "shared/adder.rs"]
+mod adder;
+use adder::{Adder, add};
 
 /// Native: a tool call first, then the answer once the result is in.
 fn native_model() -> FunctionModel {

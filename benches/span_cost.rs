@@ -47,19 +47,9 @@ use tracing_subscriber::layer::SubscriberExt;
 mod process_cpu;
 use process_cpu::cpu_now;
 
-/// Add two integers.
-///
-/// # Arguments
-/// * `a` - The first addend.
-/// * `b` - The second addend.
-#[tool]
-async fn add(a: i64, b: i64) -> i64 {
-    a + b
-}
-
-/// You add numbers with the `add` tool.
-#[agent(tools(add))]
-struct Adder;
+#[path = "shared/adder.rs"]
+mod adder;
+use adder::{Adder, add};
 
 /// Calls `add` on the first request, answers once the tool result is in.
 fn model() -> FunctionModel {

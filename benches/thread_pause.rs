@@ -45,19 +45,12 @@ use process_cpu::cpu_now;
 #[path = "shared/process_server.rs"]
 mod process_server;
 
-/// Add two integers.
-///
-/// # Arguments
-/// * `a` - The first addend.
-/// * `b` - The second addend.
-#[tool]
-async fn add(a: i64, b: i64) -> i64 {
-    a + b
-}
-
-/// You add numbers with the `add` tool.
-#[agent(tools(add))]
-struct Adder;
+#[path = "shared/adder.rs"]
+mod adder;
+use adder::{Adder, AdderAgent, add};
+#[path = "shared/history.rs"]
+mod history;
+use history::history;
 
 /// You add numbers with the `add` tool.
 #[agent(tools(add), review(add(approve)))]
@@ -80,18 +73,6 @@ fn answer(request: &RecordedRequest) -> MockResponse {
         Some("tool") if last["content"] == "5" => MockResponse::text("The sum is 5."),
         _ => process_server::refuse(&format!("unexpected last message {last}")),
     }
-}
-
-/// The 10-message conversation every measured run continues.
-fn history() -> Vec<Message> {
-    (0..5)
-        .flat_map(|i| {
-            [
-                Message::user(format!("question {i}")),
-                Message::assistant(format!("answer {i}")),
-            ]
-        })
-        .collect()
 }
 
 /// The agents of one client process: the one that runs and pauses, and the reviewer's,

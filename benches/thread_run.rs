@@ -43,19 +43,12 @@ use process_cpu::cpu_now;
 #[path = "thread_run/continued.rs"]
 mod continued;
 
-/// Add two integers.
-///
-/// # Arguments
-/// * `a` - The first addend.
-/// * `b` - The second addend.
-#[tool]
-async fn add(a: i64, b: i64) -> i64 {
-    a + b
-}
-
-/// You add numbers with the `add` tool.
-#[agent(tools(add))]
-struct Adder;
+#[path = "shared/adder.rs"]
+mod adder;
+use adder::{Adder, AdderAgent};
+#[path = "shared/history.rs"]
+mod history;
+use history::history;
 
 /// Calls `add` when the last message is the user's, answers once the result is in.
 fn function_model() -> FunctionModel {
@@ -78,18 +71,6 @@ fn mock_model(request: &RecordedRequest) -> MockResponse {
     } else {
         MockResponse::tool_calls(vec![ToolCall::new("call_1", "add", r#"{"a":2,"b":3}"#)])
     }
-}
-
-/// The 10-message conversation every measured run continues.
-fn history() -> Vec<Message> {
-    (0..5)
-        .flat_map(|i| {
-            [
-                Message::user(format!("question {i}")),
-                Message::assistant(format!("answer {i}")),
-            ]
-        })
-        .collect()
 }
 
 /// What a program without a checkpointer keeps of a run to continue its conversation: the
