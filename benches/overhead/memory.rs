@@ -125,11 +125,12 @@ pub fn run(settings: Settings) -> Result<(), BenchError> {
                 .filter_map(|m| m.sockets.map(|n| n as f64))
                 .collect()
         };
-        let connections = format!("{:.0} / {:.0}", median(sockets(0)), median(sockets(1)));
-        let same = match at_equal_connections([(&base, &sockets(0)), (&sdk, &sockets(1))]) {
+        let (base_conns, sdk_conns) = (sockets(0), sockets(1));
+        let same = match at_equal_connections([(&base, &base_conns), (&sdk, &sdk_conns)]) {
             Some(diff) => format!("{diff:+.2}"),
             None => "-".to_owned(),
         };
+        let connections = format!("{:.0} / {:.0}", median(base_conns), median(sdk_conns));
         println!(
             "{name:<18} {:>9.2} {:>9.2} {:>+9.2} {:>+6.2}..{:>+6.2}   {:>19} {:>19} {connections:>11} {same:>9}",
             median(base),
