@@ -1,9 +1,67 @@
 //! The compile-fail suite: every misuse the macros catch, with the exact message users see;
 //! and, in `tests/ui/pass`, the forms that must compile (some with `#![deny(warnings)]`).
 
+use std::path::Path;
+
+/// What trybuild's second build of every dependency (under `target/tests/trybuild`) takes on
+/// disk from scratch: 2.4 GB measured on a fresh clone, with headroom.
+const FIRST_BUILD_BYTES: u64 = 3 << 30;
+/// What a rebuild over an existing `target/tests/trybuild` takes: the cases' own binaries.
+const REBUILD_BYTES: u64 = 1 << 30;
+
 #[test]
 fn ui() {
+    enough_disk_for_trybuild();
     let t = trybuild::TestCases::new();
     t.compile_fail("tests/ui/*.rs");
     t.pass("tests/ui/pass/*.rs");
+}
+
+/// When trybuild's build fails as a whole (a dependency that cannot be written, a full disk),
+/// no case gets a diagnostic of its own, and trybuild reports every compile-fail case as
+/// "expected to fail to compile, but it succeeded". A full disk is the one cause seen in CI:
+/// check it first and say so.
+fn enough_disk_for_trybuild() {
+    let exe = std::env::current_exe().expect("the test binary's path");
+    // target/debug/deps/ui-<hash> → target/
+    let target = exe
+        .ancestors()
+        .nth(3)
+        .expect("the test binary lives under target/<profile>/deps");
+    let existing = target.join("tests").join("trybuild").join("debug");
+    let needed = if existing.is_dir() {
+        REBUILD_BYTES
+    } else {
+        FIRST_BUILD_BYTES
+    };
+    let free = free_bytes(target);
+    assert!(
+        free >= needed,
+        "the compile-fail suite builds every dependency again under {}, which needs about \
+         {:.1} GiB free; the disk holding it has {:.1} GiB: free space (`cargo clean`, old \
+         target directories) and run again",
+        target.join("tests").join("trybuild").display(),
+        needed as f64 / f64::from(1u32 << 30),
+        free as f64 / f64::from(1u32 << 30),
+    );
+}
+
+/// Bytes an unprivileged writer may still use on the file system holding `path`.
+fn free_bytes(path: &Path) -> u64 {
+    use std::os::unix::ffi::OsStrExt;
+    let c_path = std::ffi::CString::new(path.as_os_str().as_bytes()).expect("a path without NUL");
+    let mut stats = std::mem::MaybeUninit::<libc::statvfs>::uninit();
+    // SAFETY: `c_path` is a NUL-terminated path and `stats` is written by `statvfs` before
+    // it is read (only when it returns 0).
+    let rc = unsafe { libc::statvfs(c_path.as_ptr(), stats.as_mut_ptr()) };
+    assert_eq!(
+        rc,
+        0,
+        "statvfs({}): {}",
+        path.display(),
+        std::io::Error::last_os_error()
+    );
+    // SAFETY: `statvfs` returned 0, so it filled `stats`.
+    let stats = unsafe { stats.assume_init() };
+    stats.f_bavail.saturating_mul(stats.f_frsize)
 }
