@@ -121,15 +121,20 @@ impl Clock {
 
 fn main() {
     let model = agentry::testing::TestModel::new;
-    let _ = Drawer::builder(model()).build().run("draw", ());
-    let _ = Importer::builder(model()).build().run("import", ());
+    drop(Drawer::builder(model()).build().run("draw", ()));
+    drop(Importer::builder(model()).build().run("import", ()));
     let assistant = Assistant::builder(model()).build();
-    let _ = assistant.run("who am I?", User { name: "Ada".into() });
-    let _ = Planner::builder(model()).build().run("plan my day", ());
-    let _ = BoxedPlanner::builder(model()).build().run("plan", ());
+    drop(assistant.run("who am I?", User { name: "Ada".into() }));
+    drop(Planner::builder(model()).build().run("plan my day", ()));
+    drop(BoxedPlanner::builder(model()).build().run("plan", ()));
     let clock = Clock { zone: "UTC".into() };
     let _ = &clock.zone;
-    let _ = clock.into_builder(model()).build().run("what time is it?", ());
+    drop(
+        clock
+            .into_builder(model())
+            .build()
+            .run("what time is it?", ()),
+    );
     // A `#[tool]` function is still a function: tests call it directly.
-    let _ = lookup("x".to_string());
+    drop(lookup("x".to_string()));
 }

@@ -27,5 +27,5 @@ struct Checker;
 
 fn main() {
     let agent = Checker::builder(agentry::testing::TestModel::new()).build();
-    let _ = agent.run("is water wet?", ());
+    drop(agent.run("is water wet?", ()));
 }

@@ -19,6 +19,6 @@ struct Searcher;
 
 fn main() {
     let agent = Searcher::builder(agentry::testing::TestModel::new()).build();
-    let _ = agent.run("find Lisbon", ());
+    drop(agent.run("find Lisbon", ()));
     let _ = Page::<String> { items: vec![] }.items.first().cloned();
 }

@@ -27,5 +27,5 @@ pub struct Researcher;
 
 fn main() {
     let agent = Researcher::builder(agentry::testing::TestModel::new()).build();
-    let _ = agent.run("find rust", ());
+    drop(agent.run("find rust", ()));
 }

@@ -17,5 +17,5 @@ struct Planner;
 fn main() {
     let _ = Researcher { depth: 2 }.depth;
     let agent = Planner::builder(agentry::testing::TestModel::new()).build();
-    let _ = agent.run("plan", ());
+    drop(agent.run("plan", ()));
 }

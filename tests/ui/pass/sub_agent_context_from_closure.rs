@@ -26,5 +26,10 @@ struct Desk;
 
 fn main() {
     let agent = Desk::builder(agentry::testing::TestModel::new()).build();
-    let _ = agent.run("note this", App { notes: String::new() });
+    drop(agent.run(
+        "note this",
+        App {
+            notes: String::new(),
+        },
+    ));
 }

@@ -53,6 +53,6 @@ mod inner {
 
 fn main() {
     let agent = Clerk::builder(agentry::testing::TestModel::new()).build();
-    let _ = agent.run("go", ());
+    drop(agent.run("go", ()));
     let _ = inner::Queue.into_builder(agentry::testing::TestModel::new());
 }
