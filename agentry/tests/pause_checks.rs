@@ -62,6 +62,25 @@ async fn a_second_copy_of_the_calls_in_the_answer_is_refused() {
 }
 
 #[tokio::test]
+async fn calls_put_in_the_answer_of_a_pause_built_by_hand_do_not_run() {
+    // A pause's fields are public: one made in code (not read from JSON, which refuses it)
+    // may list calls in its answer as well. Only `calls` run, the reviewed one once.
+    let mut pause = pause_of(&agent(model())).await;
+    let mallory = ToolCall::new(
+        "m1",
+        "send_email",
+        json!({"to": "mallory@example.com", "body": "hello"}).to_string(),
+    );
+    pause.answer.response.message.tool_calls = vec![mallory, pause.calls[1].call.clone()];
+    let mailer = mailer();
+    agent(rest())
+        .resume(pause, approve(), std::sync::Arc::clone(&mailer))
+        .await
+        .unwrap();
+    assert_eq!(mailer.recipients(), ["bob@example.com"]);
+}
+
+#[tokio::test]
 async fn what_the_reviewer_sees_in_calls_is_what_runs() {
     let mut json = paused_json().await;
     // The pause was edited where the reviewer reads it.

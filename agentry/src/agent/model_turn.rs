@@ -282,7 +282,10 @@ where
         AfterModel::Continue => AfterAnswer::Go,
         AfterModel::End(message) => {
             set_aside(record, machine);
-            AfterAnswer::End(End { message, by })
+            AfterAnswer::End(End {
+                message,
+                by: by.to_owned(),
+            })
         }
         AfterModel::AskAgain(feedback) => {
             set_aside(record, machine);

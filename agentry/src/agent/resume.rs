@@ -309,11 +309,15 @@ where
             ..
         } = *pause;
         let mut answer = answer.response;
-        // Into a new list: collected in place, the pending calls' larger list would be
-        // shrunk by a `realloc`, which costs more than a fresh allocation.
-        let mut tool_calls = Vec::with_capacity(calls.len());
-        tool_calls.extend(calls.into_iter().map(|c| c.call));
-        answer.message.tool_calls = tool_calls;
+        // Into the answer's own list, emptied first (a pause read from outside may list calls
+        // there too; only `calls` run). A pause made in this process kept the list's room
+        // when its calls were taken out, so this allocates nothing; collected in place
+        // instead, the pending calls' larger list would be shrunk by a `realloc`.
+        answer.message.tool_calls.clear();
+        answer
+            .message
+            .tool_calls
+            .extend(calls.into_iter().map(|c| c.call));
         for (call_id, arguments) in edits {
             if let Some(call) = answer
                 .message

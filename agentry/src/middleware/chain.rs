@@ -290,14 +290,15 @@ impl<C: Send + Sync + 'static, S: Send + Sync + 'static> Chain<C, S> {
         }))
     }
 
-    /// `after_model`, in reverse declaration order, until one does not continue.
+    /// `after_model`, in reverse declaration order, until one does not continue; with the
+    /// name of the middleware that did (kept only by a flow that ends the run).
     pub(crate) async fn after_model(
         &self,
         response: &mut ChatResponse,
         context: &C,
         state: &mut Arc<S>,
         counters: Counters<'_>,
-    ) -> Result<Option<(AfterModel, String)>, HookError> {
+    ) -> Result<Option<(AfterModel, &str)>, HookError> {
         for e in self.list.iter().rev() {
             if e.skips(HookKind::AfterModel) {
                 continue;
@@ -314,7 +315,7 @@ impl<C: Send + Sync + 'static, S: Send + Sync + 'static> Chain<C, S> {
                 .await?;
             match flow {
                 AfterModel::Continue => {}
-                other => return Ok(Some((other, e.middleware.name().to_string()))),
+                other => return Ok(Some((other, e.middleware.name()))),
             }
         }
         Ok(None)

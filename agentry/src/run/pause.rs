@@ -270,14 +270,17 @@ impl<S> Pause<S> {
     }
 }
 
-/// Builds the pending calls of a paused answer, taking the calls out of `response`.
+/// Builds the pending calls of a paused answer, taking the calls out of `response`. Its list
+/// keeps its room, so a resume in the same process puts the calls back without allocating.
 pub(crate) fn pending_calls(
     response: &mut ChatResponse,
     reviews: Vec<ReviewRequest>,
 ) -> Vec<PendingCall> {
     let mut reviews: Vec<Option<ReviewRequest>> = reviews.into_iter().map(Some).collect();
-    std::mem::take(&mut response.message.tool_calls)
-        .into_iter()
+    response
+        .message
+        .tool_calls
+        .drain(..)
         .map(|call| {
             let review = reviews
                 .iter_mut()
