@@ -64,5 +64,8 @@ fn free_bytes(path: &Path) -> u64 {
     );
     // SAFETY: `statvfs` returned 0, so it filled `stats`.
     let stats = unsafe { stats.assume_init() };
-    stats.f_bavail.saturating_mul(stats.f_frsize)
+    // The field types differ between platforms (`fsblkcnt_t` is 32 bits on macOS).
+    #[allow(clippy::useless_conversion)]
+    let (blocks, size) = (u64::from(stats.f_bavail), u64::from(stats.f_frsize));
+    blocks.saturating_mul(size)
 }
